@@ -1,0 +1,45 @@
+"""The prepared-input format shared by every corpus: JSON lines, one example a line.
+
+Each record has ``id`` (str), ``words`` (a list of one or two word lists: the sequences the
+model sees, e.g. ``[[A words], [B words]]`` for ``[CLS] A [SEP] B [SEP]``) and optional
+``meta`` (a dict carried through to the attention shards untouched).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def write_jsonl(path, records) -> int:
+    path = Path(path)
+    tmp = path.with_name(path.name + ".part")
+    n = 0
+    with tmp.open("w", encoding="utf-8") as f:
+        for r in records:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+            n += 1
+    tmp.replace(path)
+    return n
+
+
+def read_jsonl(path) -> list[dict]:
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise ValueError(f"{path}:{lineno}: not valid JSON ({err.msg})") from None
+            words = rec.get("words")
+            if (
+                "id" not in rec
+                or not isinstance(words, list)
+                or not 1 <= len(words) <= 2
+                or not all(isinstance(w, list) and w and all(isinstance(x, str) and x for x in w) for w in words)
+            ):
+                raise ValueError(f"{path}:{lineno}: a record needs 'id' and 'words' = one or two non-empty word lists")
+            out.append(rec)
+    return out
