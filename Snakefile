@@ -1,0 +1,28 @@
+# Attention analyses of Clark et al. 2019, Kovaleva et al. 2019 and the
+# attention-as-explanation tests, for any Hugging Face encoder.
+#
+#   snakemake --cores all                                 # everything, default config
+#   snakemake --cores all --configfile config/smoke.yaml  # tiny CI run
+#   snakemake --cores all results/all-MiniLM-L6-v2/figures/entropy.png   # one figure
+
+from snakemake.utils import min_version, validate
+
+min_version("8.0")
+
+
+configfile: "config/sources.yaml"
+configfile: "config/config.yaml"
+
+
+validate(config, "config/schema/config.schema.yaml")
+
+
+include: "rules/common.smk"
+include: "rules/data.smk"
+include: "rules/surface.smk"
+
+
+rule all:
+    input:
+        ALL_TARGETS,
+    default_target: True

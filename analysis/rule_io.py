@@ -1,0 +1,41 @@
+"""Small helpers shared by the workflow scripts (logging, writing tables and figures)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+
+
+def setup_logging(snakemake) -> logging.Logger:
+    """Send logging, warnings and stderr (progress bars) to the rule's log file."""
+    log_path = Path(snakemake.log[0])
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    stream = open(log_path, "w", buffering=1)
+    sys.stderr = stream
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=stream, force=True
+    )
+    logging.captureWarnings(True)
+    return logging.getLogger(f"rule.{snakemake.rule}")
+
+
+def write_table(df, path, **kwargs) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sep = "\t" if path.suffix == ".tsv" else ","
+    df.to_csv(path, sep=sep, index=False, float_format="%.6g", **kwargs)
+
+
+def write_json(obj, path) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n")
+
+
+def save_figure(fig, path, dpi: int = 200) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # fixed metadata so reruns give identical bytes
+    fig.savefig(path, dpi=dpi, bbox_inches="tight", metadata={"Software": None})

@@ -1,0 +1,55 @@
+rule fetch_source:
+    """Download a source from upstream (or copy it from the mirror) and check every sha256."""
+    output:
+        "resources/raw/{source}/SHA256SUMS",
+    params:
+        source=lambda wc: config["sources"][wc.source],
+        mirror=MIRROR,
+    log:
+        "logs/fetch_source/{source}.log",
+    wildcard_constraints:
+        source="|".join(config["sources"]),
+    script:
+        "../workflow/fetch_source.py"
+
+
+rule prepare_inputs:
+    """Read a corpus into prepared input records (JSON lines) with counts of anything cut."""
+    input:
+        lambda wc: f"resources/raw/{CORPORA[wc.corpus]['source']}/SHA256SUMS",
+    output:
+        records="resources/inputs/{model}/{corpus}.jsonl",
+        counts="resources/inputs/{model}/{corpus}.counts.json",
+    params:
+        spec=model_spec,
+        corpus=lambda wc: CORPORA[wc.corpus],
+        max_len=config["max_len"],
+    log:
+        "logs/{model}/prepare_inputs/{corpus}.log",
+    script:
+        "../workflow/prepare_inputs.py"
+
+
+rule extract_attention:
+    """Word-piece attention maps of one shard of a corpus (float16, unpadded)."""
+    input:
+        "resources/inputs/{model}/{corpus}.jsonl",
+    output:
+        multiext("resources/attention/{model}/{corpus}/shard-{shard}", ".npy", ".json"),
+    params:
+        spec=model_spec,
+        n_shards=lambda wc: CORPORA[wc.corpus].get("n_shards", 1),
+        max_len=config["max_len"],
+        policy=config["max_len_policy"],
+        batch_size=config["batch_size"],
+    threads: 2
+    resources:
+        gpu=1,
+        mem_mb=8000,
+        runtime=60,
+    log:
+        "logs/{model}/extract_attention/{corpus}-{shard}.log",
+    benchmark:
+        "benchmarks/{model}/extract_attention/{corpus}-{shard}.tsv"
+    script:
+        "../workflow/extract_attention.py"
