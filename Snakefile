@@ -17,6 +17,9 @@ configfile: "config/config.yaml"
 validate(config, "config/schema/config.schema.yaml")
 
 
+report: "report/workflow.rst"
+
+
 include: "rules/common.smk"
 include: "rules/data.smk"
 include: "rules/surface.smk"

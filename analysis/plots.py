@@ -1,0 +1,74 @@
+"""Figure helpers shared by the rules: paper-size, 1-indexed layers and heads."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+PAPER_RC = {
+    "font.size": 8,
+    "axes.titlesize": 9,
+    "axes.labelsize": 8,
+    "xtick.labelsize": 7,
+    "ytick.labelsize": 7,
+    "legend.fontsize": 7,
+    "figure.dpi": 100,
+    "svg.hashsalt": "attention-analysis",
+}
+
+
+def paper_style() -> None:
+    sns.set_theme(style="whitegrid", rc=PAPER_RC)
+
+
+def layer_scatter(ax, table: pd.DataFrame, col: str, color="C0", label=None, seed: int = 0, marker="o"):
+    """Clark Fig. 2 style: a point per head at its layer (seeded jitter), the layer mean as a line."""
+    rng = np.random.default_rng(seed)
+    x = table["layer"].to_numpy() + rng.uniform(-0.18, 0.18, len(table))
+    ax.scatter(x, table[col], s=9, alpha=0.55, color=color, marker=marker, linewidths=0)
+    means = table.groupby("layer")[col].mean()
+    ax.plot(means.index, means.to_numpy(), color=color, lw=1.6, label=label)
+    layers = sorted(table["layer"].unique())
+    ax.set_xticks(layers)
+    ax.set_xlabel("layer")
+    return means
+
+
+def head_heatmap(ax, table: pd.DataFrame, col: str, vmin=None, vmax=None, cmap="viridis", annotate=None, fmt=".2f",
+                 cbar=True, cbar_label=None):
+    """A layer x head grid (both 1-indexed) of one per-head column."""
+    grid = table.pivot(index="layer", columns="head", values=col).sort_index()
+    if annotate is None:
+        annotate = grid.size <= 150
+    sns.heatmap(grid, ax=ax, vmin=vmin, vmax=vmax, cmap=cmap, annot=annotate, fmt=fmt,
+                annot_kws={"fontsize": 5}, cbar=cbar, cbar_kws={"label": cbar_label or col, "shrink": 0.8},
+                square=False, linewidths=0.2, linecolor="white")
+    ax.set_xlabel("head")
+    ax.set_ylabel("layer")
+    ax.tick_params(axis="y", rotation=0)
+    return grid
+
+
+def attention_map(ax, attn: np.ndarray, tokens_from, tokens_to, title: str = "", fontsize: float = 4.5, cbar=False):
+    """One head's map, rows = attending token, columns = attended token."""
+    sns.heatmap(attn, ax=ax, cmap="Blues", vmin=0, vmax=max(float(attn.max()), 1e-6), cbar=cbar, square=True,
+                xticklabels=tokens_to, yticklabels=tokens_from)
+    ax.set_title(title)
+    ax.tick_params(axis="x", labelsize=fontsize, rotation=90, length=0)
+    ax.tick_params(axis="y", labelsize=fontsize, rotation=0, length=0)
+    ax.set_xlabel("attended token")
+    ax.set_ylabel("attending token")
+
+
+def new_figure(width: float = 6.8, height: float = 2.4, ncols: int = 1, nrows: int = 1, **kw):
+    paper_style()
+    return plt.subplots(nrows, ncols, figsize=(width, height), **kw)
+
+
+def close(fig) -> None:
+    plt.close(fig)

@@ -1,0 +1,81 @@
+# Clark et al. 2019 sec. 3: surface-level patterns on Wikipedia segments.
+
+SURFACE = ["relative_position", "special_tokens", "sep_attention", "entropy"]
+
+
+rule relative_position:
+    """Per head: mean attention to the previous token, the token itself, the next token."""
+    input:
+        attention_shards("wiki"),
+    output:
+        table=table("relative_position"),
+        figure=figure("relative_position", "Clark sec. 3: surface patterns"),
+    log:
+        rule_log("relative_position"),
+    script:
+        "../workflow/relative_position.py"
+
+
+rule special_tokens:
+    """Per head: mean attention to [CLS], [SEP], '.'/',' (Clark Fig. 2)."""
+    input:
+        attention_shards("wiki"),
+    output:
+        table=table("special_tokens"),
+        layers=table("special_tokens_by_layer"),
+        figure=figure("special_tokens", "Clark sec. 3: surface patterns"),
+    log:
+        rule_log("special_tokens"),
+    script:
+        "../workflow/special_tokens.py"
+
+
+rule sep_attention:
+    """Per head: mean attention to [SEP] from [SEP] tokens vs from other tokens."""
+    input:
+        attention_shards("wiki"),
+    output:
+        table=table("sep_attention"),
+        layers=table("sep_attention_by_layer"),
+        figure=figure("sep_attention", "Clark sec. 3: surface patterns"),
+    log:
+        rule_log("sep_attention"),
+    script:
+        "../workflow/sep_attention.py"
+
+
+rule entropy:
+    """Per head: mean attention entropy, from all tokens and from [CLS], with the uniform baseline."""
+    input:
+        attention_shards("wiki"),
+    output:
+        table=table("entropy"),
+        layers=table("entropy_by_layer"),
+        figure=figure("entropy", "Clark sec. 3: surface patterns"),
+    log:
+        rule_log("entropy"),
+    script:
+        "../workflow/entropy.py"
+
+
+rule example_heads:
+    """Maps of the most extreme head for each behaviour on one segment (Clark Fig. 1)."""
+    input:
+        shards=attention_shards("wiki"),
+        relative_position=table("relative_position"),
+        special_tokens=table("special_tokens"),
+        entropy=table("entropy"),
+    output:
+        table=table("example_heads"),
+        maps=table("example_heads_maps"),
+        figure=figure("example_heads", "Clark sec. 3: surface patterns"),
+    params:
+        segment=config["surface"]["example_segment"],
+        window=config["surface"]["example_window"],
+    log:
+        rule_log("example_heads"),
+    script:
+        "../workflow/example_heads.py"
+
+
+ALL_TARGETS.extend(per_model(*(f"results/{{model}}/figures/{n}.png" for n in SURFACE + ["example_heads"])))

@@ -1,0 +1,48 @@
+import pandas as pd
+
+from analysis.plots import attention_map, close, new_figure
+from analysis.rule_io import save_figure, setup_logging, write_table
+from analysis.storage import Shards
+from analysis.surface import pick_example_heads
+
+log = setup_logging(snakemake)
+shards = Shards(snakemake.input.shards)
+tables = {k: pd.read_csv(snakemake.input[k]) for k in ["relative_position", "special_tokens", "entropy"]}
+picked = pick_example_heads(tables)
+write_table(picked, snakemake.output.table)
+
+examples = iter(shards)
+want = snakemake.params.segment
+if want >= len(shards):
+    raise ValueError(f"surface.example_segment = {want}, but there are only {len(shards)} segments")
+for _ in range(want + 1):
+    ex = next(examples)
+w = min(snakemake.params.window, ex.n)
+attn = ex.attn
+h = shards.header
+names = {"prev": "previous token", "next": "next token", "cls": h["cls_token"], "sep": h["sep_token"],
+         "punct": "'.' / ','", "broad": "broad (max entropy)"}
+fig, axes = new_figure(7.0, 5.0, ncols=3, nrows=2)
+rows = []
+for ax, r in zip(axes.ravel(), picked.itertuples()):
+    m = attn[r.layer - 1, r.head - 1, :w, :w]
+    attention_map(ax, m, ex.tokens[:w], ex.tokens[:w], title=f"{names[r.behaviour]}: head {r.layer}-{r.head}")
+    frame = pd.DataFrame(m).stack().rename("attention").reset_index()
+    frame.columns = ["from_index", "to_index", "attention"]
+    frame.insert(0, "behaviour", r.behaviour)
+    frame.insert(1, "layer", r.layer)
+    frame.insert(2, "head", r.head)
+    rows.append(frame)
+for ax in axes.ravel():
+    ax.set_xlabel("")
+    ax.set_ylabel("")
+fig.suptitle(f"{h['model']}: example heads on segment {ex.id} (word pieces 1-{w} of {ex.n}; head = layer-head)")
+fig.tight_layout()
+save_figure(fig, snakemake.output.figure)
+close(fig)
+maps = pd.concat(rows, ignore_index=True)
+maps["from_token"] = [ex.tokens[i] for i in maps.from_index]
+maps["to_token"] = [ex.tokens[i] for i in maps.to_index]
+maps["segment"] = ex.id
+write_table(maps, snakemake.output.maps)
+log.info("example heads: %s", picked.to_dict("records"))
