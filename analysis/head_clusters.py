@@ -1,0 +1,207 @@
+"""Clustering attention heads by behaviour (Clark et al. 2019 sec. 6, Fig. 6).
+
+Distance between heads i and j = the sum, over every token of every segment, of the
+Jensen-Shannon divergence (nats) between head i's and head j's attention distribution from
+that token:
+
+    d(i, j) = sum_t JS(P_i[t] || P_j[t]),   JS(p, q) = H(m) - (H(p) + H(q)) / 2,  m = (p + q) / 2.
+
+JS is finite without smoothing (m > 0 wherever p > 0, and 0 log 0 = 0 via ``xlogy``). An
+optional smoothing ``eps`` mixes every row with the uniform distribution,
+p' = (p + eps) / (1 + n eps), as the authors' code does against log(0); the default
+``eps = 0`` keeps the exact divergence (documented in the figure caption).
+
+Work per segment is O(heads^2 n^2): every head pair at once (upper triangle, in blocks of
+rows to bound memory), element-wise in float32, each segment's per-pair sums added into a
+float64 accumulator. Maps are streamed from the shards one segment at a time.
+
+Behaviour labels come from per-head surface quantities computed in the same pass (mean
+attention to the previous / next token, to [CLS]-, [SEP]- and '.'/','-kind tokens, mean
+entropy relative to uniform) and thresholds from the config.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+import torch
+
+BEHAVIOURS = ("next", "prev", "cls", "sep", "punct", "broad", "other")
+BEHAVIOUR_LABELS = {
+    "next": "next token",
+    "prev": "previous token",
+    "cls": "[CLS]",
+    "sep": "[SEP]",
+    "punct": ". or ,",
+    "broad": "broad",
+    "other": "other",
+}
+DEFAULT_THRESHOLDS = {"next": 0.5, "prev": 0.5, "cls": 0.5, "sep": 0.5, "punct": 0.3, "broad": 0.7}
+
+
+def smooth(attn: torch.Tensor, eps: float) -> torch.Tensor:
+    """Mix each row (last axis) with the uniform distribution: (p + eps) / (1 + n eps)."""
+    if eps < 0:
+        raise ValueError(f"smoothing eps must be >= 0, got {eps}")
+    if eps == 0:
+        return attn
+    n = attn.shape[-1]
+    return (attn + eps) / (1.0 + n * eps)
+
+
+def pairwise_js(attn, eps: float = 0.0, block_elems: int = 2**24, dtype=torch.float32) -> np.ndarray:
+    """Sum over rows of the JS divergence between every pair of heads.
+
+    ``attn``: (K, n, n) attention of K heads on one segment, rows summing to 1.
+    Returns a symmetric (K, K) float64 array with a zero diagonal (nats).
+    """
+    a = torch.as_tensor(np.asarray(attn), dtype=dtype)
+    if a.ndim != 3 or a.shape[1] != a.shape[2]:
+        raise ValueError(f"expected maps of shape (heads, n, n), got {tuple(a.shape)}")
+    a = smooth(a, eps)
+    K, n = a.shape[0], a.shape[1]
+    neg_ent = torch.special.xlogy(a, a).sum((1, 2)).double()  # sum_t sum_x p log p, per head
+    out = torch.zeros(K, K, dtype=torch.float64)
+    rows = max(1, block_elems // max(1, K * n * n))
+    for i0 in range(0, K, rows):
+        i1 = min(K, i0 + rows)
+        m = (a[i0:i1, None] + a[None, i0:]) * 0.5  # (b, K - i0, n, n)
+        mm = torch.special.xlogy(m, m).sum((2, 3)).double()
+        out[i0:i1, i0:] = 0.5 * neg_ent[i0:i1, None] + 0.5 * neg_ent[None, i0:] - mm
+    out = torch.triu(out)
+    out = out + out.T
+    out.fill_diagonal_(0.0)
+    return out.clamp_(min=0.0).numpy()
+
+
+def surface_stats(attn: np.ndarray, kinds: str) -> dict[str, np.ndarray]:
+    """Per-head sums (over tokens) of the quantities behind the behaviour labels.
+
+    ``attn``: (L, H, n, n). Returns sums and the number of rows each is a sum over, so
+    several segments can be added up before dividing."""
+    a = np.asarray(attn, dtype=np.float64)
+    n = a.shape[-1]
+    k = np.frombuffer(kinds.encode(), dtype=np.uint8)
+    idx = np.arange(n - 1)
+    ent = -(a * np.log(np.where(a > 0, a, 1.0))).sum(-1)  # (L, H, n)
+    return {
+        "prev": a[..., idx + 1, idx].sum(-1),
+        "n_prev": np.float64(n - 1),
+        "next": a[..., idx, idx + 1].sum(-1),
+        "n_next": np.float64(n - 1),
+        "cls": a[..., k == ord("C")].sum(-1).sum(-1),
+        "sep": a[..., k == ord("S")].sum(-1).sum(-1),
+        "punct": a[..., k == ord("P")].sum(-1).sum(-1),
+        "entropy": ent.sum(-1),
+        "uniform_entropy": np.float64(n * np.log(n)),
+        "n_rows": np.float64(n),
+    }
+
+
+def behaviour(row: pd.Series | dict, thresholds: dict) -> str:
+    """First matching behaviour in order next, prev, [CLS], [SEP], punctuation, broad."""
+    t = {**DEFAULT_THRESHOLDS, **(thresholds or {})}
+    for key in ("next", "prev", "cls", "sep", "punct"):
+        if row[key] > t[key]:
+            return key
+    if row["entropy_ratio"] > t["broad"]:
+        return "broad"
+    return "other"
+
+
+def accumulate(examples: Iterable, n_layers: int, n_heads: int, eps: float = 0.0,
+               max_segments: int | None = None, log=None) -> tuple[np.ndarray, pd.DataFrame, dict]:
+    """Stream over examples (``storage.Example``): (distance matrix (K, K) float64 with
+    K = layers*heads in layer-major order, per-head surface table, counts)."""
+    K = n_layers * n_heads
+    dist = np.zeros((K, K), dtype=np.float64)
+    sums: dict = {}
+    n_seg = n_tok = 0
+    for ex in examples:
+        if max_segments is not None and n_seg >= max_segments:
+            break
+        attn = ex.attn  # (L, H, n, n) float32, rows renormalised
+        if attn.shape[:2] != (n_layers, n_heads):
+            raise ValueError(f"example {ex.id}: maps of shape {attn.shape}, expected ({n_layers}, {n_heads}, n, n)")
+        dist += pairwise_js(attn.reshape(K, ex.n, ex.n), eps=eps)
+        for key, v in surface_stats(attn, ex.kinds).items():
+            sums[key] = sums.get(key, 0.0) + v
+        n_seg += 1
+        n_tok += ex.n
+        if log is not None and n_seg % 50 == 0:
+            log.info("head distances: %d segments, %d tokens", n_seg, n_tok)
+    if n_seg == 0:
+        raise ValueError("no segments to compute head distances on")
+    layer, head = np.divmod(np.arange(K), n_heads)
+    heads = pd.DataFrame({
+        "layer": layer + 1,
+        "head": head + 1,
+        "prev": (sums["prev"] / sums["n_prev"]).ravel(),
+        "next": (sums["next"] / sums["n_next"]).ravel(),
+        "cls": (sums["cls"] / sums["n_rows"]).ravel(),
+        "sep": (sums["sep"] / sums["n_rows"]).ravel(),
+        "punct": (sums["punct"] / sums["n_rows"]).ravel(),
+        "entropy": (sums["entropy"] / sums["n_rows"]).ravel(),
+        "uniform_entropy": np.full(K, sums["uniform_entropy"] / sums["n_rows"]),
+    })
+    heads["entropy_ratio"] = heads["entropy"] / heads["uniform_entropy"]
+    return dist, heads, {"segments": n_seg, "tokens": n_tok, "smoothing_eps": eps}
+
+
+def distance_table(dist: np.ndarray, n_heads: int) -> pd.DataFrame:
+    """Tidy table: one row per ordered head pair (layer_a, head_a, layer_b, head_b, js_sum)."""
+    K = dist.shape[0]
+    la, ha = np.divmod(np.repeat(np.arange(K), K), n_heads)
+    lb, hb = np.divmod(np.tile(np.arange(K), K), n_heads)
+    return pd.DataFrame({
+        "layer_a": la + 1, "head_a": ha + 1, "layer_b": lb + 1, "head_b": hb + 1, "js_sum": dist.ravel(),
+    })
+
+
+def mds_embedding(dist: np.ndarray, seed: int = 0, n_init: int = 4) -> tuple[np.ndarray, float]:
+    """2-D metric MDS of a precomputed distance matrix (scikit-learn, seeded)."""
+    from sklearn.manifold import MDS
+
+    kwargs = dict(n_components=2, random_state=seed, n_init=n_init)
+    try:
+        mds = MDS(metric="precomputed", init="random", **kwargs)  # scikit-learn >= 1.8
+        xy = mds.fit_transform(dist)
+    except TypeError:  # pragma: no cover - older scikit-learn
+        mds = MDS(dissimilarity="precomputed", **kwargs)
+        xy = mds.fit_transform(dist)
+    return xy, float(mds.stress_)
+
+
+def plot(points: pd.DataFrame, model: str, n_layers: int, subtitle: str = ""):
+    """Two panels: MDS points coloured by behaviour and by layer."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.6), sharex=True, sharey=True)
+    palette = dict(zip(BEHAVIOURS, ["#1f77b4", "#ff7f0e", "#d62728", "#9467bd", "#2ca02c", "#8c564b", "#bbbbbb"]))
+    ax = axes[0]
+    for b in BEHAVIOURS:
+        sub = points[points.behaviour == b]
+        if len(sub):
+            ax.scatter(sub.x, sub.y, s=28, c=palette[b], label=f"{BEHAVIOUR_LABELS[b]} ({len(sub)})",
+                       edgecolors="k", linewidths=0.3, zorder=3 if b != "other" else 2)
+    ax.set_title("coloured by behaviour", fontsize=10)
+    ax.legend(fontsize=8, loc="best", framealpha=0.8)
+    ax = axes[1]
+    sc = ax.scatter(points.x, points.y, s=28, c=points.layer, cmap="viridis", vmin=1, vmax=n_layers,
+                    edgecolors="k", linewidths=0.3)
+    cb = fig.colorbar(sc, ax=ax, ticks=range(1, n_layers + 1))
+    cb.set_label("layer", fontsize=9)
+    cb.ax.tick_params(labelsize=8)
+    ax.set_title("coloured by layer", fontsize=10)
+    for ax in axes:
+        ax.set_xlabel("MDS dimension 1", fontsize=9)
+        ax.tick_params(labelsize=8)
+    axes[0].set_ylabel("MDS dimension 2", fontsize=9)
+    fig.suptitle(f"{model}: heads embedded by Jensen-Shannon distance of their attention (MDS){subtitle}", fontsize=11)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,29 @@
+# Clark et al. 2019 sec. 5-6 and Fig. 5: head clustering, gradient importance, probes.
+
+SEC5 = config.get("clark_sec5", {})
+
+
+rule head_clusters:
+    """Jensen-Shannon distances between every pair of heads, 2-D MDS coloured by behaviour and layer (Clark Fig. 6)."""
+    input:
+        attention_shards("wiki"),
+    output:
+        distances=table("head_distances"),
+        points=table("head_clusters"),
+        counts="results/{model}/tables/head_clusters.counts.json",
+        figure=figure("head_clusters", "Clark sec. 6: head clusters"),
+    params:
+        cfg=SEC5.get("head_clusters", {}),
+    threads: 2
+    resources:
+        mem_mb=4000,
+        runtime=20,
+    log:
+        rule_log("head_clusters"),
+    benchmark:
+        "benchmarks/{model}/head_clusters.tsv"
+    script:
+        "../workflow/head_clusters.py"
+
+
+ALL_TARGETS.extend(per_model("results/{model}/figures/head_clusters.png"))

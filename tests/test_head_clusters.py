@@ -1,0 +1,93 @@
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis import head_clusters as hc
+
+
+def test_js_identical_heads_is_zero_and_symmetric():
+    rng = np.random.default_rng(0)
+    a = rng.random((5, 7, 7))
+    a /= a.sum(-1, keepdims=True)
+    a[3] = a[1]  # heads 1 and 3 identical
+    d = hc.pairwise_js(a)
+    assert d.shape == (5, 5)
+    assert d[1, 3] == 0.0 and d[3, 1] == 0.0
+    assert np.all(np.diag(d) == 0)
+    np.testing.assert_array_equal(d, d.T)
+    off = ~np.eye(5, dtype=bool)
+    off[1, 3] = off[3, 1] = False
+    assert np.all(d[off] > 0)
+    # JS is bounded by ln 2 per token
+    assert d.max() <= 7 * math.log(2) + 1e-9
+
+
+def test_js_hand_computed_2x2():
+    # head 0: token 1 -> [1, 0], token 2 -> [0.5, 0.5]
+    # head 1: token 1 -> [0, 1], token 2 -> [0.5, 0.5]   JS = ln 2 + 0
+    # head 2: token 1 -> [0.5, 0.5], token 2 -> [0.5, 0.5]
+    a = np.array([
+        [[1.0, 0.0], [0.5, 0.5]],
+        [[0.0, 1.0], [0.5, 0.5]],
+        [[0.5, 0.5], [0.5, 0.5]],
+    ])
+    d = hc.pairwise_js(a, dtype=__import__("torch").float64)
+    assert d[0, 1] == pytest.approx(math.log(2))
+    # JS([1,0] || [.5,.5]): m = [.75, .25]; H(m) - (H(p) + H(q)) / 2
+    h_m = -(0.75 * math.log(0.75) + 0.25 * math.log(0.25))
+    expected = h_m - (0 + math.log(2)) / 2
+    assert expected == pytest.approx(0.215762, abs=1e-6)
+    assert d[0, 2] == pytest.approx(expected)
+    assert d[1, 2] == pytest.approx(expected)
+
+
+def test_js_blocks_give_the_same_answer():
+    rng = np.random.default_rng(1)
+    a = rng.dirichlet(np.ones(6), size=(9, 6))
+    whole = hc.pairwise_js(a)
+    blocked = hc.pairwise_js(a, block_elems=1)  # one row of heads at a time
+    np.testing.assert_allclose(whole, blocked, rtol=1e-6, atol=1e-9)
+
+
+def test_smoothing_mixes_with_uniform():
+    import torch
+
+    p = torch.tensor([[1.0, 0.0]])
+    s = hc.smooth(p, 0.5)
+    assert torch.allclose(s, torch.tensor([[0.75, 0.25]]))
+    with pytest.raises(ValueError):
+        hc.smooth(p, -1)
+
+
+def test_surface_stats_and_behaviour():
+    # 1 layer, 2 heads, n = 3 tokens "C O S"; head 0 attends to the next token, head 1 to [SEP]
+    nxt = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 1.0]])
+    sep = np.array([[0, 0, 1], [0, 0, 1], [0, 0, 1.0]])
+    attn = np.stack([nxt, sep])[None]
+    s = hc.surface_stats(attn, "COS")
+    assert s["next"][0, 0] == 2 and s["n_next"] == 2
+    assert s["sep"][0, 1] == 3 and s["cls"][0, 1] == 0
+    row = dict(next=1.0, prev=0.0, cls=0.0, sep=1 / 3, punct=0.0, entropy_ratio=0.0)
+    assert hc.behaviour(row, {}) == "next"
+    row = dict(next=0.1, prev=0.0, cls=0.0, sep=0.9, punct=0.0, entropy_ratio=0.0)
+    assert hc.behaviour(row, {}) == "sep"
+    row = dict(next=0.1, prev=0.0, cls=0.0, sep=0.1, punct=0.0, entropy_ratio=0.95)
+    assert hc.behaviour(row, {"broad": 0.9}) == "broad"
+    assert hc.behaviour(row, {"broad": 0.99}) == "other"
+
+
+def test_distance_table_is_tidy_and_mds_seeded():
+    d = np.array([[0, 1, 2, 2], [1, 0, 2, 2], [2, 2, 0, 1], [2, 2, 1, 0.0]])
+    t = hc.distance_table(d, n_heads=2)
+    assert list(t.columns) == ["layer_a", "head_a", "layer_b", "head_b", "js_sum"]
+    assert len(t) == 16
+    assert t.query("layer_a == 1 and head_a == 2 and layer_b == 2 and head_b == 1").js_sum.item() == 2
+    xy1, _ = hc.mds_embedding(d, seed=3)
+    xy2, _ = hc.mds_embedding(d, seed=3)
+    np.testing.assert_array_equal(xy1, xy2)
+    pts = pd.DataFrame(xy1, columns=["x", "y"])
+    near = np.linalg.norm(pts.iloc[0] - pts.iloc[1])
+    far = np.linalg.norm(pts.iloc[0] - pts.iloc[2])
+    assert near < far
