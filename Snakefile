@@ -23,6 +23,7 @@ report: "report/workflow.rst"
 include: "rules/common.smk"
 include: "rules/data.smk"
 include: "rules/surface.smk"
+include: "rules/clark_sec5.smk"
 
 
 rule all:
