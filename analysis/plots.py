@@ -39,18 +39,21 @@ def layer_scatter(ax, table: pd.DataFrame, col: str, color="C0", label=None, see
     return means
 
 
-def head_heatmap(ax, table: pd.DataFrame, col: str, vmin=None, vmax=None, cmap="viridis", annotate=None, fmt=".2f",
-                 cbar=True, cbar_label=None):
-    """A layer x head grid (both 1-indexed) of one per-head column."""
+def head_heatmap(ax, table: pd.DataFrame, col: str, vmin=None, vmax=None, cmap="viridis", annotate_above=None,
+                 fmt="{:.1f}", cbar=True, cbar_label=None):
+    """A layer x head grid (both 1-indexed) of one per-head column; cells at or above
+    ``annotate_above`` carry their value (all cells stay in the CSV)."""
     grid = table.pivot(index="layer", columns="head", values=col).sort_index()
-    if annotate is None:
-        annotate = grid.size <= 150
-    sns.heatmap(grid, ax=ax, vmin=vmin, vmax=vmax, cmap=cmap, annot=annotate, fmt=fmt,
-                annot_kws={"fontsize": 5}, cbar=cbar, cbar_kws={"label": cbar_label or col, "shrink": 0.8},
+    annot = False
+    if annotate_above is not None:
+        annot = np.where(grid.to_numpy() >= annotate_above, np.vectorize(fmt.format)(grid.to_numpy()), "")
+    sns.heatmap(grid, ax=ax, vmin=vmin, vmax=vmax, cmap=cmap, annot=annot, fmt="",
+                annot_kws={"fontsize": 6}, cbar=cbar, cbar_kws={"label": cbar_label or col, "shrink": 0.8},
                 square=False, linewidths=0.2, linecolor="white")
     ax.set_xlabel("head")
     ax.set_ylabel("layer")
     ax.tick_params(axis="y", rotation=0)
+    ax.tick_params(axis="x", rotation=0)
     return grid
 
 

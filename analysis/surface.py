@@ -153,3 +153,18 @@ def pick_example_heads(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
         rows.append({"behaviour": behaviour, "layer": int(t.at[i, "layer"]), "head": int(t.at[i, "head"]),
                      "metric": f"{name}.{col}", "value": float(t.at[i, col])})
     return pd.DataFrame(rows)
+
+
+def pick_example_segment(lengths: list[int], choice, window: int, eligible: list[bool] | None = None) -> int:
+    """Index of the segment to draw: ``choice`` itself when it is an integer, or with
+    ``'auto'`` the longest eligible segment that fits in ``window`` word pieces (else the
+    shortest), so that every token, [SEP] included, is on the figure."""
+    if choice != "auto":
+        if not 0 <= int(choice) < len(lengths):
+            raise ValueError(f"example segment {choice} out of range: there are {len(lengths)} segments")
+        return int(choice)
+    eligible = eligible or [True] * len(lengths)
+    fitting = [i for i, n in enumerate(lengths) if n <= window and eligible[i]]
+    if fitting:
+        return max(fitting, key=lambda i: (lengths[i], -i))
+    return min(range(len(lengths)), key=lambda i: (lengths[i], i))

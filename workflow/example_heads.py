@@ -3,7 +3,7 @@ import pandas as pd
 from analysis.plots import attention_map, close, new_figure
 from analysis.rule_io import save_figure, setup_logging, write_table
 from analysis.storage import Shards
-from analysis.surface import pick_example_heads
+from analysis.surface import pick_example_heads, pick_example_segment
 
 log = setup_logging(snakemake)
 shards = Shards(snakemake.input.shards)
@@ -11,22 +11,26 @@ tables = {k: pd.read_csv(snakemake.input[k]) for k in ["relative_position", "spe
 picked = pick_example_heads(tables)
 write_table(picked, snakemake.output.table)
 
-examples = iter(shards)
-want = snakemake.params.segment
-if want >= len(shards):
-    raise ValueError(f"surface.example_segment = {want}, but there are only {len(shards)} segments")
-for _ in range(want + 1):
-    ex = next(examples)
+index = [e for s in shards.shards for e in s.examples]
+want = pick_example_segment(
+    [e["n"] for e in index],
+    snakemake.params.segment,
+    snakemake.params.window,
+    eligible=[e.get("meta", {}).get("ab_boundary", "sentence") == "sentence" for e in index],
+)
+for i, ex in enumerate(shards):
+    if i == want:
+        break
 w = min(snakemake.params.window, ex.n)
 attn = ex.attn
 h = shards.header
 names = {"prev": "previous token", "next": "next token", "cls": h["cls_token"], "sep": h["sep_token"],
          "punct": "'.' / ','", "broad": "broad (max entropy)"}
-fig, axes = new_figure(7.0, 5.0, ncols=3, nrows=2)
+fig, axes = new_figure(7.0, 6.4, ncols=3, nrows=2)
 rows = []
 for ax, r in zip(axes.ravel(), picked.itertuples()):
     m = attn[r.layer - 1, r.head - 1, :w, :w]
-    attention_map(ax, m, ex.tokens[:w], ex.tokens[:w], title=f"{names[r.behaviour]}: head {r.layer}-{r.head}")
+    attention_map(ax, m, ex.tokens[:w], ex.tokens[:w], title=f"{names[r.behaviour]}: head {r.layer}-{r.head}\n(corpus mean {r.value:.2f})")
     frame = pd.DataFrame(m).stack().rename("attention").reset_index()
     frame.columns = ["from_index", "to_index", "attention"]
     frame.insert(0, "behaviour", r.behaviour)

@@ -95,18 +95,20 @@ def _cut_to(tokenizer, words: list[str], budget: int) -> list[str]:
 
 
 def _split_ab(chunk, title, a_idx, seg_idx, rng, counts) -> dict:
+    boundary = "sentence"
     if len(chunk) >= 2:
         cut = int(rng.integers(1, len(chunk)))
         a = [w for s in chunk[:cut] for w in s]
         b = [w for s in chunk[cut:] for w in s]
     else:  # one sentence fills the segment: split it at a word boundary in the middle
         counts["single_sentence_segments"] += 1
+        boundary = "word"
         words = chunk[0]
         if len(words) < 2:
             a, b = words, words  # degenerate; never happens with real text
         else:
             a, b = words[: len(words) // 2], words[len(words) // 2 :]
-    return {"id": f"wiki-{seg_idx:05d}", "words": [a, b], "meta": {"article": title, "article_index": a_idx}}
+    return {"id": f"wiki-{seg_idx:05d}", "words": [a, b], "meta": {"article": title, "article_index": a_idx, "ab_boundary": boundary}}
 
 
 @reader("wikipedia")

@@ -1,0 +1,81 @@
+import pytest
+import torch
+
+from analysis.models import (
+    EMBEDDED,
+    TINY,
+    AttentionUnavailable,
+    checked_attentions,
+    load_model,
+    load_tokenizer,
+    model_slug,
+    shape_of,
+    token_kinds,
+)
+
+
+def test_slugs():
+    assert model_slug(EMBEDDED) == "all-MiniLM-L6-v2"
+    assert model_slug("bert-base-uncased") == "bert-base-uncased"
+    assert model_slug("google/bert_uncased_L-2_H-128") == "google--bert_uncased_L-2_H-128"
+
+
+def test_tiny_model_is_seeded_and_eager(tiny_model):
+    assert shape_of(tiny_model) == (2, 4)
+    assert tiny_model.config._attn_implementation == "eager"
+    again = load_model(TINY, device="cpu")
+    for a, b in zip(tiny_model.parameters(), again.parameters()):
+        assert torch.equal(a, b)
+
+
+def test_guard_catches_missing_attentions(tiny_model, tokenizer):
+    enc = tokenizer("a short test", return_tensors="pt")
+    with torch.inference_mode():
+        out = tiny_model(**enc, output_attentions=True)
+        assert len(checked_attentions(tiny_model, out)) == 2
+        without = tiny_model(**enc)  # output_attentions not requested -> no maps
+    with pytest.raises(AttentionUnavailable):
+        checked_attentions(tiny_model, without)
+
+
+def test_guard_catches_sdpa(tokenizer):
+    """transformers 5 with SDPA returns an empty attentions tuple without an error."""
+    from transformers import AutoConfig, AutoModel
+
+    cfg = AutoConfig.for_model("bert", vocab_size=len(tokenizer), hidden_size=16, num_hidden_layers=2,
+                               num_attention_heads=2, intermediate_size=16)
+    model = AutoModel.from_config(cfg, attn_implementation="sdpa").eval()
+    enc = tokenizer("a test", return_tensors="pt")
+    with torch.inference_mode():
+        out = model(**enc, output_attentions=True)
+    if out.attentions and all(a is not None for a in out.attentions) and len(out.attentions) == 2:
+        pytest.skip("this transformers version falls back to eager when attentions are requested")
+    with pytest.raises(AttentionUnavailable):
+        checked_attentions(model, out)
+
+
+def test_embedded_model_loads_with_its_own_shape():
+    model = load_model(EMBEDDED, device="cpu")
+    assert shape_of(model) == (model.config.num_hidden_layers, model.config.num_attention_heads) == (6, 12)
+    tok = load_tokenizer(EMBEDDED)
+    enc = tok("Attention is all you need.", return_tensors="pt")
+    with torch.inference_mode():
+        att = checked_attentions(model, model(**enc, output_attentions=True))
+    assert att[0].shape == (1, 12, enc["input_ids"].shape[1], enc["input_ids"].shape[1])
+
+
+def test_token_kinds_from_tokenizer(tokenizer):
+    ids = tokenizer("Hi, there. [MASK]")["input_ids"]
+    kinds = token_kinds(tokenizer, ids)
+    toks = tokenizer.convert_ids_to_tokens(ids)
+    assert kinds[0] == "C" and kinds[-1] == "S"
+    assert kinds[toks.index(",")] == "P" and kinds[toks.index(".")] == "P"
+    assert kinds[toks.index("[MASK]")] == "X"
+    assert kinds[toks.index("hi")] == "O"
+
+
+def test_unknown_head_and_embedded_name():
+    with pytest.raises(ValueError):
+        load_model("embedded:nope")
+    with pytest.raises(ValueError):
+        load_model(TINY, head="seq2seq")

@@ -1,0 +1,83 @@
+import json
+
+import numpy as np
+import pytest
+
+from analysis.extraction import TooLong, encode_records, extract_shard
+from analysis.storage import Shard, Shards, write_shard
+
+
+def test_write_read_roundtrip(tmp_path):
+    rng = np.random.default_rng(0)
+    examples = [{"id": "a", "n": 3, "tokens": list("xyz"), "input_ids": [1, 2, 3], "kinds": "COS",
+                 "word_ids": [-1, 0, -1], "seq_ids": [-1, 0, -1]},
+                {"id": "b", "n": 2, "tokens": list("xy"), "input_ids": [1, 3], "kinds": "CS",
+                 "word_ids": [-1, -1], "seq_ids": [-1, -1]}]
+    maps = {0: rng.dirichlet(np.ones(3), size=(2, 1, 3)), 1: rng.dirichlet(np.ones(2), size=(2, 1, 2))}
+    write_shard(tmp_path / "shard-0", {"n_layers": 2, "n_heads": 1}, examples, [(1, maps[1]), (0, maps[0])])
+    got = list(Shard(tmp_path / "shard-0.npy"))
+    assert [e.id for e in got] == ["a", "b"]
+    assert np.allclose(got[0].attn, maps[0], atol=1e-3)
+    assert got[1].attn16.dtype == np.float16 and got[1].attn.shape == (2, 1, 2, 2)
+    # unpadded: exactly sum of L*H*n^2 float16 values
+    assert np.load(tmp_path / "shard-0.npy").size == 2 * 9 + 2 * 4
+    assert not list(tmp_path.glob("*.part"))
+
+
+def test_write_refuses_missing_or_misshaped(tmp_path):
+    ex = [{"id": "a", "n": 2, "tokens": ["x", "y"], "input_ids": [1, 2], "kinds": "CS", "word_ids": [-1, -1],
+           "seq_ids": [-1, -1]}]
+    with pytest.raises(ValueError, match="got no attention"):
+        write_shard(tmp_path / "s", {"n_layers": 1, "n_heads": 1}, ex, [])
+    with pytest.raises(ValueError, match="shape"):
+        write_shard(tmp_path / "s", {"n_layers": 1, "n_heads": 1}, ex, [(0, np.ones((1, 1, 3, 3)))])
+
+
+def test_extract_tiny_model(tmp_path, tiny_model, tokenizer):
+    records = [
+        {"id": "p", "words": [["The", "cat", "sat", "."], ["It", "purred", ","]]},
+        {"id": "q", "words": [["Unbelievably", "short"]], "meta": {"x": 1}},
+    ]
+    counts = extract_shard(tiny_model, tokenizer, records, tmp_path / "shard-0", max_len=32, batch_size=2,
+                           model_name="tiny", progress=False)
+    assert counts == {"records": 2, "examples": 2}
+    shards = Shards([tmp_path / "shard-0.npy"])
+    assert (shards.n_layers, shards.n_heads) == (2, 4)
+    exs = list(shards)
+    p = exs[0]
+    assert p.kinds[0] == "C" and p.kinds[-1] == "S" and p.kinds.count("S") == 2
+    assert p.kinds[p.tokens.index(".")] == "P" and p.kinds[p.tokens.index(",")] == "P"
+    # word ids are global over A and B
+    assert max(p.word_ids) == 6 and p.word_ids[0] == -1
+    assert exs[1].meta == {"x": 1}
+    for e in exs:
+        assert np.allclose(e.attn16.astype(np.float32).sum(-1), 1, atol=5e-3)
+    # same maps as an unbatched forward pass
+    import torch
+
+    enc = tokenizer(*records[1]["words"], is_split_into_words=True, return_tensors="pt")
+    with torch.inference_mode():
+        ref = torch.stack(tiny_model(**enc, output_attentions=True).attentions, 1)[0].numpy()
+    assert np.allclose(exs[1].attn, ref, atol=2e-3)
+
+
+def test_long_inputs_split_truncated_or_refused(tokenizer):
+    words = [f"w{i}" for i in range(30)]  # 'w12' -> several pieces each
+    rec = {"id": "long", "words": [words]}
+    items, counts = encode_records(tokenizer, [rec], max_len=16, policy="split")
+    assert counts["too_long"] == 1 and counts["split_into"] == len(items) > 1
+    assert all(it["n"] <= 16 for it in items)
+    # every word lands in exactly one window, with its global index
+    seen = [w for it in items for w in dict.fromkeys(x for x in it["word_ids"] if x >= 0)]
+    assert seen == list(range(30))
+    assert items[1]["meta"]["part"] == 1 and items[1]["meta"]["word_offset"] > 0
+    items, counts = encode_records(tokenizer, [rec], max_len=16, policy="truncate")
+    assert counts["truncated"] == 1 and items[0]["n"] == 16 and items[0]["meta"]["truncated"]
+    with pytest.raises(TooLong, match="long"):
+        encode_records(tokenizer, [rec], max_len=16, policy="error")
+
+
+def test_header_records_special_tokens(tmp_path, tiny_model, tokenizer):
+    extract_shard(tiny_model, tokenizer, [{"id": "a", "words": [["hi"]]}], tmp_path / "s", max_len=8, progress=False)
+    header = json.loads((tmp_path / "s.json").read_text())
+    assert header["cls_token"] == tokenizer.cls_token and header["sep_token"] == tokenizer.sep_token

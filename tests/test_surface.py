@@ -1,0 +1,124 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.surface import (
+    accumulate,
+    entropy_rows,
+    entropy_stats,
+    per_head_table,
+    pick_example_heads,
+    pick_example_segment,
+    relative_position_stats,
+    sep_attention_stats,
+    special_tokens_stats,
+)
+
+
+def maps_1x2():
+    """One layer, two heads, 4 tokens: [CLS] a . [SEP].
+    head 0: every token attends to the previous one (the first to itself);
+    head 1: every token attends 1/2 to [CLS] and 1/2 to [SEP]."""
+    a = np.zeros((1, 2, 4, 4), dtype=np.float32)
+    a[0, 0, 0, 0] = 1
+    for i in range(1, 4):
+        a[0, 0, i, i - 1] = 1
+    a[0, 1, :, 0] = 0.5
+    a[0, 1, :, 3] = 0.5
+    return a, "COPS"
+
+
+class Ex:
+    def __init__(self, attn, kinds):
+        self.attn, self.kinds = attn, kinds
+
+
+def test_relative_position_by_hand():
+    a, _ = maps_1x2()
+    s = relative_position_stats(a)
+    t = per_head_table(s)
+    # head 1 (1-indexed): prev = 3 of 3 rows, current = 1 of 4 rows, next = 0
+    assert t.loc[0, ["layer", "head"]].tolist() == [1, 1]
+    assert t.loc[0, "prev"] == pytest.approx(1.0)
+    assert t.loc[0, "current"] == pytest.approx(0.25)
+    assert t.loc[0, "next"] == pytest.approx(0.0)
+    # head 2: prev: rows 1..3 -> a[1,0]=.5, a[2,1]=0, a[3,2]=0 -> 0.5/3
+    assert t.loc[1, "prev"] == pytest.approx(0.5 / 3)
+    # current: a[0,0]=.5 + a[3,3]=.5 -> 1/4
+    assert t.loc[1, "current"] == pytest.approx(0.25)
+    # next: a[2,3]=.5 -> 0.5/3
+    assert t.loc[1, "next"] == pytest.approx(0.5 / 3)
+
+
+def test_special_tokens_by_hand():
+    a, kinds = maps_1x2()
+    t = per_head_table(special_tokens_stats(a, kinds))
+    # head 1: rows attend to col 0 ([CLS]) from rows 0,1 -> 2/4; col 1 is 'a' (O); col 2 '.' from row 3 -> 1/4
+    assert t.loc[0, "cls"] == pytest.approx(0.5)
+    assert t.loc[0, "punct"] == pytest.approx(0.25)
+    assert t.loc[0, "sep"] == pytest.approx(0.0)
+    assert t.loc[1, "cls"] == pytest.approx(0.5)
+    assert t.loc[1, "sep"] == pytest.approx(0.5)
+    assert t.loc[1, "n_tokens"] == 4
+
+
+def test_sep_attention_by_hand():
+    a, kinds = maps_1x2()
+    t = per_head_table(sep_attention_stats(a, kinds))
+    assert t.loc[0, "sep_from_sep"] == pytest.approx(0.0)  # [SEP] attends to '.'
+    assert t.loc[1, "sep_from_sep"] == pytest.approx(0.5)
+    assert t.loc[1, "sep_from_other"] == pytest.approx(0.5)
+    assert (t.n_sep_rows == 1).all() and (t.n_other_rows == 3).all()
+
+
+def test_entropy_by_hand():
+    a, kinds = maps_1x2()
+    t = per_head_table(entropy_stats(a, kinds))
+    assert t.loc[0, "entropy"] == pytest.approx(0.0)
+    assert t.loc[1, "entropy"] == pytest.approx(np.log(2))
+    assert t.loc[1, "entropy_cls"] == pytest.approx(np.log(2))
+    assert t.loc[0, "uniform_entropy"] == pytest.approx(np.log(4))
+    assert t.loc[0, "uniform_entropy_cls"] == pytest.approx(np.log(4))
+
+
+def test_entropy_of_uniform_rows_is_log_n():
+    a = np.full((1, 1, 5, 5), 0.2)
+    assert entropy_rows(a) == pytest.approx(np.full((1, 1, 5), np.log(5)))
+
+
+def test_accumulate_weights_tokens_not_segments():
+    a, kinds = maps_1x2()
+    b = np.zeros((1, 2, 2, 2), dtype=np.float32)
+    b[..., :, 1] = 1  # both rows attend to the 2nd token: prev = 1 of 1 row in head 1
+    sums, n = accumulate([Ex(a, kinds), Ex(b, "CS")], relative_position_stats)
+    t = per_head_table(sums)
+    assert n == 2
+    # head 1: prev = (3 + 0) / (3 + 1): b's row 1 attends to itself, not to token 0
+    assert t.loc[0, "prev"] == pytest.approx(3 / 4)
+    assert t.loc[0, "n_prev"] == 4
+
+
+def test_accumulate_needs_examples():
+    with pytest.raises(ValueError):
+        accumulate([], relative_position_stats)
+
+
+def test_pick_example_heads():
+    rp = pd.DataFrame({"layer": [1, 1, 2], "head": [1, 2, 1], "prev": [0.1, 0.9, 0.2], "next": [0.5, 0.0, 0.1]})
+    st = pd.DataFrame({"layer": [1, 1, 2], "head": [1, 2, 1], "cls": [0.1, 0.2, 0.8], "sep": [0.3, 0, 0],
+                       "punct": [0, 0.6, 0]})
+    en = pd.DataFrame({"layer": [1, 1, 2], "head": [1, 2, 1], "entropy": [1.0, 3.0, 2.0]})
+    p = pick_example_heads({"relative_position": rp, "special_tokens": st, "entropy": en}).set_index("behaviour")
+    assert tuple(p.loc["prev", ["layer", "head"]]) == (1, 2)
+    assert tuple(p.loc["next", ["layer", "head"]]) == (1, 1)
+    assert tuple(p.loc["cls", ["layer", "head"]]) == (2, 1)
+    assert tuple(p.loc["broad", ["layer", "head"]]) == (1, 2)
+
+
+def test_pick_example_segment():
+    assert pick_example_segment([50, 30, 38, 20], "auto", 40) == 2
+    assert pick_example_segment([50, 30, 38, 20], "auto", 40, eligible=[True, True, False, True]) == 1
+    assert pick_example_segment([50, 60], "auto", 40) == 0
+    assert pick_example_segment([50, 60], 1, 40) == 1
+    with pytest.raises(ValueError):
+        pick_example_segment([50, 60], 5, 40)

@@ -1,0 +1,97 @@
+"""End-to-end: the whole DAG on config/smoke.yaml (tiny random BERT, a handful of inputs)
+in a temporary copy of the workflow, then checks on every declared output."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import ROOT, mirror_dir
+
+pytestmark = pytest.mark.slow
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+MODEL = "tiny-random-bert"
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory):
+    mirror = mirror_dir()
+    if mirror is None:
+        pytest.skip("no offline mirror of the sources (set ATTN_MIRROR or put shared/data beside the repo)")
+    work = tmp_path_factory.mktemp("smoke")
+    for item in ["Snakefile", "rules", "workflow", "config", "report", "analysis"]:
+        src = ROOT / item
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, work / item)
+    env = {**os.environ, "ATTN_MIRROR": str(mirror), "PYTHONPATH": str(work)}
+    cmd = [SNAKEMAKE, "--cores", "2", "--configfile", "config/smoke.yaml"]
+    run = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=1500)
+    if run.returncode != 0:
+        logs = "\n".join(f"== {p}\n{p.read_text()[-3000:]}" for p in sorted((work / "logs").rglob("*.log")))
+        pytest.fail(f"snakemake failed:\n{run.stderr[-6000:]}\n{logs[-12000:]}")
+    return work, env
+
+
+def test_every_declared_output_exists(smoke_run):
+    work, env = smoke_run
+    # nothing left to do: every target of `rule all` is there and up to date
+    dry = subprocess.run([SNAKEMAKE, "-n", "--configfile", "config/smoke.yaml"], cwd=work, env=env,
+                         capture_output=True, text=True)
+    assert dry.returncode == 0, dry.stderr
+    assert "Nothing to be done" in dry.stdout + dry.stderr
+    figures = list((work / "results" / MODEL / "figures").glob("*.png"))
+    assert len(figures) >= 5
+    for fig in figures:
+        assert fig.stat().st_size > 5000, fig
+        assert (work / "results" / MODEL / "tables" / f"{fig.stem}.csv").exists(), f"no table beside {fig.name}"
+
+
+def test_stored_maps_are_distributions(smoke_run):
+    from analysis.storage import Shards
+
+    work, _ = smoke_run
+    shards = Shards(sorted((work / "resources" / "attention" / MODEL / "wiki").glob("shard-*.npy")))
+    assert len(shards) == 12  # n_segments of the smoke config
+    for ex in shards:
+        assert ex.n <= 64
+        rows = ex.attn16.astype(np.float32).sum(-1)
+        assert np.allclose(rows, 1, atol=1e-2)
+        assert ex.kinds[0] == "C" and ex.kinds.count("S") == 2
+
+
+def test_surface_tables_are_sane(smoke_run):
+    work, _ = smoke_run
+    tables = work / "results" / MODEL / "tables"
+    rp = pd.read_csv(tables / "relative_position.csv")
+    assert len(rp) == 2 * 4 and rp.layer.min() == 1 and rp["head"].max() == 4
+    assert ((rp[["prev", "current", "next"]] >= 0) & (rp[["prev", "current", "next"]] <= 1)).all().all()
+    st = pd.read_csv(tables / "special_tokens.csv")
+    assert (st[["cls", "sep", "punct"]].sum(axis=1) <= 1 + 1e-6).all()
+    en = pd.read_csv(tables / "entropy.csv")
+    assert (en.entropy <= en.uniform_entropy + 1e-6).all() and (en.entropy >= 0).all()
+    counts = json.loads((work / "resources" / "inputs" / MODEL / "wiki.counts.json").read_text())
+    assert counts["segments_sampled"] == 12
+
+
+def test_rerun_gives_identical_tables(smoke_run):
+    work, env = smoke_run
+    table = work / "results" / MODEL / "tables" / "special_tokens.csv"
+    before = table.read_bytes()
+    run = subprocess.run([SNAKEMAKE, "--cores", "1", "--configfile", "config/smoke.yaml", "--forcerun",
+                          "prepare_inputs", str(table.relative_to(work))], cwd=work, env=env,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert table.read_bytes() == before
+
+
+def test_report_builds(smoke_run):
+    work, env = smoke_run
+    run = subprocess.run([SNAKEMAKE, "--configfile", "config/smoke.yaml", "--report", "report.html"], cwd=work,
+                         env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert (work / "report.html").stat().st_size > 10000
