@@ -51,26 +51,35 @@ def smooth(attn: torch.Tensor, eps: float) -> torch.Tensor:
     return (attn + eps) / (1.0 + n * eps)
 
 
-def pairwise_js(attn, eps: float = 0.0, block_elems: int = 2**24, dtype=torch.float32) -> np.ndarray:
+def pairwise_js(attn, eps: float = 0.0, block_elems: int = 2**22, dtype=torch.float32) -> np.ndarray:
     """Sum over rows of the JS divergence between every pair of heads.
 
     ``attn``: (K, n, n) attention of K heads on one segment, rows summing to 1.
     Returns a symmetric (K, K) float64 array with a zero diagonal (nats).
+
+    Uses JS(p, q) = (S(p) + S(q)) / 2 - S(m) with S(p) = sum p log p; every S(m) of the
+    upper triangle is computed at once for a block of rows of heads (preallocated buffers,
+    ``block_elems`` floats each); 0 log 0 = 0 (values are clamped at 1e-30 before the log).
     """
     a = torch.as_tensor(np.asarray(attn), dtype=dtype)
     if a.ndim != 3 or a.shape[1] != a.shape[2]:
         raise ValueError(f"expected maps of shape (heads, n, n), got {tuple(a.shape)}")
-    a = smooth(a, eps)
+    a = smooth(a, eps).contiguous()
     K, n = a.shape[0], a.shape[1]
-    neg_ent = torch.special.xlogy(a, a).sum((1, 2)).double()  # sum_t sum_x p log p, per head
-    out = torch.zeros(K, K, dtype=torch.float64)
-    rows = max(1, block_elems // max(1, K * n * n))
+    rows = max(1, min(K, block_elems // max(1, K * n * n)))
+    buf = torch.empty(rows, K, n, n, dtype=dtype)
+    lg = torch.empty(rows, K, n, n, dtype=dtype)
+    s_m = torch.zeros(K, K, dtype=torch.float64)  # S((p_i + p_j) / 2), upper triangle
     for i0 in range(0, K, rows):
         i1 = min(K, i0 + rows)
-        m = (a[i0:i1, None] + a[None, i0:]) * 0.5  # (b, K - i0, n, n)
-        mm = torch.special.xlogy(m, m).sum((2, 3)).double()
-        out[i0:i1, i0:] = 0.5 * neg_ent[i0:i1, None] + 0.5 * neg_ent[None, i0:] - mm
-    out = torch.triu(out)
+        m, l = buf[: i1 - i0, : K - i0], lg[: i1 - i0, : K - i0]
+        torch.add(a[i0:i1, None], a[None, i0:], out=m)
+        m.mul_(0.5)
+        torch.log(m.clamp_min_(1e-30), out=l)
+        l.mul_(m)
+        s_m[i0:i1, i0:] = l.sum((2, 3)).double()
+    s_self = torch.diagonal(s_m).clone()  # m = p when i == j
+    out = torch.triu(0.5 * s_self[:, None] + 0.5 * s_self[None, :] - s_m)
     out = out + out.T
     out.fill_diagonal_(0.0)
     return out.clamp_(min=0.0).numpy()
