@@ -20,10 +20,17 @@ validate(config, "config/schema/config.schema.yaml")
 report: "report/workflow.rst"
 
 
+conda: "envs/attention.yaml"
+
+
 include: "rules/common.smk"
 include: "rules/data.smk"
 include: "rules/surface.smk"
+include: "rules/syntax.smk"
+include: "rules/coref.smk"
 include: "rules/clark_sec5.smk"
+include: "rules/explanation.smk"
+include: "rules/kovaleva.smk"
 
 
 rule all:

@@ -17,7 +17,7 @@ rule relative_position:
 
 
 rule special_tokens:
-    """Per head: mean attention to [CLS], [SEP], '.'/',' (Clark Fig. 2)."""
+    """Per head: mean attention to [CLS], [SEP], and to periods or commas (Clark Fig. 2)."""
     input:
         attention_shards("wiki"),
     output:
