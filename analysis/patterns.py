@@ -226,43 +226,10 @@ def read_labels(path) -> pd.DataFrame:
             raise ValueError(f"{path}:{lineno}: label {row['label']!r} is not one of {CLASSES}")
         rows.append(row)
     df = pd.DataFrame(rows)
-    for c in ("map", "layer", "head"):
-        df[c] = df[c].astype(int)
+    for c in ("map", "layer", "head", "n_tokens"):
+        if c in df:
+            df[c] = df[c].astype(int)
     return df
-
-
-def glue_dev_records(glue_dir, task: str, limit: int | None = None) -> list[dict]:
-    """Dev inputs of a GLUE task as prepared-input records (ids ``<TASK>-dev-<row>``,
-    row = 0-based data row of dev.tsv). Sentence pairs give two word lists."""
-    cols = {
-        "MRPC": (3, 4, True),
-        "RTE": (1, 2, True),
-        "STS-B": (7, 8, True),
-        "QNLI": (1, 2, True),
-        "SST-2": (0, None, True),
-        "CoLA": (3, None, False),
-    }
-    if task not in cols:
-        raise ValueError(f"unknown GLUE task {task!r}; one of {sorted(cols)}")
-    a, b, header = cols[task]
-    path = Path(glue_dir) / task / "dev.tsv"
-    out = []
-    with path.open(encoding="utf-8-sig", newline="") as f:
-        for lineno, line in enumerate(f, 1):
-            if header and lineno == 1:
-                continue
-            parts = line.rstrip("\r\n").split("\t")
-            need = max(a, b or 0)
-            if len(parts) <= need:
-                raise ValueError(f"{path}:{lineno}: {len(parts)} columns, expected more than {need}")
-            words = [parts[a].split()] + ([parts[b].split()] if b is not None else [])
-            if not all(words):
-                raise ValueError(f"{path}:{lineno}: empty sentence")
-            row = lineno - 1 - int(header)
-            out.append({"id": f"{task}-dev-{row}", "words": words, "meta": {"task": task, "row": row}})
-            if limit is not None and len(out) >= limit:
-                break
-    return out
 
 
 def sample_triples(input_ids: list[str], n_layers: int, n_heads: int, n_maps: int, seed: int) -> pd.DataFrame:
@@ -279,10 +246,41 @@ def sample_triples(input_ids: list[str], n_layers: int, n_heads: int, n_maps: in
                          "layer": layer + 1, "head": head + 1})
 
 
+def sample_batches(inputs: list[tuple[str, str]], n_layers: int, n_heads: int, batches: list[dict]) -> pd.DataFrame:
+    """The maps drawn for labelling, batch after batch, numbered consecutively.
+
+    ``inputs``: (input id, source) pairs in recipe order. A batch ``{seed, n_maps}`` draws
+    uniformly from every (input, layer, head) (the first batch: exactly ``sample_triples``);
+    optional ``sources`` (list) and ``layers`` ([first, last], 1-indexed) restrict the draw;
+    triples drawn by an earlier batch are never drawn again."""
+    out, seen = [], set()
+    for b_idx, b in enumerate(batches):
+        if set(b) - {"seed", "n_maps", "sources", "layers", "why"}:
+            raise ValueError(f"labelling batch {b_idx + 1}: unknown keys {sorted(set(b) - {'seed', 'n_maps', 'sources', 'layers', 'why'})}")
+        if "sources" not in b and "layers" not in b and not seen:
+            t = sample_triples([i for i, _ in inputs], n_layers, n_heads, b["n_maps"], b["seed"])
+        else:
+            lo, hi = b.get("layers", [1, n_layers])
+            ids = [i for i, src in inputs if "sources" not in b or src in b["sources"]]
+            cands = [(i, li, h) for i in ids for li in range(lo, hi + 1) for h in range(1, n_heads + 1)
+                     if (i, li, h) not in seen]
+            if b["n_maps"] > len(cands):
+                raise ValueError(f"labelling batch {b_idx + 1}: {b['n_maps']} maps asked, {len(cands)} available")
+            pick = np.random.default_rng(b["seed"]).choice(len(cands), size=b["n_maps"], replace=False)
+            t = pd.DataFrame([cands[k] for k in pick], columns=["input_id", "layer", "head"])
+        t.insert(0, "batch", b_idx + 1)
+        seen |= set(zip(t["input_id"], t["layer"], t["head"]))
+        out.append(t)
+    t = pd.concat(out, ignore_index=True)
+    t["map"] = np.arange(len(t))
+    return t[["map", "batch", "input_id", "layer", "head"]]
+
+
 def labelled_set_inputs(recipe: dict, mirror) -> list[dict]:
     """The input records the labelled maps were drawn from, rebuilt from the recipe
     (``config/patterns/recipe.yaml``) and the raw sources under ``mirror``."""
     from .corpora import prepare
+    from .glue import read_split
     from .models import load_tokenizer
 
     mirror = Path(mirror)
@@ -293,59 +291,144 @@ def labelled_set_inputs(recipe: dict, mirror) -> list[dict]:
             recs, _ = prepare("wikipedia", mirror / src["folder"], load_tokenizer(recipe["model"]),
                               file=src["file"], n_segments=src["n_segments"], max_len=recipe["max_len"], seed=src["seed"])
         elif src["kind"] == "glue":
-            recs = glue_dev_records(mirror / src["folder"], src["task"])
+            recs = read_split(mirror / src["folder"], src["task"], "dev")
         else:
             raise ValueError(f"unknown labelled-set source kind {src['kind']!r}")
         pick = sorted(rng.choice(len(recs), size=src["n_inputs"], replace=False).tolist())
-        records.extend(recs[i] for i in pick)
+        tag = src.get("task", src["kind"])
+        records.extend({**recs[i], "source": tag} for i in pick)
     return records
 
 
-def labelled_maps(recipe: dict, mirror, triples: pd.DataFrame | None = None, batch_size: int = 16):
-    """Regenerate the maps of the labelled set: yields (row of ``triples``, map (n, n),
-    kinds, seq_ids, tokens). ``triples`` defaults to ``sample_triples`` of the recipe."""
-    import torch
-
+def iter_record_maps(model, tokenizer, records: list[dict], max_len: int, batch_size: int = 16):
+    """Encode ``records`` (longer inputs truncated to ``max_len``, counted in
+    ``iter_record_maps.counts`` once the loop is done) and yield (item, maps (layers, heads,
+    n, n) float32, rows summing to 1), streamed in length-sorted batch order."""
     from .extraction import encode_records, iter_maps
+
+    items, counts = encode_records(tokenizer, records, max_len, "truncate")
+    iter_record_maps.counts = counts
+    for i, m in iter_maps(model, tokenizer, items, batch_size=batch_size, progress=False):
+        m = m.astype(np.float32)
+        m /= m.sum(-1, keepdims=True)
+        yield items[i], m
+
+
+iter_record_maps.counts = {}
+
+
+def feature_table(model, tokenizer, records: list[dict], max_len: int, batch_size: int = 16,
+                  keep: set | None = None) -> tuple[pd.DataFrame, dict, dict]:
+    """Features of every head's map on every record: one row per (input, layer, head),
+    layer and head 1-indexed, plus ``n_tokens``. ``keep`` (a set of (input_id, layer, head))
+    restricts the rows and returns those maps too: (table, maps by key, counts)."""
+    rows, kept = [], {}
+    for it, m in iter_record_maps(model, tokenizer, records, max_len, batch_size):
+        L, H = m.shape[:2]
+        for li in range(L):
+            for h in range(H):
+                key = (it["source_id"], li + 1, h + 1)
+                if keep is not None and key not in keep:
+                    continue
+                f = map_features(m[li, h], it["kinds"], it["seq_ids"])
+                rows.append({"input_id": key[0], "layer": key[1], "head": key[2], "n_tokens": it["n"], **f})
+                if keep is not None:
+                    kept[key] = (m[li, h], it["kinds"], it["seq_ids"])
+    order = {r["id"]: i for i, r in enumerate(records)}
+    table = pd.DataFrame(rows)
+    if len(table):
+        table = table.sort_values(["input_id", "layer", "head"], key=lambda c: c.map(order) if c.name == "input_id" else c)
+    return table.reset_index(drop=True), kept, dict(iter_record_maps.counts)
+
+
+def labelled_features(recipe: dict, raw_dir, labels: pd.DataFrame, batch_size: int = 16):
+    """Regenerate the maps of the hand-labelled set (``recipe``, raw sources under
+    ``raw_dir``) and compute their features; returns (labels joined with features, maps by
+    map number). Checks that every map has the length recorded when it was labelled."""
+    from .models import load_model, load_tokenizer
+
+    records = labelled_set_inputs(recipe, raw_dir)
+    keys = {(r.input_id, int(r.layer), int(r.head)) for r in labels.itertuples()}
+    ids = {k[0] for k in keys}
+    missing = ids - {r["id"] for r in records}
+    if missing:
+        raise ValueError(f"labelled inputs not produced by the recipe: {sorted(missing)[:5]}")
+    records = [r for r in records if r["id"] in ids]
+    feats, maps, _ = feature_table(load_model(recipe["model"]), load_tokenizer(recipe["model"]), records,
+                                   recipe["max_len"], batch_size, keep=keys)
+    out = labels.merge(feats, on=["input_id", "layer", "head"], how="left", suffixes=("", "_now"), validate="1:1")
+    if "n_tokens" in labels and "n_tokens_now" in out:
+        bad = out[out["n_tokens"] != out["n_tokens_now"]]
+        if len(bad):
+            raise ValueError(f"labelled maps changed length since labelling (maps {bad['map'].tolist()[:5]})")
+        out = out.drop(columns="n_tokens_now")
+    by_map = {int(r.map): maps[(r.input_id, int(r.layer), int(r.head))] for r in labels.itertuples()}
+    return out, by_map
+
+
+def labelled_maps(recipe: dict, raw_dir, triples: pd.DataFrame | None = None, batch_size: int = 16):
+    """Regenerate the maps of the labelled set: yields (row of ``triples``, map (n, n),
+    kinds, seq_ids, tokens) in the order of ``triples`` (default: ``sample_triples`` of
+    the recipe's batches, i.e. the maps as drawn for labelling)."""
     from .models import load_model, load_tokenizer, shape_of
 
-    records = labelled_set_inputs(recipe, mirror)
+    records = labelled_set_inputs(recipe, raw_dir)
     tok = load_tokenizer(recipe["model"])
     model = load_model(recipe["model"])
     L, H = shape_of(model)
     if triples is None:
-        triples = sample_triples([r["id"] for r in records], L, H, recipe["n_maps"], recipe["seed"])
-    items, counts = encode_records(tok, records, recipe["max_len"], "truncate")
-    by_id = {it["source_id"]: i for i, it in enumerate(items)}
-    missing = sorted(set(triples["input_id"]) - set(by_id))
+        triples = sample_batches([(r["id"], r["source"]) for r in records], L, H, recipe["batches"])
+    want = set(triples["input_id"])
+    maps = {it["source_id"]: (it, m) for it, m in iter_record_maps(
+        model, tok, [r for r in records if r["id"] in want], recipe["max_len"], batch_size)}
+    missing = want - set(maps)
     if missing:
-        raise ValueError(f"labelled inputs not in the recipe's inputs: {missing[:5]}")
-    want = sorted({by_id[i] for i in triples["input_id"]})
-    sub = [items[i] for i in want]
-    with torch.inference_mode():
-        maps = {want[j]: m for j, m in iter_maps(model, tok, sub, batch_size=batch_size, progress=False)}
+        raise ValueError(f"labelled inputs not produced by the recipe: {sorted(missing)[:5]}")
     for _, row in triples.iterrows():
-        i = by_id[row["input_id"]]
-        it = items[i]
-        m = maps[i][row["layer"] - 1, row["head"] - 1].astype(np.float32)
-        m /= m.sum(-1, keepdims=True)
-        yield row, m, it["kinds"], it["seq_ids"], it["tokens"]
+        it, m = maps[row["input_id"]]
+        yield row, m[row["layer"] - 1, row["head"] - 1], it["kinds"], it["seq_ids"], it["tokens"]
 
 
 # ---------------------------------------------------------------------------------------
 # drawing
 # ---------------------------------------------------------------------------------------
 
+COLORS = {
+    "Vertical": "#4C72B0",
+    "Diagonal": "#DD8452",
+    "Vertical+Diagonal": "#8172B3",
+    "Block": "#55A868",
+    "Heterogeneous": "#C7C7C7",
+}
 
-def draw_map(ax, m: np.ndarray, kinds: str, seq_ids, title: str | None = None, fontsize: int = 9) -> None:
-    """One map, linear colour scale 0..max, segment boundaries (special tokens) marked
-    with thin light lines."""
+
+def draw_map(ax, m: np.ndarray, kinds: str, seq_ids=None, title: str | None = None, fontsize: int = 9) -> None:
+    """One map, linear colour scale 0..max, special-token positions (segment boundaries)
+    marked by small ticks outside the map."""
     ax.imshow(m, cmap="viridis", vmin=0, vmax=max(float(m.max()), 1e-6), interpolation="nearest")
-    for p, kch in enumerate(kinds):
-        if kch in SPECIAL:
-            for f in (ax.axvline, ax.axhline):
-                f(p, color="white", lw=0.4, alpha=0.5)
-    ax.set_xticks([])
-    ax.set_yticks([])
+    marks = [p for p, kch in enumerate(kinds) if kch in SPECIAL]
+    ax.set_xticks(marks)
+    ax.set_yticks(marks)
+    ax.set_xticklabels([])
+    ax.set_yticklabels([])
+    ax.tick_params(length=2.5, width=0.8, color="0.4")
+    ax.grid(False)
     if title:
         ax.set_title(title, fontsize=fontsize)
+
+
+def stacked_bars(ax, props: pd.DataFrame, group: str = "group") -> None:
+    """Kovaleva Fig. 2: one bar per ``group``, stacked shares (%) of each class."""
+    bottom = np.zeros(len(props))
+    x = np.arange(len(props))
+    for c in CLASSES:
+        v = 100 * props[c].to_numpy()
+        ax.bar(x, v, bottom=bottom, color=COLORS[c], label=c, width=0.7, edgecolor="white", linewidth=0.5)
+        for xi, b, vi in zip(x, bottom, v):
+            if vi >= 6:
+                ax.text(xi, b + vi / 2, f"{vi:.0f}", ha="center", va="center", fontsize=7)
+        bottom += v
+    ax.set_xticks(x)
+    ax.set_xticklabels(props[group], rotation=0)
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("share of head maps (%)")
