@@ -1,0 +1,167 @@
+"""Head accuracy per relation, both directions, and the offset baseline on hand-made maps."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.dep_heads import ALL, DepScorer, paper_table, predictions, score_examples, table1
+from analysis.word_level import word_maps
+
+# units: [CLS] the dog saw cats [SEP]; gold: the->dog (det), dog->saw (nsubj), saw root, cats->saw (dobj)
+UNIT_WORD = np.array([-1, 0, 1, 2, 3, -1])
+HEADS = [1, 2, -1, 2]
+RELS = ["det", "nsubj", "root", "dobj"]
+H0 = [  # dep->head perfect despite heavy [CLS]/[SEP]/self attention
+    [.2, .2, .2, .2, .1, .1],
+    [.5, .3, .15, .03, .02, 0],
+    [.4, .04, .3, .2, .06, 0],
+    [0, .05, .07, .2, .18, .5],
+    [0, .01, .09, .3, .6, 0],
+    [.2, .2, .2, .2, .1, .1],
+]
+H1 = [  # the head word attends to its dependent (det, nsubj)
+    [.2, .2, .2, .2, .1, .1],
+    [.1, .5, .1, .3, 0, 0],
+    [.1, .4, .3, .1, .1, 0],
+    [.1, .1, .4, .3, .1, 0],
+    [.1, .5, .1, .1, .2, 0],
+    [.2, .2, .2, .2, .1, .1],
+]
+MAPS = np.array([[H0, H1]])  # (1 layer, 2 heads, 6, 6)
+
+
+def scored(reverse="row", max_offset=3):
+    sc = DepScorer(1, 2, max_offset=max_offset, reverse=reverse)
+    sc.add_word_maps(MAPS, UNIT_WORD, HEADS, RELS, "s1")
+    return sc
+
+
+def acc(sc, rel, direction):
+    t = pd.DataFrame(sc.tidy())
+    t = t[(t.relation == rel) & (t.direction == direction)].sort_values(["layer", "head"])
+    return t.accuracy.round(4).tolist()
+
+
+def test_predictions_exclude_specials_and_self():
+    pred = predictions(MAPS, UNIT_WORD)
+    assert pred[0, 0].tolist() == [-1, 1, 2, 3, 2, -1]
+    assert pred[0, 1].tolist() == [-1, 2, 0, 1, 0, -1]
+
+
+def test_accuracy_both_directions_by_hand():
+    sc = scored()
+    assert acc(sc, "det", "dep->head") == [1.0, 0.0]
+    assert acc(sc, "det", "head->dep") == [0.0, 1.0]
+    assert acc(sc, "nsubj", "head->dep") == [0.0, 1.0]
+    assert acc(sc, "dobj", "dep->head") == [1.0, 0.0]
+    assert acc(sc, "dobj", "head->dep") == [1.0, 0.0]
+    assert acc(sc, ALL, "dep->head") == [1.0, 0.0]
+    assert acc(sc, ALL, "head->dep") == [round(1 / 3, 4), round(2 / 3, 4)]
+    assert "root" not in sc.n and sc.n[ALL] == 3
+    assert sc.counts["root_arcs"] == 1
+
+
+def test_transpose_reading_of_head_to_dep():
+    # who attends most to the dependent: 'the' <- saw (.05), 'dog' <- the (.15), 'cats' <- saw (.18)
+    sc = scored(reverse="transpose")
+    assert acc(sc, "det", "head->dep")[0] == 0.0
+    assert acc(sc, "dobj", "head->dep")[0] == 1.0
+    assert acc(sc, ALL, "head->dep")[0] == round(1 / 3, 4)
+
+
+def test_offset_baseline_best_per_relation():
+    s = {(r["relation"], r["direction"]): r for r in scored().summary()}
+    assert (s["det", "dep->head"]["best_offset"], s["det", "dep->head"]["baseline_accuracy"]) == (1, 1.0)
+    assert (s["dobj", "dep->head"]["best_offset"], s["dobj", "dep->head"]["baseline_accuracy"]) == (-1, 1.0)
+    assert s[ALL, "dep->head"]["best_offset"] == 1
+    assert s[ALL, "dep->head"]["baseline_accuracy"] == pytest.approx(2 / 3)
+    assert (s[ALL, "head->dep"]["best_offset"], s["dobj", "head->dep"]["best_offset"]) == (-1, 1)
+    assert (s[ALL, "dep->head"]["best_layer"], s[ALL, "dep->head"]["best_head"]) == (1, 1)
+    assert (s[ALL, "head->dep"]["best_layer"], s[ALL, "head->dep"]["best_head"]) == (1, 2)
+    assert s[ALL, "head->dep"]["accuracy"] == pytest.approx(2 / 3)
+
+
+def test_offsets_beyond_k_are_not_tried():
+    sc = DepScorer(1, 1, max_offset=1)
+    wm = np.full((1, 1, 5, 5), 0.2)
+    sc.add_word_maps(wm, np.arange(5), [-1, 0, 0, 0, 0], ["root", "x", "x", "x", "x"], "s")
+    base = {(r["offset"], r["direction"]): r["accuracy"] for r in sc.baselines() if r["relation"] == "x"}
+    assert set(base) == {(-1, "dep->head"), (1, "dep->head"), (-1, "head->dep"), (1, "head->dep")}
+    assert base[-1, "dep->head"] == 0.25  # only word 1's head is one to the left
+
+
+def test_split_windows_score_only_arcs_inside_one_window():
+    sc = DepScorer(1, 1, max_offset=2)
+    w1 = np.full((1, 1, 4, 4), 0.25)  # [CLS] the dog [SEP]
+    w2 = np.full((1, 1, 4, 4), 0.25)  # [CLS] saw cats [SEP]
+    sc.add_word_maps(w1, np.array([-1, 0, 1, -1]), HEADS, RELS, "s1", part=0)
+    sc.add_word_maps(w2, np.array([-1, 2, 3, -1]), HEADS, RELS, "s1", part=1)
+    c = sc.finish_counts()
+    assert (c["sentences"], c["sentences_split"], c["windows_of_split_sentences"]) == (1, 1, 2)
+    assert (c["arcs_total"], c["arcs_scored"], c["arcs_lost_to_split"], c["arcs_lost"]) == (3, 2, 1, 1)
+    assert c["arcs_lost_by_relation"] == {"nsubj": 1}
+    assert sc.n == {"det": 1, "dobj": 1, ALL: 2}
+    # the only other word in each window is the gold head: always right
+    assert acc(sc, ALL, "dep->head") == [1.0]
+
+
+def test_add_uses_word_level_maps():
+    # pieces: [CLS] the do ##g saw [SEP]; 'dog' is two pieces
+    rng = np.random.default_rng(0)
+    a = rng.random((1, 2, 6, 6))
+    a /= a.sum(-1, keepdims=True)
+    wid = [-1, 0, 1, 1, 2, -1]
+    heads, rels = [1, 2, -1], ["det", "nsubj", "root"]
+    s1, s2 = DepScorer(1, 2, how="mean"), DepScorer(1, 2, how="mean")
+    s1.add(a, wid, heads, rels, "s")
+    wm, uw = word_maps(a, wid, "mean")
+    s2.add_word_maps(wm, uw, heads, rels, "s")
+    assert s1.tidy() == s2.tidy()
+
+
+def test_unlabeled_relation_counts_in_all_only():
+    sc = DepScorer(1, 2)
+    sc.add_word_maps(MAPS, UNIT_WORD, HEADS, ["_"] * 4, "s1")
+    assert set(sc.n) == {ALL}
+
+
+def test_table1_min_count_and_paper_numbers():
+    paper = paper_table(Path(__file__).parents[1] / "config" / "paper_numbers" / "clark_table1.csv")
+    main, rare = table1(scored(), paper, min_count=2)
+    assert set(main.relation) == {ALL} and set(rare.relation) == {"det", "nsubj", "dobj"}
+    det = rare[(rare.relation == "det") & (rare.direction == "dep->head")].iloc[0]
+    assert (det.paper_head, det.paper_accuracy, det.paper_baseline) == ("8-11", 94.3, 51.7)
+    assert main.best_direction.sum() == 1
+
+
+class _Ex:
+    def __init__(self, id, attn, word_ids, meta):
+        self.id, self.attn, self.word_ids, self.meta = id, attn, word_ids, meta
+
+
+def test_score_examples_needs_gold_trees():
+    with pytest.raises(ValueError, match="no gold"):
+        score_examples([_Ex("a", MAPS, [-1, 0, -1], {})], 1, 2)
+
+
+def test_extraction_split_end_to_end(tmp_path):
+    """Real tokenizer + tiny random model: a sentence over max_len is split into windows,
+    every arc is either scored in one window or counted as lost."""
+    from analysis.corpora.dependency import read_treebank
+    from analysis.extraction import extract_shard
+    from analysis.models import TINY, load_model, load_tokenizer
+    from analysis.storage import Shards
+
+    fix = Path(__file__).parent / "fixtures" / "dependency"
+    recs, _ = read_treebank(fix, "conllx", files="*.conll10")
+    tok = load_tokenizer(TINY)
+    extract_shard(load_model(TINY, device="cpu"), tok, recs, tmp_path / "shard-0", max_len=5, policy="split",
+                  progress=False)
+    shards = Shards([tmp_path / "shard-0.npy"])
+    sc = score_examples(shards, shards.n_layers, shards.n_heads)
+    c = sc.finish_counts()
+    assert c["sentences"] == len(recs) and c["sentences_split"] >= 2
+    assert c["arcs_scored"] + c["arcs_lost"] == c["arcs_total"]
+    assert c["arcs_lost_to_split"] == c["arcs_lost"] > 0
