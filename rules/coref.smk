@@ -1,0 +1,31 @@
+# Clark et al. 2019 sec. 4.3, Table 2: which heads select a mention's antecedent.
+
+COREF = config.get("coref", {})
+COREF_CORPUS = COREF.get("corpus", "ontogum_dev")
+
+
+rule coref_heads:
+    """Antecedent selection accuracy per head and mention type, with the three baselines."""
+    input:
+        shards=attention_shards(COREF_CORPUS),
+        counts=f"resources/inputs/{{model}}/{COREF_CORPUS}.counts.json",
+        paper=COREF.get("paper_numbers", "config/paper_numbers/clark_table2.csv"),
+    output:
+        table=table("coref_heads"),
+        per_head=table("coref_heads_per_head"),
+        counts="results/{model}/tables/coref_heads.counts.json",
+        figure=figure("coref_heads", "Clark sec. 4: coreference"),
+    params:
+        how=COREF.get("how", "mean"),
+        corpus=COREF_CORPUS,
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    log:
+        rule_log("coref_heads"),
+    script:
+        "../workflow/coref_heads.py"
+
+
+if COREF_CORPUS in CORPORA:
+    ALL_TARGETS.extend(per_model(table("coref_heads"), "results/{model}/figures/coref_heads.png"))

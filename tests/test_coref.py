@@ -1,0 +1,181 @@
+"""Coreference readers (CoNLL-2012, OntoGUM), mention heads/types, windows (analysis/corpora/coref.py)."""
+
+import pytest
+from conftest import FIXTURES
+
+from analysis.corpora import prepare
+from analysis.corpora.coref import (
+    CorefDoc,
+    Mention,
+    make_windows,
+    mention_head,
+    mention_type,
+    parse_coref_cell,
+    read_conll2012,
+    read_ontogum,
+    rule_head,
+)
+
+COREF = FIXTURES / "coref"
+OG = COREF / "ontogum"
+
+
+def spans(doc):
+    return [(m.start, m.end, m.cluster) for m in doc.mentions]
+
+
+def test_parse_coref_cells():
+    assert parse_coref_cell("-") == []
+    assert parse_coref_cell("_") == []
+    assert parse_coref_cell("(12)") == [("one", "12")]
+    assert parse_coref_cell("(3|(12") == [("open", "3"), ("open", "12")]
+    assert parse_coref_cell("12)|3)") == [("close", "12"), ("close", "3")]
+    assert parse_coref_cell("(1(2)") == [("open", "1"), ("one", "2")]  # OntoGUM glues parts
+    assert parse_coref_cell("2)(3") == [("close", "2"), ("open", "3")]
+    with pytest.raises(ValueError, match="f.conll:7: cannot parse"):
+        parse_coref_cell("((1", "f.conll:7")
+
+
+def test_conll2012_reader_nested_and_multi_token():
+    docs = read_conll2012(COREF / "sample_gold_conll")
+    assert [d.id for d in docs] == ["test/doc_0/part_000", "test/doc_0/part_001"]
+    d0, d1 = docs
+    assert d0.sentences == [(0, 5), (5, 12)]
+    assert d0.words[:4] == ["John", "saw", "his", "sister"]
+    # "(3|(1)" on "his": opens 3 (his sister), one-word mention of 1 (his)
+    assert spans(d0) == [(0, 0, "1"), (2, 3, "3"), (2, 2, "1"), (5, 5, "3"), (8, 10, "1")]
+    # nested mentions of the same cluster closing on one word: "4)|4)" closes the inner one first
+    assert spans(d1) == [(0, 7, "4"), (3, 4, "6"), (6, 7, "4"), (10, 10, "4")]
+    assert d1.heads is None and d1.pos[1] == "NN"
+
+
+def _write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def _conll_line(i, word, coref, ncols=13):
+    return "  ".join(["d", "0", str(i), word, "NN", "*"] + ["-"] * (ncols - 7) + [coref])
+
+
+def test_conll2012_unbalanced_brackets_fail_with_file_line(tmp_path):
+    body = "\n".join(["#begin document (d); part 000", _conll_line(0, "a", "(1"), _conll_line(1, "b", "-"), "",
+                      "#end document"]) + "\n"
+    p = _write(tmp_path, "open_conll", body)
+    with pytest.raises(ValueError, match=rf"{p}:2: mention of cluster 1 opened here is never closed"):
+        read_conll2012(p)
+    body = "\n".join(["#begin document (d); part 000", _conll_line(0, "a", "-"), _conll_line(1, "b", "2)"), "",
+                      "#end document"]) + "\n"
+    p = _write(tmp_path, "close_conll", body)
+    with pytest.raises(ValueError, match=rf"{p}:3: closing bracket '2\)' with no open mention"):
+        read_conll2012(p)
+
+
+def test_conll2012_bad_lines(tmp_path):
+    p = _write(tmp_path, "short_conll", "#begin document (d); part 000\nd 0 0 a NN * (1)\n#end document\n")
+    with pytest.raises(ValueError, match=rf"{p}:2: 7 columns"):
+        read_conll2012(p)
+    body = "\n".join(["#begin document (d); part 000", _conll_line(0, "a", "-"), _conll_line(5, "b", "-"), ""])
+    p = _write(tmp_path, "idx_conll", body + "\n#end document\n")
+    with pytest.raises(ValueError, match=rf"{p}:3: word index 5, expected 1"):
+        read_conll2012(p)
+    p = _write(tmp_path, "noend_conll", "#begin document (d); part 000\n" + _conll_line(0, "a", "-") + "\n")
+    with pytest.raises(ValueError, match="no '#end document'"):
+        read_conll2012(p)
+
+
+def test_ontogum_reader_aligns_conllu():
+    d = read_ontogum(OG / "conll" / "doc_a.conll", OG / "conllu" / "doc_a.conllu")
+    assert d.id == "doc_a"
+    assert d.sentences == [(0, 8), (8, 13), (13, 18)]  # from the .conllu; the range line 1-2 skipped
+    assert d.words[13:16] == ["Anna", "'s", "trip"]
+    assert d.heads[0] == 1 and d.heads[1] == -1 and d.heads[13] == 15 and d.heads[14] == 13
+    # glued "(1)(2" and "(4(1)"; clusters 2 and 4 are singletons
+    assert spans(d) == [(0, 0, "1"), (2, 4, "2"), (2, 2, "1"), (6, 6, "3"), (8, 8, "1"), (10, 11, "3"),
+                        (13, 15, "4"), (13, 13, "1")]
+
+
+def test_ontogum_errors(tmp_path):
+    conllu = OG / "conllu" / "doc_a.conllu"
+    text = (OG / "conll" / "doc_a.conll").read_text()
+    p = _write(tmp_path, "bad.conll", text.replace("1\tmet\t_", "1\tmeet\t_"))
+    with pytest.raises(ValueError, match=rf"{p}:3: word 'meet' but .*doc_a.conllu:5 has 'met'"):
+        read_ontogum(p, conllu)
+    p = _write(tmp_path, "unbal.conll", text.replace("4\tfriend\t2)", "4\tfriend\t_"))
+    with pytest.raises(ValueError, match=rf"{p}:4: mention of cluster 2 opened here is never closed"):
+        read_ontogum(p, conllu)
+    d = read_ontogum(p, conllu, strict=False)
+    assert d.counts["unbalanced_brackets_skipped"] == 1 and (2, 4, "2") not in spans(d)
+    p = _write(tmp_path, "empty.conll", text.replace("1\tmet\t_", "1\t\t_"))  # upstream quirk: '|' words empty
+    d = read_ontogum(p, conllu)
+    assert d.words[1] == "met" and d.counts["words_restored_from_conllu"] == 1
+
+
+def test_heads_from_tree_and_types():
+    d = read_ontogum(OG / "conll" / "doc_a.conll", OG / "conllu" / "doc_a.conllu")
+    got = {(m.start, m.end): d.words[mention_head(d, m)] for m in d.mentions}
+    assert got == {(0, 0): "Anna", (2, 4): "friend", (2, 2): "her", (6, 6): "Paris", (8, 8): "She",
+                   (10, 11): "city", (13, 15): "trip", (13, 13): "Anna"}
+    types = {(m.start, m.end): mention_type(d, m, mention_head(d, m)) for m in d.mentions}
+    assert types[(0, 0)] == "proper" and types[(2, 2)] == "pronoun" and types[(2, 4)] == "nominal"
+    assert types[(8, 8)] == "pronoun" and types[(10, 11)] == "nominal" and types[(13, 15)] == "nominal"
+
+
+def test_head_skips_punctuation_and_picks_highest():
+    # "the city ." with the period attached outside the span: the head is still "city"
+    d = CorefDoc("x", ["She", "liked", "the", "city", "."], [(0, 5)], [], pos=["PRP", "VBD", "DT", "NN", "."],
+                 heads=[1, -1, 3, 1, 1], deprels=["nsubj", "root", "det", "obj", "punct"])
+    assert mention_head(d, Mention(2, 4, "1")) == 3
+    # a span that is not a subtree: both "liked" (root, depth 0) and "She" point outside; the root wins
+    assert mention_head(d, Mention(0, 1, "1")) == 1
+
+
+def test_rule_head():
+    w = ["the", "school", "of", "Dr.", "William", "Glennie"]
+    assert rule_head(w, ["DT", "NN", "IN", "NNP", "NNP", "NNP"]) == 1
+    assert rule_head(w, [None] * 6) == 1  # POS unknown: 'of' from the stop-word list
+    assert rule_head(["Dr.", "William", "Glennie"], ["NNP", "NNP", "NNP"]) == 2
+    assert rule_head(["Byron", "'s", "junior"], ["NNP", "POS", "NN"]) == 2
+    assert rule_head(["he"], ["PRP"]) == 0
+    assert rule_head(["the", "man", ",", "who", "left"], ["DT", "NN", ",", "WP", "VBD"]) == 1
+    d = read_conll2012(COREF / "sample_gold_conll")[1]
+    assert [d.words[mention_head(d, m)] for m in d.mentions] == ["president", "club", "Smith", "herself"]
+    assert [mention_type(d, m, mention_head(d, m)) for m in d.mentions] == ["nominal", "nominal", "proper", "pronoun"]
+
+
+def test_make_windows():
+    units = [(0, 5, 5), (5, 10, 5), (10, 15, 5), (15, 20, 5)]
+    assert make_windows(units, budget=10, stride=5) == [(0, 10), (5, 15), (10, 20)]
+    assert make_windows(units, budget=10, stride=10) == [(0, 10), (10, 20)]
+    assert make_windows(units, budget=100, stride=5) == [(0, 20)]
+    # stride below one unit still moves on by one unit
+    assert make_windows(units, budget=10, stride=1) == [(0, 10), (5, 15), (10, 20)]
+    with pytest.raises(ValueError, match="does not fit"):
+        make_windows([(0, 3, 12)], budget=10, stride=5)
+
+
+def test_ontogum_windows_and_counts(tokenizer):
+    # tiny tokenizer: sentences of 8, 5, 6 pieces ("'s" = 2); budget 16 - 2 = 14
+    recs, counts = prepare("ontogum", OG, tokenizer, split="dev", max_len=16, stride=5)
+    assert [r["meta"]["word_offset"] for r in recs] == [0, 8]
+    assert [len(r["words"][0]) for r in recs] == [13, 10]
+    assert counts["documents_used"] == 1 and counts["missing"] == ["doc_missing"]
+    assert counts["anaphors"] == 4 and counts["anaphors_scorable"] == 4
+    assert counts["anaphors_not_scorable_across_windows"] == 0
+    # Anna(13) - Anna(0) and Anna(13) - her(2) never share a window; the other 5 pairs do
+    assert counts["pairs_in_one_window"] == 5 and counts["pairs_across_windows"] == 2
+    scored = [[(m["start"], m["end"]) for m in r["meta"]["mentions"] if m["scored"]] for r in recs]
+    assert scored == [[(2, 2), (8, 8), (10, 11)], [(5, 5)]]  # window word indices
+    w1 = {(m["start"], m["end"]): m for m in recs[1]["meta"]["mentions"]}
+    assert w1[(5, 7)]["head"] == 7 and w1[(5, 7)]["head_word"] == "trip"
+    # non-overlapping sentence windows: Anna(13) has no antecedent in its window
+    recs, counts = prepare("ontogum", OG, tokenizer, split="dev", max_len=12, stride=5)
+    assert len(recs) == 3
+    assert counts["anaphors_scorable"] == 1 and counts["anaphors_not_scorable_across_windows"] == 3
+
+
+def test_conll2012_reader_registered(tokenizer):
+    recs, counts = prepare("conll2012", COREF, tokenizer, pattern="*_conll", max_len=64)
+    assert [r["id"] for r in recs] == ["test/doc_0/part_000#w000", "test/doc_0/part_001#w000"]
+    assert counts["documents"] == 2 and counts["anaphors"] == 4  # his, She, the tall man, herself

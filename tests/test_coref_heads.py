@@ -1,0 +1,145 @@
+"""Antecedent selection per head and the baselines (analysis/coref_heads.py) on hand-made cases."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from conftest import FIXTURES, ROOT
+
+from analysis.coref_heads import Case, head_correct, read_paper_numbers, score, window_cases
+from analysis.corpora import prepare
+from analysis.word_level import word_maps
+
+
+def M(start, end, cluster, type="nominal", text=None, head=None, head_word=None, number=None, gender=None,
+      person=3, scored=False):
+    return {"start": start, "end": end, "head": end if head is None else head, "cluster": cluster, "type": type,
+            "text": text or f"m{start}", "head_word": head_word or (text or f"m{start}").split()[-1],
+            "number": number, "gender": gender, "person": person, "scored": scored}
+
+
+def picks(cases):
+    return [{k: int(v) for k, v in c.baseline_correct.items()} for c in cases]
+
+
+def test_baselines_on_fixture_document(tokenizer):
+    # one window holding the whole OntoGUM fixture (Anna met her old friend in Paris. She liked the city. ...)
+    recs, _ = prepare("ontogum", FIXTURES / "coref" / "ontogum", tokenizer, split="dev", max_len=64)
+    assert len(recs) == 1
+    cases = window_cases(recs[0]["meta"]["mentions"])
+    assert [(c.head, c.type) for c in cases] == [(2, "pronoun"), (8, "pronoun"), (11, "nominal"), (13, "proper")]
+    # her <- Anna: every baseline right. She: nearest is Paris (also agrees: sg, gender unknown) -> all wrong.
+    # the city: nearest is She, no same head, no exact match -> all wrong.
+    # Anna(13): nearest is "the city"; same head word / exact string: Anna(0) -> right.
+    assert picks(cases) == [
+        {"nearest": 1, "same_head": 1, "rule_based": 1},
+        {"nearest": 0, "same_head": 0, "rule_based": 0},
+        {"nearest": 0, "same_head": 0, "rule_based": 0},
+        {"nearest": 0, "same_head": 1, "rule_based": 1},
+    ]
+    she = cases[1]
+    assert she.cand_heads.tolist() == [0, 2, 4, 6] and she.gold.tolist() == [True, True, False, False]
+
+
+def test_conll2012_baselines(tokenizer):
+    recs, _ = prepare("conll2012", FIXTURES / "coref", tokenizer, pattern="*_conll", max_len=64)
+    cases = window_cases(recs[0]["meta"]["mentions"])  # John saw his sister. She waved at the tall man.
+    assert [c.head for c in cases] == [2, 5, 10]
+    # She -> nearest "his sister" (sg, female word list) is right; the tall man -> nearest She is wrong
+    assert picks(cases) == [{"nearest": 1, "same_head": 1, "rule_based": 1},
+                            {"nearest": 1, "same_head": 1, "rule_based": 1},
+                            {"nearest": 0, "same_head": 0, "rule_based": 0}]
+    cases = window_cases(recs[1]["meta"]["mentions"])  # herself <- The president ..., Mary Smith (contains-rule)
+    assert [c.head for c in cases] == [10] and cases[0].cand_heads.tolist() == [1, 4, 7]
+    assert cases[0].gold.tolist() == [True, False, True]
+
+
+def test_rule_based_sieve_agreement_and_string_match():
+    ms = [
+        M(0, 1, "w", text="the woman", head_word="woman", number="sg", gender="f"),
+        M(3, 4, "d", text="the dogs", head_word="dogs", number="pl"),
+        M(6, 7, "m", text="the man", head_word="man", number="sg", gender="m"),
+        M(9, 9, "w", type="pronoun", text="she", number="sg", gender="f", scored=True),  # -> the woman
+        M(11, 11, "d", type="pronoun", text="they", number="pl", scored=True),  # -> the dogs (man is sg)
+        M(13, 14, "m", text="the man", head_word="man", scored=True),  # exact string match
+        M(16, 18, "w", text="the old woman", head_word="woman", scored=True),  # head match (not exact)
+    ]
+    cases = window_cases(ms)
+    assert picks(cases) == [
+        {"nearest": 0, "same_head": 0, "rule_based": 1},
+        {"nearest": 0, "same_head": 0, "rule_based": 1},
+        {"nearest": 0, "same_head": 1, "rule_based": 1},
+        {"nearest": 0, "same_head": 1, "rule_based": 1},
+    ]
+    # first/second person pronouns only agree with the same person
+    cases = window_cases([M(0, 0, "a", text="John", number="sg"), M(2, 2, "i", type="pronoun", text="I", person=1),
+                          M(4, 4, "b", text="Mary", number="sg"),
+                          M(6, 6, "i", type="pronoun", text="me", number="sg", person=1, scored=True)])
+    assert picks(cases) == [{"nearest": 0, "same_head": 0, "rule_based": 1}]
+
+
+def test_mention_without_distinct_antecedent_head_is_counted():
+    counts = {}
+    ms = [M(0, 2, "a", head=2), M(1, 3, "a", head=2, scored=True)]  # the antecedent shares the head word
+    assert window_cases(ms, counts) == []
+    assert counts["skipped_antecedents_share_head"] == 1
+
+
+def _maps(rows, n):
+    """(1, len(rows), n, n) maps: uniform rows except the given attending row per head."""
+    a = np.full((1, len(rows), n, n), 1.0 / n, dtype=np.float32)
+    for h, (i, row) in enumerate(rows):
+        a[0, h, i] = np.asarray(row, dtype=np.float32)
+    return a
+
+
+def test_head_correct_hand_made_maps():
+    word_ids = [-1, 0, 1, 2, 3, 4, -1]  # [CLS] w0..w4 [SEP]
+    case = Case(head=4, type="pronoun", cand_heads=np.array([0, 2]), gold=np.array([False, True]),
+                baseline_correct={})
+    a = _maps([
+        (5, [0, 0.05, 0, 0.15, 0, 0.3, 0.5]),  # most on [SEP] and itself (ignored), then w2 -> right
+        (5, [0, 0.4, 0.5, 0.1, 0, 0, 0]),  # w1 is no candidate; w0 beats w2 -> wrong
+        (5, [1 / 7] * 7),  # tie -> the first candidate (w0) -> wrong
+    ], 7)
+    wm, uw = word_maps(a, word_ids)
+    assert head_correct(wm, uw, case).tolist() == [[True, False, False]]
+    # word pieces: attention TO a word is the sum over its pieces (w2 = two pieces of 0.15)
+    word_ids = [-1, 0, 1, 2, 2, 3, 4, -1]
+    a = _maps([(6, [0, 0.2, 0, 0.15, 0.15, 0, 0.1, 0.4])], 8)
+    wm, uw = word_maps(a, word_ids)
+    assert head_correct(wm, uw, case).tolist() == [[True]]
+
+
+def test_score_and_tables():
+    # window 1: mention at w4 (pronoun) with antecedent w2, candidate w0; window 2: w3 (proper) <- w1, cand w0
+    ex1 = SimpleNamespace(id="d#w000", word_ids=[-1, 0, 1, 2, 3, 4, -1], meta={"mentions": [
+        M(0, 0, "x"), M(2, 2, "a"), M(4, 4, "a", type="pronoun", scored=True)]},
+        attn=_maps([(5, [0, 0.05, 0, 0.15, 0, 0.3, 0.5]), (5, [0, 0.4, 0.5, 0.1, 0, 0, 0])], 7))
+    ex2 = SimpleNamespace(id="d#w001", word_ids=[-1, 0, 1, 2, 3, -1], meta={"mentions": [
+        M(0, 0, "x"), M(1, 1, "b"), M(3, 3, "b", type="proper", scored=True)]},
+        attn=_maps([(4, [0, 0.1, 0.6, 0, 0.2, 0.1]), (4, [0, 0.6, 0.1, 0, 0.2, 0.1])], 6))
+    ex3 = SimpleNamespace(id="d#w002", word_ids=[-1, 0, -1], meta={"mentions": []}, attn=None)  # no cases
+    tally, counts = score([ex1, ex2, ex3], 1, 2)
+    assert counts["cases"] == 2 and counts["windows"] == 3 and counts["windows_with_cases"] == 2
+    assert tally.heads["all"].tolist() == [[2, 0]]
+    assert tally.heads["pronoun"].tolist() == [[1, 0]] and tally.heads["proper"].tolist() == [[1, 0]]
+    assert tally.n == {"all": 2, "pronoun": 1, "proper": 1, "nominal": 0}
+    assert tally.best_head() == (1, 1)
+    per_head = tally.per_head_table()
+    row = per_head[(per_head.layer == 1) & (per_head["head"] == 2) & (per_head.mention_type == "all")]
+    assert row["accuracy"].item() == 0 and row["n"].item() == 2
+    paper = read_paper_numbers(ROOT / "config" / "paper_numbers" / "clark_table2.csv")
+    summ = tally.summary_table(paper)
+    best = summ[(summ.system == "best_head") & (summ.mention_type == "all")]
+    assert best["label"].item() == "head 1-1" and best["accuracy"].item() == 1.0
+    assert best["paper_accuracy"].item() == pytest.approx(0.65)
+    near = summ[(summ.system == "nearest") & (summ.mention_type == "all")]
+    assert near["accuracy"].item() == 1.0  # nearest of w4 is w2, of w3 is w1: both antecedents
+    assert len(summ) == 16
+
+
+def test_split_windows_are_refused():
+    ex = SimpleNamespace(id="d#w000#1", word_ids=[], meta={"mentions": [], "part": 1}, attn=None)
+    with pytest.raises(ValueError, match="split or truncated"):
+        score([ex], 1, 1)
