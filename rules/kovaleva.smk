@@ -1,0 +1,179 @@
+# Kovaleva et al. 2019 ("Revealing the dark secrets of BERT"): fine-tuning on GLUE (Tab. 1),
+# change of the maps after fine-tuning (Fig. 4), attention to special tokens after
+# fine-tuning (Fig. 5), disabling heads and layers (Fig. 6).
+#
+# Paths other rules may use (the {task} wildcard is a GLUE task name, e.g. SST-2):
+#   resources/finetune/{model}/{task}/model/            fine-tuned checkpoint (save_pretrained dir,
+#                                                       tokenizer included; load_model(dir, head=...))
+#   resources/finetune/{model}/{task}/dev_metrics.json  its dev scores (+ pre-trained / majority)
+#   resources/attention_glue/{model}/{variant}/{task}/shard-0.npy/.json
+#                                                       maps (analysis.storage.Shards) of the first
+#                                                       kovaleva.change_examples dev inputs (seeded draw),
+#                                                       variant = pretrained | finetuned; meta.label = gold
+# GLUE dev inputs themselves: analysis.glue.read_split("resources/raw/glue", task, "dev").
+
+KOV = config["kovaleva"]
+GLUE_TASKS = KOV["tasks"]
+GLUE_RAW = "resources/raw/glue/SHA256SUMS"
+
+
+wildcard_constraints:
+    task="|".join(map(re.escape, GLUE_TASKS)) if GLUE_TASKS else "NONE",
+    variant="pretrained|finetuned",
+
+
+def checkpoint_dir(wildcards):
+    return f"resources/finetune/{wildcards.model}/{wildcards.task}/model"
+
+
+rule finetune:
+    """Fine-tune the model on one GLUE task (head on the pooled [CLS]); dev scores before/after."""
+    input:
+        GLUE_RAW,
+    output:
+        checkpoint=directory("resources/finetune/{model}/{task}/model"),
+        metrics="resources/finetune/{model}/{task}/dev_metrics.json",
+        history="resources/finetune/{model}/{task}/history.csv",
+    params:
+        spec=model_spec,
+        settings=KOV["finetune"],
+        seed=KOV["seed"],
+    threads: 2
+    resources:
+        gpu=1,
+        mem_mb=8000,
+        runtime=120,
+    log:
+        "logs/{model}/finetune/{task}.log",
+    benchmark:
+        "benchmarks/{model}/finetune/{task}.tsv"
+    script:
+        "../workflow/finetune.py"
+
+
+rule finetune_scores:
+    """Dev scores of every fine-tuned task next to the pre-trained (random head) and majority scores."""
+    input:
+        expand("resources/finetune/{{model}}/{task}/dev_metrics.json", task=GLUE_TASKS),
+    output:
+        table=table("finetune_scores"),
+        figure=figure("finetune_scores", "Kovaleva: fine-tuning"),
+    log:
+        rule_log("finetune_scores"),
+    script:
+        "../workflow/finetune_scores.py"
+
+
+rule glue_attention:
+    """Maps of the pre-trained or fine-tuned model on a task's dev inputs (the same inputs for both)."""
+    input:
+        raw=GLUE_RAW,
+        checkpoint=lambda wc: checkpoint_dir(wc) if wc.variant == "finetuned" else [],
+    output:
+        multiext("resources/attention_glue/{model}/{variant}/{task}/shard-0", ".npy", ".json"),
+    params:
+        spec=model_spec,
+        n_examples=KOV["change_examples"],
+        seed=KOV["seed"],
+        max_len=KOV["finetune"]["max_len"],
+        batch_size=config["batch_size"],
+    threads: 2
+    resources:
+        gpu=1,
+        mem_mb=4000,
+        runtime=30,
+    log:
+        "logs/{model}/glue_attention/{variant}-{task}.log",
+    script:
+        "../workflow/glue_attention.py"
+
+
+def glue_shards(variant):
+    return expand(
+        "resources/attention_glue/{{model}}/{variant}/{task}/shard-0.npy", variant=variant, task=GLUE_TASKS
+    )
+
+
+rule finetune_change:
+    """Per head: cosine similarity of pre-trained vs fine-tuned maps on the same dev inputs (Fig. 4)."""
+    input:
+        pretrained=glue_shards("pretrained"),
+        finetuned=glue_shards("finetuned"),
+    output:
+        table=table("finetune_change"),
+        figure=figure("finetune_change", "Kovaleva: fine-tuning"),
+    params:
+        tasks=GLUE_TASKS,
+    log:
+        rule_log("finetune_change"),
+    script:
+        "../workflow/finetune_change.py"
+
+
+rule finetune_special_tokens:
+    """Per layer: attention to [CLS], [SEP], '.'/',' in the fine-tuned models, per task (Fig. 5)."""
+    input:
+        pretrained=glue_shards("pretrained"),
+        finetuned=glue_shards("finetuned"),
+    output:
+        table=table("finetune_special_tokens"),
+        figure=figure("finetune_special_tokens", "Kovaleva: fine-tuning"),
+    params:
+        tasks=GLUE_TASKS,
+    log:
+        rule_log("finetune_special_tokens"),
+    script:
+        "../workflow/finetune_special_tokens.py"
+
+
+rule disable_heads_scores:
+    """Dev score of the fine-tuned model with each head (and each layer) made uniform, one task."""
+    input:
+        raw=GLUE_RAW,
+        checkpoint=checkpoint_dir,
+    output:
+        scores="resources/disable_heads/{model}/{task}.csv",
+        cost="resources/disable_heads/{model}/{task}.cost.json",
+    params:
+        n_examples=KOV["disable_examples"],
+        max_batch=KOV["disable_max_batch"],
+        max_len=KOV["finetune"]["max_len"],
+        seed=KOV["seed"],
+    threads: 2
+    resources:
+        gpu=1,
+        mem_mb=8000,
+        runtime=60,
+    log:
+        "logs/{model}/disable_heads_scores/{task}.log",
+    benchmark:
+        "benchmarks/{model}/disable_heads_scores/{task}.tsv"
+    script:
+        "../workflow/disable_heads_scores.py"
+
+
+rule disable_heads:
+    """Heat-maps of the change in dev score when one head / one layer is disabled (Fig. 6)."""
+    input:
+        scores=expand("resources/disable_heads/{{model}}/{task}.csv", task=GLUE_TASKS),
+        cost=expand("resources/disable_heads/{{model}}/{task}.cost.json", task=GLUE_TASKS),
+    output:
+        table=table("disable_heads"),
+        cost=table("disable_heads_cost"),
+        figure=figure("disable_heads", "Kovaleva: fine-tuning"),
+    params:
+        tasks=GLUE_TASKS,
+    log:
+        rule_log("disable_heads"),
+    script:
+        "../workflow/disable_heads.py"
+
+
+ALL_TARGETS.extend(
+    per_model(
+        *(
+            f"results/{{model}}/figures/{n}.png"
+            for n in ["finetune_scores", "finetune_change", "finetune_special_tokens", "disable_heads"]
+        )
+    )
+)

@@ -1,0 +1,138 @@
+"""Disabling heads: the hooks change the output exactly as a hand-written uniform-attention
+layer does; caching the lower layers gives the same numbers as re-running them."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from analysis.disable_heads import UniformHeads, disabled_logits, start_at_layer, variants
+from analysis.models import TINY, load_model, shape_of
+
+
+@pytest.fixture(scope="module")
+def clf():
+    model = load_model(TINY, head="classification", device="cpu", num_labels=3)
+    with torch.no_grad():  # sharpen the random model's near-uniform attention, enlarge its logits
+        for layer in model.bert.encoder.layer:
+            layer.attention.self.query.weight.mul_(25)
+            layer.attention.self.key.weight.mul_(25)
+            layer.attention.self.value.weight.mul_(10)
+        model.classifier.weight.mul_(50)
+    return model
+
+
+@pytest.fixture(scope="module")
+def batch(tokenizer):
+    enc = tokenizer(["the cat sat on the mat .", "a dog"], ["it was happy", "barked loudly at the moon , twice"],
+                    padding=True, return_tensors="pt")
+    assert (enc["attention_mask"] == 0).any()  # padding present
+    return dict(enc)
+
+
+def manual_layer(layer, x, key_mask, n_heads, off_heads):
+    """A BERT layer written out by hand; heads in ``off_heads`` get probabilities 1/L over
+    the L real tokens of their example."""
+    sa = layer.attention.self
+    b, n, hd = x.shape
+    d = hd // n_heads
+
+    def split(t):
+        return t.view(b, n, n_heads, d).transpose(1, 2)
+
+    q, k, v = split(sa.query(x)), split(sa.key(x)), split(sa.value(x))
+    scores = q @ k.transpose(-1, -2) / math.sqrt(d)
+    scores = scores.masked_fill(~key_mask[:, None, None, :], float("-inf"))
+    p = torch.softmax(scores, -1)
+    for h in off_heads:
+        u = key_mask.float() / key_mask.float().sum(-1, keepdim=True)
+        p[:, h] = u[:, None, :].expand(b, n, n)
+    ctx = (p @ v).transpose(1, 2).reshape(b, n, hd)
+    a = layer.attention.output.LayerNorm(layer.attention.output.dense(ctx) + x)
+    return layer.output.LayerNorm(layer.output.dense(layer.intermediate(a)) + a), p
+
+
+def manual_logits(model, batch, target, off_heads):
+    n_layers, n_heads = shape_of(model)
+    bert = model.bert
+    x = bert.embeddings(input_ids=batch["input_ids"], token_type_ids=batch["token_type_ids"])
+    key_mask = batch["attention_mask"].bool()
+    for i, layer in enumerate(bert.encoder.layer):
+        x, _ = manual_layer(layer, x, key_mask, n_heads, off_heads if i == target else ())
+    return model.classifier(bert.pooler(x))
+
+
+@torch.inference_mode()
+def test_manual_layer_matches_model_when_nothing_disabled(clf, batch):
+    torch.testing.assert_close(manual_logits(clf, batch, 0, ()), clf(**batch).logits, atol=1e-5, rtol=1e-5)
+
+
+@torch.inference_mode()
+@pytest.mark.parametrize("target,off", [(0, (1,)), (1, (3,)), (1, (0, 2)), (0, (0, 1, 2, 3))])
+def test_hook_equals_hand_computation(clf, batch, target, off):
+    n_layers, n_heads = shape_of(clf)
+    b = batch["input_ids"].shape[0]
+    normal = clf(**batch).logits
+    disable = torch.zeros((b, n_heads), dtype=torch.bool)
+    disable[:, list(off)] = True
+    with UniformHeads(clf) as uh:
+        uh.set(target, disable, batch["attention_mask"].bool())
+        out = clf(**batch, output_attentions=True)
+        assert uh.calls == 1
+    expected = manual_logits(clf, batch, target, off)
+    torch.testing.assert_close(out.logits, expected, atol=1e-5, rtol=1e-5)
+    assert not torch.allclose(out.logits, normal, atol=1e-4)  # it did change the output
+    # the returned attention of a disabled head is 1/L on the L real tokens
+    att = out.attentions[target]
+    real = batch["attention_mask"].sum(-1)
+    for i in range(b):
+        L = int(real[i])
+        np.testing.assert_allclose(att[i, off[0], :, :L].numpy(), 1.0 / L, rtol=1e-6)
+        assert float(att[i, off[0], :, L:].abs().sum()) == 0.0
+    # after the context the model is back to normal
+    torch.testing.assert_close(clf(**batch).logits, normal)
+
+
+@torch.inference_mode()
+def test_padding_does_not_change_a_disabled_head(clf, tokenizer):
+    """Uniform over REAL tokens: an example gives the same logits alone and padded in a batch."""
+    one = dict(tokenizer(["a dog"], ["barked"], return_tensors="pt"))
+    two = dict(tokenizer(["a dog", "the cat sat on the mat today"], ["barked", "and slept"],
+                         padding=True, return_tensors="pt"))
+    with UniformHeads(clf) as uh:
+        outs = []
+        for enc in (one, two):
+            dis = torch.zeros((enc["input_ids"].shape[0], 4), dtype=torch.bool)
+            dis[:, 2] = True
+            uh.set(0, dis, enc["attention_mask"].bool())
+            outs.append(clf(**enc).logits[0])
+    torch.testing.assert_close(outs[0], outs[1], atol=1e-5, rtol=1e-5)
+
+
+@torch.inference_mode()
+def test_start_at_layer_reproduces_full_forward(clf, batch):
+    out = clf(**batch, output_hidden_states=True)
+    for layer in range(shape_of(clf)[0]):
+        with start_at_layer(clf, layer, out.hidden_states[layer]):
+            torch.testing.assert_close(clf(**batch).logits, out.logits, atol=1e-5, rtol=1e-5)
+    assert len(clf.bert.encoder.layer) == shape_of(clf)[0]  # restored
+
+
+def test_disabled_logits_cached_equals_uncached_and_by_hand(clf, batch):
+    L, H = shape_of(clf)
+    batches = [batch, {k: v[:1] for k, v in batch.items()}]
+    base, per_var, cost = disabled_logits(clf, batches, max_batch=6, cache=True, progress=False)
+    base2, per_var2, cost2 = disabled_logits(clf, batches, max_batch=1000, cache=False, progress=False)
+    np.testing.assert_allclose(per_var, per_var2, atol=1e-5)
+    np.testing.assert_allclose(base, base2, atol=1e-6)
+    var = variants(L, H)
+    assert per_var.shape == (L * (H + 1), 3, 3)
+    with torch.inference_mode():
+        for v in [0, H, H + 1, len(var) - 1]:
+            layer, off = var[v]
+            np.testing.assert_allclose(per_var[v, :2], manual_logits(clf, batch, layer, off).numpy(), atol=1e-5)
+    # L(L+1)/2 instead of L^2 layer passes per variant (plus the unmodified pass)
+    n = 3
+    assert cost["layer_passes"] == n * L + n * (H + 1) * sum(L - layer for layer in range(L))
+    assert cost2["layer_passes"] == cost["layer_passes_without_cache"] == n * L * (1 + len(var))
