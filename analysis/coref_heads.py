@@ -211,13 +211,18 @@ def plot(per_head: pd.DataFrame, summary: pd.DataFrame, model: str, n_windows: i
 
     L = int(per_head["layer"].max())
     H = int(per_head["head"].max())
-    width = max(6.8, 3.2 + 0.28 * H)
-    fig, (ax0, ax1) = new_figure(width, max(2.6, 0.25 * L + 1.2), ncols=2,
-                                 gridspec_kw={"width_ratios": [max(H, 4) * 0.28 + 0.8, 3.4]})
+    from matplotlib.patches import Rectangle
+
+    width = max(7.2, 4.4 + 0.28 * H)
+    fig, (ax0, ax1) = new_figure(width, max(2.8, 0.25 * L + 1.4), ncols=2,
+                                 gridspec_kw={"width_ratios": [max(H, 4) * 0.28 + 0.8, 4.2]})
     t = per_head[per_head["mention_type"] == "all"].copy()
     t["accuracy_pct"] = 100 * t["accuracy"]
-    head_heatmap(ax0, t, "accuracy_pct", vmin=0, vmax=100, cbar_label="accuracy (%)", fmt=".0f")
-    ax0.set_title(f"antecedent selection per head\n(all mentions, n={int(t['n'].iloc[0])})")
+    head_heatmap(ax0, t, "accuracy_pct", vmin=0, vmax=100, cbar_label="accuracy (%)", fmt="{:.0f}",
+                 annotate_above=50 if L * H <= 200 else None)
+    best = summary[summary["system"] == "best_head"].iloc[0]
+    ax0.add_patch(Rectangle((best["head"] - 1, best["layer"] - 1), 1, 1, fill=False, edgecolor="red", lw=1.5))
+    ax0.set_title(f"per-head accuracy, all mentions\n(n={int(t['n'].iloc[0])}; >= 50% labelled; red: best)")
     systems = list(dict.fromkeys(summary["system"]))
     labels = dict(zip(summary["system"], summary["label"]))
     x = np.arange(len(TYPES))
@@ -230,7 +235,7 @@ def plot(per_head: pd.DataFrame, summary: pd.DataFrame, model: str, n_windows: i
             ax1.scatter(xs, 100 * rows["paper_accuracy"], marker="_", s=60, color="k", linewidths=1.5,
                         label="paper (bert-base)" if k == 0 else None, zorder=3)
     ns = summary[summary["system"] == systems[0]].set_index("mention_type").reindex(TYPES)["n"]
-    ax1.set_xticks(x, [f"{t}\n(n={int(n)})" for t, n in zip(TYPES, ns)])
+    ax1.set_xticks(x, [f"{t}\n(n={int(n)})" for t, n in zip(TYPES, ns)], fontsize=6.5)
     ax1.set_ylim(0, 100)
     ax1.set_ylabel("antecedent selection accuracy (%)")
     ax1.set_title("best head vs baselines")
