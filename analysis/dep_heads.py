@@ -290,9 +290,9 @@ def plot_best(main, model: str, corpus: str):
     ax.set_xlabel("accuracy (fraction of arcs)", fontsize=9)
     ax.tick_params(axis="x", labelsize=8)
     ax.set_title(f"{model} on {corpus}: best head per relation vs offset baseline", fontsize=9)
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.45, -0.5 / (0.36 * len(rels) + 1.2)), ncol=3,
-              frameon=False)
     fig.tight_layout()
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, frameon=False)
     return fig
 
 
@@ -331,7 +331,7 @@ def plot_grid(full, main, relations: list[str], model: str, corpus: str, ncols: 
     fig.suptitle(f"{model} on {corpus}: accuracy of each head per dependency relation", fontsize=10)
     fig.tight_layout()
     if im is not None:
-        cb = fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.6, pad=0.02)
+        cb = fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.6 if nrows > 1 else 0.95, pad=0.02)
         cb.set_label("accuracy", fontsize=8)
         cb.ax.tick_params(labelsize=8)
     return fig
@@ -341,10 +341,13 @@ def plot_grid(full, main, relations: list[str], model: str, corpus: str, ncols: 
 
 
 def pick_example(examples: Iterable, relation: str, sentence: str | None = None, min_words: int = 6,
-                 max_words: int = 20):
+                 max_words: int = 20, head: tuple[int, int] | None = None, direction: str = "dep->head",
+                 how: str = "mean"):
     """The example to draw: the one whose sentence id is ``sentence``, or else the first
-    unsplit sentence of ``min_words``..``max_words`` words with a ``relation`` arc."""
-    fallback = None
+    unsplit sentence of ``min_words``..``max_words`` words with a ``relation`` arc on which
+    ``head`` (layer, head; 1-indexed) predicts every ``relation`` arc right in ``direction``
+    (the first fitting sentence when none does; the shortest one when none fits)."""
+    fallback = first_fit = None
     for ex in examples:
         sid = ex.id.split("#", 1)[0]
         if sentence is not None:
@@ -355,14 +358,35 @@ def pick_example(examples: Iterable, relation: str, sentence: str | None = None,
         if relation not in rels or ex.meta.get("part") is not None:
             continue
         if min_words <= len(rels) <= max_words:
-            return ex
+            if head is None or _all_right(ex, relation, head, direction, how):
+                return ex
+            first_fit = first_fit or ex
+            continue
         if fallback is None or len(rels) < len(fallback.meta["rels"]):
             fallback = ex
     if sentence is not None:
         raise ValueError(f"sentence {sentence!r} is not in the corpus's shards")
+    if first_fit is not None:
+        return first_fit
     if fallback is None:
         raise ValueError(f"no sentence with a {relation!r} arc in one window")
     return fallback
+
+
+def _all_right(ex, relation, head, direction, how) -> bool:
+    wm, unit_word = word_maps(ex.attn[head[0] - 1, head[1] - 1], ex.word_ids, how)
+    pred = predictions(wm, unit_word)
+    unit_of = {int(w): u for u, w in enumerate(unit_word) if w >= 0}
+    for d, (h, rel) in enumerate(zip(ex.meta["heads"], ex.meta["rels"])):
+        if rel != relation:
+            continue
+        if d not in unit_of or h not in unit_of:
+            return False
+        if direction == "dep->head" and pred[unit_of[d]] != h:
+            return False
+        if direction == "head->dep" and pred[unit_of[h]] != d:
+            return False
+    return True
 
 
 def example_map(ex, layer: int, head: int, how: str = "mean"):
@@ -393,7 +417,7 @@ def plot_example(wm, labels, unit_word, heads, rels, relation: str, direction: s
     from .plots import attention_map
 
     U = len(labels)
-    fig, ax = plt.subplots(figsize=(0.22 * U + 1.6, 0.22 * U + 1.2))
+    fig, ax = plt.subplots(figsize=(0.24 * U + 2.6, 0.22 * U + 1.6))
     attention_map(ax, wm, labels, labels, title=title, fontsize=8, cbar=True)
     unit_of = {int(w): u for u, w in enumerate(unit_word) if w >= 0}
     arcs = []

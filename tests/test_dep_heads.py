@@ -165,3 +165,17 @@ def test_extraction_split_end_to_end(tmp_path):
     assert c["sentences"] == len(recs) and c["sentences_split"] >= 2
     assert c["arcs_scored"] + c["arcs_lost"] == c["arcs_total"]
     assert c["arcs_lost_to_split"] == c["arcs_lost"] > 0
+
+
+def test_pick_example_prefers_a_sentence_the_head_gets_right():
+    from analysis.dep_heads import pick_example
+
+    wid = [-1, 0, 1, 2, 3, -1]
+    meta = {"heads": HEADS, "rels": RELS}
+    wrong = _Ex("a:0", MAPS[:, ::-1], wid, meta)  # heads swapped: head 1-1 is now H1
+    right = _Ex("a:1", MAPS, wid, meta)
+    assert pick_example([wrong, right], "dobj", min_words=2, head=(1, 1)).id == "a:1"
+    assert pick_example([wrong, right], "dobj", min_words=2).id == "a:0"
+    assert pick_example([wrong, right], "dobj", sentence="a:1").id == "a:1"
+    with pytest.raises(ValueError, match="no sentence"):
+        pick_example([right], "prt", min_words=2)

@@ -14,12 +14,13 @@ if rows.empty:
     raise ValueError(f"{snakemake.input.table}: no row for relation {p.relation!r} (below min_count, or unlabeled corpus?)")
 row = rows.iloc[0]
 layer, head, direction = int(row["layer"]), int(row["head"]), row["direction"]
-ex = pick_example(shards, p.relation, p.sentence, max_words=p.max_words)
+ex = pick_example(shards, p.relation, p.sentence, max_words=p.max_words, head=(layer, head), direction=direction,
+                  how=p.how)
 wm, labels, unit_word = example_map(ex, layer, head, p.how)
 paper_style()
 model = shards.header["model"]
-title = (f"{model}: head {layer}-{head}, best for {p.relation} ({direction}, acc. {row['accuracy']:.2f})\n"
-         f"sentence {ex.id}; boxes: gold arcs ({p.relation} in red)")
+title = (f"{model}: head {layer}-{head}\nbest {p.relation} head ({direction}, accuracy {row['accuracy']:.2f})\n"
+         f"sentence {ex.id}; boxes: gold arcs, {p.relation} in red")
 fig, arcs = plot_example(wm, labels, unit_word, ex.meta["heads"], ex.meta["rels"], p.relation, direction, title)
 save_figure(fig, snakemake.output.figure)
 close(fig)
