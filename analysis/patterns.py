@@ -51,6 +51,13 @@ FEATURES = (
     "within_seg_excess",  # within_seg minus what a uniform row over non-special tokens gives
     "entropy",  # mean row entropy / log(n)
     "nonspecial_entropy",  # mean entropy of the rows restricted to non-special columns, / log(#non-special)
+    "row_consistency",  # 1 - mean total-variation distance of each row from the mean row (stripes: high)
+    "top3_nonspecial_col",  # mean attention to the three most attended non-special columns
+    "row_max",  # mean over rows of the largest weight (sharpness)
+    "local_mass",  # mass at distance 4-8
+    "far_mass",  # mass at distance > 8
+    "within_seg_far",  # mass to own-segment non-special tokens at distance > 3
+    "cross_seg",  # mass to non-special tokens of the other segment
     "n_segments",
     "log_n",
 )
@@ -86,6 +93,10 @@ def map_features(attn: np.ndarray, kinds: str, seq_ids: Iterable[int] | None = N
     near = a[(dist >= 2) & (dist <= 3)].sum() / n
     # within-segment: rows and columns of non-special tokens only
     rows = ~special
+    both = rows[:, None] & rows[None, :]
+    within_far = (a * ((seq[:, None] == seq[None, :]) & both & (dist > 3))).sum(1)[rows].mean() if rows.any() else 0.0
+    cross = (a * ((seq[:, None] != seq[None, :]) & both)).sum(1)[rows].mean() if rows.any() else 0.0
+    ns_cols = np.where(special, 0.0, cols)
     if rows.any():
         same = (seq[:, None] == seq[None, :]) & rows[None, :]
         within = (a[rows] * same[rows]).sum(1)
@@ -116,6 +127,13 @@ def map_features(attn: np.ndarray, kinds: str, seq_ids: Iterable[int] | None = N
         "within_seg_excess": excess,
         "entropy": float(_row_entropy(a).mean() / np.log(max(n, 2))),
         "nonspecial_entropy": ns_ent,
+        "row_consistency": float(1 - 0.5 * np.abs(a - cols).sum(1).mean()),
+        "top3_nonspecial_col": float(np.sort(ns_cols)[::-1][:3].sum()),
+        "row_max": float(a.max(1).mean()),
+        "local_mass": float(a[(dist >= 4) & (dist <= 8)].sum() / n),
+        "far_mass": float(a[dist > 8].sum() / n),
+        "within_seg_far": float(within_far),
+        "cross_seg": float(cross),
         "n_segments": float(len(set(seq[rows].tolist())) if rows.any() else 0),
         "log_n": float(np.log(n)),
     }
@@ -432,3 +450,87 @@ def stacked_bars(ax, props: pd.DataFrame, group: str = "group") -> None:
     ax.set_xticklabels(props[group], rotation=0)
     ax.set_ylim(0, 100)
     ax.set_ylabel("share of head maps (%)")
+
+
+# ---------------------------------------------------------------------------------------
+# storage of a few maps (the labelled set) and of the fitted classifier
+# ---------------------------------------------------------------------------------------
+
+
+def save_maps(maps: dict, path) -> None:
+    """``maps``: key (int) -> (map (n, n), kinds, seq_ids); float16 in a compressed npz."""
+    import json
+
+    arrays = {f"map{k}": np.asarray(m, dtype=np.float16) for k, (m, _, _) in maps.items()}
+    info = {str(k): {"kinds": kinds, "seq_ids": [int(s) for s in seq]} for k, (_, kinds, seq) in maps.items()}
+    np.savez_compressed(path, info=np.array(json.dumps(info)), **arrays)
+
+
+def load_maps(path) -> dict:
+    """Inverse of ``save_maps`` (maps as float32, rows renormalised)."""
+    import json
+
+    with np.load(path) as z:
+        info = json.loads(str(z["info"]))
+        out = {}
+        for k, v in info.items():
+            m = z[f"map{k}"].astype(np.float32)
+            out[int(k)] = (m / m.sum(-1, keepdims=True), v["kinds"], v["seq_ids"])
+    return out
+
+
+def save_classifier(clf, kind: str, n_labels: int, labelled_model: str, path) -> None:
+    import pickle
+
+    with open(path, "wb") as f:
+        pickle.dump({"model": clf, "kind": kind, "features": list(FEATURES), "classes": list(clf.classes_),
+                     "n_labels": n_labels, "labelled_model": labelled_model}, f)
+
+
+def load_classifier(path) -> dict:
+    import pickle
+
+    with open(path, "rb") as f:
+        obj = pickle.load(f)
+    if obj["features"] != list(FEATURES):
+        raise ValueError(f"{path}: classifier trained on other features; rerun rule pattern_classifier")
+    return obj
+
+
+def classify(clf: dict, features: pd.DataFrame) -> pd.DataFrame:
+    """Predicted label and class probabilities (columns ``p_<class>``) per row."""
+    proba = clf["model"].predict_proba(features[list(FEATURES)].to_numpy())
+    out = pd.DataFrame(proba, columns=[f"p_{c}" for c in clf["classes"]], index=features.index)
+    for c in CLASSES:
+        if f"p_{c}" not in out:
+            out[f"p_{c}"] = 0.0
+    out.insert(0, "label", np.asarray(clf["classes"])[proba.argmax(1)])
+    return out[["label"] + [f"p_{c}" for c in CLASSES]]
+
+
+def shard_features(shards, max_inputs: int | None = None) -> pd.DataFrame:
+    """Features of every head's map on the first ``max_inputs`` examples of ``shards``
+    (analysis.storage.Shards), one row per (input, layer, head), 1-indexed."""
+    rows = []
+    for i, ex in enumerate(shards):
+        if max_inputs is not None and i >= max_inputs:
+            break
+        a = ex.attn
+        L, H = a.shape[:2]
+        for li in range(L):
+            for h in range(H):
+                f = map_features(a[li, h], ex.kinds, ex.seq_ids)
+                rows.append({"input_id": ex.id, "layer": li + 1, "head": h + 1, "n_tokens": ex.n, **f})
+    return pd.DataFrame(rows)
+
+
+def share_table(pred: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Tidy shares of each class within each group of ``by``: columns by + label, share,
+    n_maps (maps in the group)."""
+    rows = []
+    for key, g in pred.groupby(by, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        props = proportions(g["label"])
+        for c in CLASSES:
+            rows.append({**dict(zip(by, key)), "label": c, "share": props[c], "n_maps": len(g)})
+    return pd.DataFrame(rows)
