@@ -31,6 +31,7 @@ include: "rules/coref.smk"
 include: "rules/clark_sec5.smk"
 include: "rules/explanation.smk"
 include: "rules/kovaleva.smk"
+include: "rules/patterns.smk"
 
 
 rule all:
