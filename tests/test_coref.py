@@ -129,6 +129,10 @@ def test_head_skips_punctuation_and_picks_highest():
     assert mention_head(d, Mention(2, 4, "1")) == 3
     # a span that is not a subtree: both "liked" (root, depth 0) and "She" point outside; the root wins
     assert mention_head(d, Mention(0, 1, "1")) == 1
+    # UD flat names are headed on their first word; the mention head is the last one (PTB convention)
+    d = CorefDoc("y", ["Lord", "Byron", "left"], [(0, 3)], [], pos=["NNP", "NNP", "VBD"], heads=[2, 0, -1],
+                 deprels=["nsubj", "flat", "root"])
+    assert mention_head(d, Mention(0, 1, "1")) == 1
 
 
 def test_rule_head():

@@ -17,7 +17,8 @@ The coreference cell holds ``-`` / ``_`` or bracket parts, optionally separated 
 cluster 12; parts may be glued (``(1(2)``). Unbalanced brackets fail with file:line.
 
 Mention head word: the token of the span whose dependency head lies outside the span (the
-highest such token in the tree if several; punctuation only as a last resort); without a tree,
+highest such token in the tree if several; punctuation only as a last resort; for a UD ``flat``
+name the last word, as PTB head rules do: ``Lord Byron`` -> ``Byron``); without a tree,
 :func:`rule_head`. Mention type from the head's POS (PRP, PRP$, WP, WP$ -> pronoun, NNP, NNPS ->
 proper, else nominal), a one-word mention from :data:`PRONOUNS` counts as a pronoun too.
 
@@ -415,7 +416,11 @@ def mention_head(doc: CorefDoc, m: Mention) -> int:
         outside = [i for i in span if not m.start <= doc.heads[i] <= m.end]
         content = [i for i in outside if not _is_punct(doc, i)] or outside
         if content:
-            return min(content, key=lambda i: (_depth(doc.heads, i, m.where), i))
+            h = min(content, key=lambda i: (_depth(doc.heads, i, m.where), i))
+            # UD heads multi-word names on their FIRST word (flat); PTB/Stanford head rules, as used
+            # for CoNLL-2012 in the paper, take the last one: "Trinity College" -> College
+            flat = [i for i in span if doc.heads[i] == h and i > h and (doc.deprels or [""] * (i + 1))[i].startswith("flat")]
+            return max(flat) if flat else h
     pos = [doc.pos[i] if doc.pos else None for i in span]
     return m.start + rule_head(doc.words[m.start : m.end + 1], pos)
 
