@@ -429,7 +429,7 @@ def draw_map(ax, m: np.ndarray, kinds: str, seq_ids=None, title: str | None = No
     ax.set_yticks(marks)
     ax.set_xticklabels([])
     ax.set_yticklabels([])
-    ax.tick_params(length=2.5, width=0.8, color="0.4")
+    ax.tick_params(length=3, width=0.8, color="0.3", bottom=True, left=True)
     ax.grid(False)
     if title:
         ax.set_title(title, fontsize=fontsize)

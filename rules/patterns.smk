@@ -18,6 +18,7 @@ rule pattern_features:
         labels=PAT["labels"],
         recipe=PAT["recipe"],
         raw=expand("resources/raw/{source}/SHA256SUMS", source=PAT_SOURCES),
+        code="analysis/patterns.py",  # the feature definitions: recompute when they change
     output:
         table="resources/patterns/labelled_features.csv",
         maps="resources/patterns/labelled_maps.npz",
@@ -121,6 +122,7 @@ rule pattern_examples:
     params:
         spec=model_spec,
         tasks=GLUE_TASKS,
+        min_tokens=24,  # examples drawn from inputs of at least this many word pieces (if every type has one)
     log:
         rule_log("pattern_examples"),
     script:

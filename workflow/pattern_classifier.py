@@ -8,6 +8,9 @@ from analysis.rule_io import save_figure, setup_logging, write_table
 log = setup_logging(snakemake)
 p = snakemake.params
 df = pd.read_csv(snakemake.input.table)
+missing = [f for f in FEATURES if f not in df]
+if missing:
+    raise ValueError(f"{snakemake.input.table}: features {missing} missing; rerun rule pattern_features")
 X, y = df[list(FEATURES)].to_numpy(), df["label"].to_numpy()
 
 tables, confusions = [], {}

@@ -9,6 +9,12 @@ log = setup_logging(snakemake)
 p = snakemake.params
 pred = pd.read_csv(snakemake.input.predictions)
 pred = pred[pred["variant"] == "pretrained"]
+# very short inputs give degenerate maps: prefer inputs with at least min_tokens word pieces
+long_enough = pred[pred["n_tokens"] >= p.min_tokens]
+if long_enough["label"].nunique() == pred["label"].nunique():
+    pred = long_enough
+else:
+    log.warning("not every predicted type has a map of >= %d tokens; drawing from all inputs", p.min_tokens)
 rows = []
 for c in CLASSES:
     cand = pred[pred["label"] == c]

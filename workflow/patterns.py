@@ -54,12 +54,12 @@ stacked_bars(axes[0], wide)
 axes[0].set_title("per task" + (" (pre-trained / fine-tuned)" if p.finetuned else " (pre-trained)"))
 stacked_bars(axes[1], lay)
 axes[1].set_xlabel("layer")
+axes[1].set_ylabel("")
 axes[1].set_title("pre-trained, per layer (all tasks)")
 for ax in axes:
     ax.grid(axis="x", visible=False)
 handles = [plt_patch for plt_patch in axes[0].containers]
-fig.legend([h[0] for h in handles], CLASSES, loc="lower center", ncol=len(CLASSES), bbox_to_anchor=(0.5, -0.08),
-           frameon=False)
+fig.legend([h[0] for h in handles][::-1], CLASSES[::-1], loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
 n_in = int(tab["inputs_classified"].max())
 fig.suptitle(f"{model_name}: attention pattern types ({clf['kind']} classifier on {clf['n_labels']} hand labels), "
              f"{n_in} dev inputs per task", y=1.02)
