@@ -63,10 +63,16 @@ def eval_batches(items: list[dict], batch_size: int) -> list[list[int]]:
     return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
 
 
-def train_batches(items: list[dict], batch_size: int, rng: np.random.Generator) -> list[list[int]]:
-    """A random permutation cut into batches (a fresh one each epoch)."""
+def train_batches(items: list[dict], batch_size: int, rng: np.random.Generator, bucket: int = 16) -> list[list[int]]:
+    """Random batches, each item once (a fresh draw each epoch). To cut padding, a random
+    permutation is taken ``bucket`` batches at a time, sorted by length within that chunk,
+    cut into batches, and the batches are shuffled ("bucketing")."""
     order = rng.permutation(len(items))
-    return [order[i : i + batch_size].tolist() for i in range(0, len(order), batch_size)]
+    batches = []
+    for start in range(0, len(order), bucket * batch_size):
+        chunk = sorted(order[start : start + bucket * batch_size].tolist(), key=lambda i: len(items[i]["input_ids"]))
+        batches.extend(chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size))
+    return [batches[i] for i in rng.permutation(len(batches))]
 
 
 @torch.inference_mode()
@@ -137,11 +143,11 @@ def train(model, items: list[dict], pad_id: int, epochs: float = 3, lr: float = 
             opt.step()
             sched.step()
             opt.zero_grad(set_to_none=True)
-            history.append({"step": step + 1, "epoch": step / steps_per_epoch, "loss": float(loss),
+            history.append({"step": step + 1, "epoch": step / steps_per_epoch, "loss": loss.item(),
                             "lr": opt.param_groups[0]["lr"], "seconds": time.perf_counter() - t0})
             step += 1
             bar.update(1)
-            bar.set_postfix(loss=f"{float(loss):.3f}", refresh=False)
+            bar.set_postfix(loss=f"{history[-1]['loss']:.3f}", refresh=False)
             if step >= total:
                 break
     bar.close()

@@ -19,7 +19,6 @@ for path in snakemake.input:
             "dev_rows_total": info["dev_rows_total"], "dev_truncated": info["dev"]["truncated"],
             "epochs": info["settings"]["epochs"], "steps": info["steps"], "train_seconds": info["train_seconds"],
         })
-        model = info["base_model"]
 t = pd.DataFrame(rows)
 write_table(t, snakemake.output.table)
 log.info("\n%s", t.to_string())
@@ -28,11 +27,12 @@ fig, ax = new_figure(max(3.5, 0.9 * len(t) + 1), 2.6)
 x = np.arange(len(t))
 for i, (col, name) in enumerate([("majority", "majority class"), ("pretrained_random_head", "pre-trained, untrained head"),
                                  ("finetuned", "fine-tuned")]):
-    ax.bar(x + (i - 1) * 0.27, t[col], width=0.27, label=name, color=f"C{[7, 1, 0][i]}")
+    bars = ax.bar(x + (i - 1) * 0.27, t[col], width=0.27, label=name, color=f"C{[7, 1, 0][i]}")
+    ax.bar_label(bars, fmt="%.2f", fontsize=6, padding=1)
 ax.set_xticks(x, [f"{a}\n{b}" for a, b in zip(t.task, t.metric)])
 ax.axhline(0, color="k", lw=0.5)
 ax.set_ylabel("dev score")
 ax.legend(fontsize=8, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=3, frameon=False)
-ax.set_title(f"{model}: GLUE dev after fine-tuning", pad=22)
+ax.set_title(f"{snakemake.wildcards.model}: GLUE dev after fine-tuning", pad=22)
 save_figure(fig, snakemake.output.figure)
 close(fig)

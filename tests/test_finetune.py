@@ -1,0 +1,103 @@
+"""Fine-tuning on a tiny random model and hand-made fixtures; map change by hand."""
+
+import numpy as np
+import pytest
+import torch
+
+from analysis import finetune, glue
+from analysis.finetune_change import head_cosines, mean_cosines
+from analysis.models import TINY, load_model
+
+from conftest import FIXTURES, random_maps
+
+
+def test_linear_schedule_warmup_then_decay():
+    p = torch.nn.Parameter(torch.zeros(1))
+    opt = torch.optim.SGD([p], lr=1.0)
+    sched = finetune.linear_schedule(opt, warmup_steps=2, total_steps=6)
+    lrs = []
+    for _ in range(6):
+        lrs.append(opt.param_groups[0]["lr"])
+        opt.step()
+        sched.step()
+    assert lrs == pytest.approx([0.5, 1.0, 1.0, 0.75, 0.5, 0.25])
+
+
+def test_encode_truncates_and_counts(tokenizer):
+    recs = glue.read_split(FIXTURES / "glue", "RTE", "train")
+    items, counts = finetune.encode(tokenizer, recs, max_len=8)
+    assert counts == {"examples": 2, "truncated": 2}
+    assert all(len(it["input_ids"]) == 8 for it in items)
+    batch = finetune.collate(items, tokenizer.pad_token_id)
+    assert batch["labels"].tolist() == [1, 0] and batch["labels"].dtype == torch.long
+    sts, _ = finetune.encode(tokenizer, glue.read_split(FIXTURES / "glue", "STS-B", "train"), max_len=64)
+    assert finetune.collate(sts, tokenizer.pad_token_id)["labels"].dtype == torch.float
+
+
+@pytest.mark.parametrize("task", ["SST-2", "STS-B"])
+def test_training_is_seeded_and_learns_the_fixture(tokenizer, task):
+    """A few steps at a high rate fit the training fixture; two runs give identical weights."""
+    t = glue.get_task(task)
+    items, _ = finetune.encode(tokenizer, glue.read_split(FIXTURES / "glue", task, "train"), 32)
+    runs = []
+    for _ in range(2):
+        torch.manual_seed(0)
+        model = load_model(TINY, head="classification", device="cpu", num_labels=t.num_labels)
+        hist = finetune.train(model, items, tokenizer.pad_token_id, epochs=40, lr=5e-3, batch_size=4, warmup=0.1,
+                              seed=0, progress=False)
+        runs.append((model, hist))
+    (m1, h1), (m2, h2) = runs
+    assert [h["loss"] for h in h1] == [h["loss"] for h in h2]
+    for a, b in zip(m1.parameters(), m2.parameters()):
+        assert torch.equal(a, b)
+    assert h1[-1]["loss"] < h1[0]["loss"]
+    assert h1[-1]["lr"] == pytest.approx(0.0, abs=1e-9)  # decayed to zero at the last step
+    scores = finetune.score(m1, task, items, tokenizer.pad_token_id)
+    assert scores[t.main_metric] == pytest.approx(1.0, abs=0.02)
+
+
+def test_max_steps_caps_training(tokenizer):
+    items, _ = finetune.encode(tokenizer, glue.read_split(FIXTURES / "glue", "SST-2", "train"), 32)
+    model = load_model(TINY, head="classification", device="cpu", num_labels=2)
+    assert len(finetune.train(model, items, tokenizer.pad_token_id, epochs=10, batch_size=1, max_steps=4,
+                              progress=False)) == 4
+
+
+def test_majority_score():
+    train = [{"label": 1}, {"label": 1}, {"label": 0}]
+    dev = [{"label": 1}, {"label": 0}, {"label": 0}, {"label": 1}]
+    assert finetune.majority_score("SST-2", train, dev) == {"accuracy": 0.5}
+    assert finetune.majority_score("MRPC", train, dev)["f1"] == pytest.approx(2 / 3)  # tp=2 fp=2 fn=0
+
+
+def test_head_cosines_by_hand():
+    a = np.zeros((1, 2, 2, 2))
+    b = np.zeros((1, 2, 2, 2))
+    a[0, 0] = [[1, 0], [0, 1]]
+    b[0, 0] = [[1, 0], [1, 0]]  # overlap 1; norms sqrt(2) each -> 0.5
+    a[0, 1] = [[0.5, 0.5], [0.5, 0.5]]
+    b[0, 1] = [[0.5, 0.5], [0.5, 0.5]]
+    np.testing.assert_allclose(head_cosines(a, b), [[0.5, 1.0]])
+
+
+class _Ex:
+    def __init__(self, id, attn):
+        self.id, self.attn, self.input_ids = id, attn, [1, 2, 3]
+
+
+def test_mean_cosines_pairs_and_checks_inputs():
+    x1, x2 = random_maps(2, 3, 3, seed=1), random_maps(2, 3, 3, seed=2)
+    t, n = mean_cosines([_Ex("a", x1), _Ex("b", x1)], [_Ex("a", x1), _Ex("b", x2)])
+    assert n == 2 and list(t.columns[:2]) == ["layer", "head"] and t.layer.max() == 2 and t["head"].max() == 3
+    expected = (1.0 + head_cosines(x1, x2)) / 2
+    np.testing.assert_allclose(t.cosine.to_numpy(), expected.ravel())
+    with pytest.raises(ValueError, match="not the same input"):
+        mean_cosines([_Ex("a", x1)], [_Ex("b", x1)])
+
+
+def test_train_batches_cover_every_item_once():
+    items = [{"input_ids": [0] * n} for n in np.random.default_rng(0).integers(3, 50, size=103)]
+    batches = finetune.train_batches(items, 8, np.random.default_rng(1), bucket=4)
+    flat = sorted(i for b in batches for i in b)
+    assert flat == list(range(103)) and max(len(b) for b in batches) == 8
+    assert batches == finetune.train_batches(items, 8, np.random.default_rng(1), bucket=4)
