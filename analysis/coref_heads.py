@@ -205,8 +205,10 @@ def read_paper_numbers(path) -> pd.DataFrame:
     return df
 
 
-def plot(per_head: pd.DataFrame, summary: pd.DataFrame, model: str, n_windows: int):
-    """Left: accuracy of every head (all mentions); right: best head vs baselines per mention type."""
+def plot(per_head: pd.DataFrame, summary: pd.DataFrame, model: str, n_windows: int, groups=TYPES,
+         group_col: str = "mention_type", title: str = "coreference (Clark Table 2)", unit: str = "windows",
+         what: str = "mentions", ylabel: str = "antecedent selection accuracy (%)"):
+    """Left: accuracy of every head (group 'all'); right: best head vs baselines per group."""
     from .plots import head_heatmap, new_figure
 
     L = int(per_head["layer"].max())
@@ -216,30 +218,30 @@ def plot(per_head: pd.DataFrame, summary: pd.DataFrame, model: str, n_windows: i
     width = max(7.2, 4.4 + 0.28 * H)
     fig, (ax0, ax1) = new_figure(width, max(2.8, 0.25 * L + 1.4), ncols=2,
                                  gridspec_kw={"width_ratios": [max(H, 4) * 0.28 + 0.8, 4.2]})
-    t = per_head[per_head["mention_type"] == "all"].copy()
+    t = per_head[per_head[group_col] == "all"].copy()
     t["accuracy_pct"] = 100 * t["accuracy"]
     head_heatmap(ax0, t, "accuracy_pct", vmin=0, vmax=100, cbar_label="accuracy (%)", fmt="{:.0f}",
                  annotate_above=50 if L * H <= 200 else None)
     best = summary[summary["system"] == "best_head"].iloc[0]
     ax0.add_patch(Rectangle((best["head"] - 1, best["layer"] - 1), 1, 1, fill=False, edgecolor="red", lw=1.5))
-    ax0.set_title(f"per-head accuracy, all mentions\n(n={int(t['n'].iloc[0])}; >= 50% labelled; red: best)")
+    ax0.set_title(f"per-head accuracy, all {what}\n(n={int(t['n'].iloc[0])}; >= 50% labelled; red: best)")
     systems = list(dict.fromkeys(summary["system"]))
     labels = dict(zip(summary["system"], summary["label"]))
-    x = np.arange(len(TYPES))
+    x = np.arange(len(groups))
     w = 0.8 / len(systems)
     for k, s in enumerate(systems):
-        rows = summary[summary["system"] == s].set_index("mention_type").reindex(TYPES)
+        rows = summary[summary["system"] == s].set_index(group_col).reindex(groups)
         xs = x - 0.4 + w * (k + 0.5)
         ax1.bar(xs, 100 * rows["accuracy"], width=w, color=f"C{k}", label=labels[s])
-        if "paper_accuracy" in rows:
+        if "paper_accuracy" in rows and rows["paper_accuracy"].notna().any():
             ax1.scatter(xs, 100 * rows["paper_accuracy"], marker="_", s=60, color="k", linewidths=1.5,
                         label="paper (bert-base)" if k == 0 else None, zorder=3)
-    ns = summary[summary["system"] == systems[0]].set_index("mention_type").reindex(TYPES)["n"]
-    ax1.set_xticks(x, [f"{t}\n(n={int(n)})" for t, n in zip(TYPES, ns)], fontsize=6.5)
+    ns = summary[summary["system"] == systems[0]].set_index(group_col).reindex(groups)["n"]
+    ax1.set_xticks(x, [f"{t}\n(n={int(n)})" for t, n in zip(groups, ns)], fontsize=6.5)
     ax1.set_ylim(0, 100)
-    ax1.set_ylabel("antecedent selection accuracy (%)")
+    ax1.set_ylabel(ylabel)
     ax1.set_title("best head vs baselines")
     ax1.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
-    fig.suptitle(f"{model}: coreference (Clark Table 2), {n_windows} windows", y=1.02)
+    fig.suptitle(f"{model}: {title}, {n_windows} {unit}", y=1.02)
     fig.tight_layout()
     return fig
