@@ -34,26 +34,28 @@ if COREF_CORPUS in CORPORA:
 GAP_CORPUS = COREF.get("gap_corpus")
 
 
-rule gap_heads:
-    """Extra: GAP pronoun -> name accuracy per head, by pronoun gender, with distance baselines."""
-    input:
-        shards=attention_shards(GAP_CORPUS) if GAP_CORPUS else [],
-        counts=f"resources/inputs/{{model}}/{GAP_CORPUS}.counts.json",
-    output:
-        table=table("gap_heads"),
-        per_head=table("gap_heads_per_head"),
-        counts="results/{model}/tables/gap_heads.counts.json",
-        figure=figure("gap_heads", "Clark sec. 4: coreference"),
-    params:
-        how=COREF.get("how", "mean"),
-        corpus=GAP_CORPUS,
-    resources:
-        mem_mb=4000,
-        runtime=30,
-    log:
-        rule_log("gap_heads"),
-    script:
-        "../workflow/gap_heads.py"
+if GAP_CORPUS:
+
+    rule gap_heads:
+        """Extra: GAP pronoun -> name accuracy per head, by pronoun gender, with distance baselines."""
+        input:
+            shards=attention_shards(GAP_CORPUS),
+            counts=f"resources/inputs/{{model}}/{GAP_CORPUS}.counts.json",
+        output:
+            table=table("gap_heads"),
+            per_head=table("gap_heads_per_head"),
+            counts="results/{model}/tables/gap_heads.counts.json",
+            figure=figure("gap_heads", "Clark sec. 4: coreference"),
+        params:
+            how=COREF.get("how", "mean"),
+            corpus=GAP_CORPUS,
+        resources:
+            mem_mb=4000,
+            runtime=30,
+        log:
+            rule_log("gap_heads"),
+        script:
+            "../workflow/gap_heads.py"
 
 
 if GAP_CORPUS and GAP_CORPUS in CORPORA:
