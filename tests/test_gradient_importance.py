@@ -1,0 +1,136 @@
+import numpy as np
+import pytest
+import torch
+from transformers.models.bert import modeling_bert
+
+from analysis import gradient_importance as gi
+from analysis import mlm_head as mh
+from analysis.extraction import encode_records
+from analysis.models import TINY, load_tokenizer
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    model, info = mh.load_mlm(TINY, device="cpu")
+    tok = load_tokenizer(TINY)
+    recs = [
+        {"id": "a", "words": [["the", "cat", "sat", "on", "the", "mat", "."], ["it", "was", "happy", ",", "too", "."]]},
+        {"id": "b", "words": [["dogs", "bark", "."], ["birds", "sing", "loudly", "today", "."]]},
+    ]
+    items, _ = encode_records(tok, recs, max_len=64)
+    return model, info, tok, items
+
+
+def test_tiny_model_has_no_trained_head(tiny):
+    _, info, _, _ = tiny
+    assert info["pretrained_head"] is False and info["missing_head_keys"]
+
+
+def test_head_keys_missing_ignores_encoder_and_tied_weights():
+    class M:
+        base_model_prefix = "bert"
+        _tied_weights_keys = {"cls.decoder.weight": "bert.emb.weight", "cls.decoder.bias": "cls.bias"}
+
+    assert mh.head_keys_missing(M(), ["bert.pooler.w", "cls.decoder.weight"]) == []
+    assert mh.head_keys_missing(M(), ["cls.decoder.bias", "cls.bias"]) == ["cls.bias", "cls.decoder.bias"]
+
+
+def test_bert_mask_is_seeded_and_skips_special_tokens():
+    ids = list(range(100, 140))
+    kinds = "C" + "O" * 18 + "S" + "O" * 19 + "S"
+    a = mh.bert_mask(ids, kinds, np.random.default_rng(5), 1000, 7, 0.15)
+    b = mh.bert_mask(ids, kinds, np.random.default_rng(5), 1000, 7, 0.15)
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
+    masked, pos, tgt = a
+    assert len(pos) == round(0.15 * 37)
+    assert all(kinds[p] == "O" for p in pos)
+    np.testing.assert_array_equal(tgt, np.asarray(ids)[pos])
+    unchanged = np.setdiff1d(np.arange(len(ids)), pos)
+    np.testing.assert_array_equal(masked[unchanged], np.asarray(ids)[unchanged])
+
+
+def _perturbed_eager(layer, delta):
+    """eager_attention_forward with ``delta`` added to the post-softmax weights of ``layer``."""
+
+    def f(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
+        scaling = query.size(-1) ** -0.5 if scaling is None else scaling
+        w = torch.matmul(query, key.transpose(2, 3)) * scaling
+        if attention_mask is not None:
+            w = w + attention_mask
+        w = torch.nn.functional.softmax(w, dim=-1)
+        if module.layer_idx == layer:
+            w = w + delta
+        return torch.matmul(w, value).transpose(1, 2).contiguous(), w
+
+    return f
+
+
+def test_attention_gradients_match_finite_differences(tiny, monkeypatch):
+    model, _, tok, items = tiny
+    model = model.double()
+    batch, masks, _ = next(mh.masked_batches(items, tok, seed=0, prob=0.3, batch_size=2, device="cpu"))
+    for p in model.parameters():
+        p.requires_grad_(True)
+    loss, atts, grads = gi.attention_gradients(model, batch, masks)
+    assert len(grads) == 2 and all(g.shape == a.shape for g, a in zip(grads, atts))
+    rng = torch.Generator().manual_seed(0)
+    eps = 1e-6
+    for layer in range(2):
+        direction = torch.randn(atts[layer].shape, generator=rng, dtype=torch.float64)
+        direction *= batch["attention_mask"][:, None, None, :]  # real key columns only
+        values = []
+        for sign in (1, -1):
+            monkeypatch.setattr(modeling_bert, "eager_attention_forward", _perturbed_eager(layer, sign * eps * direction))
+            with torch.no_grad():
+                values.append(gi.masked_lm_loss(model, batch, masks)[0].item())
+        monkeypatch.undo()
+        fd = (values[0] - values[1]) / (2 * eps)
+        analytic = (grads[layer] * direction).sum().item()
+        assert fd == pytest.approx(analytic, rel=1e-5, abs=1e-8)
+        assert abs(analytic) > 1e-6
+    # one single weight: the largest gradient of the last layer
+    g = grads[1]
+    idx = np.unravel_index(int(g.abs().argmax()), g.shape)
+    one = torch.zeros_like(g)
+    one[idx] = 1.0
+    values = []
+    for sign in (1, -1):
+        monkeypatch.setattr(modeling_bert, "eager_attention_forward", _perturbed_eager(1, sign * eps * one))
+        with torch.no_grad():
+            values.append(gi.masked_lm_loss(model, batch, masks)[0].item())
+    monkeypatch.undo()
+    assert (values[0] - values[1]) / (2 * eps) == pytest.approx(g[idx].item(), rel=1e-5)
+    with torch.no_grad():
+        assert gi.masked_lm_loss(model, batch, masks)[0].item() == pytest.approx(loss.item())
+    model.float()
+
+
+def test_accumulate_groups_by_attended_token(tiny):
+    model, _, tok, items = tiny
+    per_layer, per_head, counts = gi.accumulate(model, tok, items, seed=0, prob=0.3, batch_size=1)
+    assert counts["segments"] == 2
+    assert set(per_layer.attended) == set(gi.GROUPS)
+    n_weights = sum(it["n"] ** 2 for it in items) * 4  # 4 heads
+    assert per_head[per_head.layer == 1].n_weights.sum() == n_weights
+    assert (per_layer.mean_abs_grad > 0).all()
+    # mean attention per weight, weighted by counts, is 1 / n per row on average
+    again, _, _ = gi.accumulate(model, tok, items, seed=0, prob=0.3, batch_size=2)
+    np.testing.assert_allclose(per_layer.mean_abs_grad, again.mean_abs_grad, rtol=1e-4)
+
+
+def test_fit_head_lowers_heldout_loss(tiny):
+    model, _, tok, items = tiny
+    h, t, _ = mh.masked_hidden(model, items * 4, tok, seed=0, prob=0.3)
+    enc_before = {k: v.clone() for k, v in model.base_model.state_dict().items()}
+    before = mh.evaluate_head(model, h, t)
+    curve = mh.fit_head(model, h, t, epochs=3, lr=1e-2, batch=8, seed=0, heldout=(h, t))
+    assert curve[-1]["heldout_loss"] < before["loss"]
+    # the encoder (and the decoder weight tied to its input embeddings) is never changed
+    for k, v in model.base_model.state_dict().items():
+        assert torch.equal(v, enc_before[k]), k
+    state = mh.head_state(model)
+    assert state and not any(k.endswith("decoder.weight") for k in state)
+    fresh, _ = mh.load_mlm(TINY, device="cpu")
+    mh.head_module(fresh).load_state_dict(state, strict=False)
+    assert mh.evaluate_head(fresh, h, t)["loss"] == pytest.approx(mh.evaluate_head(model, h, t)["loss"])
