@@ -244,7 +244,7 @@ def read_labels(path) -> pd.DataFrame:
             raise ValueError(f"{path}:{lineno}: label {row['label']!r} is not one of {CLASSES}")
         rows.append(row)
     df = pd.DataFrame(rows)
-    for c in ("map", "layer", "head", "n_tokens"):
+    for c in ("map", "batch", "layer", "head", "n_tokens"):
         if c in df:
             df[c] = df[c].astype(int)
     return df

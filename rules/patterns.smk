@@ -42,6 +42,7 @@ rule pattern_classifier:
     output:
         table=f"{PAT_DIR}/tables/pattern_classifier.csv",
         confusion=f"{PAT_DIR}/tables/pattern_confusion.csv",
+        label_shares=f"{PAT_DIR}/tables/pattern_label_shares.csv",
         figure=report(f"{PAT_DIR}/figures/pattern_classifier.png", caption="../report/pattern_classifier.rst",
                       category="Kovaleva: attention patterns"),
         model="resources/patterns/classifier.pkl",

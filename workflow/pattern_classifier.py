@@ -1,7 +1,7 @@
 import numpy as np
 import pandas as pd
 
-from analysis.patterns import CLASSES, FEATURES, cross_validate, make_classifier, save_classifier
+from analysis.patterns import CLASSES, FEATURES, cross_validate, make_classifier, save_classifier, share_table
 from analysis.plots import close, new_figure
 from analysis.rule_io import save_figure, setup_logging, write_table
 
@@ -29,6 +29,12 @@ long = cm.stack().rename("count").reset_index().rename(columns={"level_0": "true
 long["share_of_true"] = long["count"] / long.groupby("true_label")["count"].transform("sum")
 long.insert(0, "classifier", p.classifier)
 write_table(long, snakemake.output.confusion)
+
+# hand-label shares per source in the uniform first batch: a check of the classifier's shares per task
+uniform = df[df["batch"] == 1]
+shares = pd.concat([share_table(uniform, ["source"]), share_table(uniform.assign(source="all"), ["source"])])
+shares.insert(0, "batch", 1)
+write_table(shares, snakemake.output.label_shares)
 
 clf = make_classifier(p.classifier, p.seed).fit(X, y)
 save_classifier(clf, p.classifier, len(y), p.labelled_model, snakemake.output.model)
