@@ -207,7 +207,7 @@ def read_paper_numbers(path) -> pd.DataFrame:
 
 def plot(per_head: pd.DataFrame, summary: pd.DataFrame, model: str, n_windows: int, groups=TYPES,
          group_col: str = "mention_type", title: str = "coreference (Clark Table 2)", unit: str = "windows",
-         what: str = "mentions", ylabel: str = "antecedent selection accuracy (%)"):
+         what: str = "mentions", ylabel: str = "antecedent selection accuracy (%)", label_above: float = 50):
     """Left: accuracy of every head (group 'all'); right: best head vs baselines per group."""
     from .plots import head_heatmap, new_figure
 
@@ -221,10 +221,10 @@ def plot(per_head: pd.DataFrame, summary: pd.DataFrame, model: str, n_windows: i
     t = per_head[per_head[group_col] == "all"].copy()
     t["accuracy_pct"] = 100 * t["accuracy"]
     head_heatmap(ax0, t, "accuracy_pct", vmin=0, vmax=100, cbar_label="accuracy (%)", fmt="{:.0f}",
-                 annotate_above=50 if L * H <= 200 else None)
+                 annotate_above=label_above if L * H <= 200 else None)
     best = summary[summary["system"] == "best_head"].iloc[0]
     ax0.add_patch(Rectangle((best["head"] - 1, best["layer"] - 1), 1, 1, fill=False, edgecolor="red", lw=1.5))
-    ax0.set_title(f"per-head accuracy, all {what}\n(n={int(t['n'].iloc[0])}; >= 50% labelled; red: best)")
+    ax0.set_title(f"per-head accuracy, all {what}\n(n={int(t['n'].iloc[0])}; >= {label_above:g}% labelled; red: best)")
     systems = list(dict.fromkeys(summary["system"]))
     labels = dict(zip(summary["system"], summary["label"]))
     x = np.arange(len(groups))

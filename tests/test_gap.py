@@ -75,3 +75,9 @@ def test_score_hand_made(tokenizer):
     assert s[(s.system == "best_head") & (s.gender == "all")]["label"].item() == "head 1-1"
     t = per_head_table(correct, n)
     assert len(t) == 2 * 3 and t[t.gender == "masculine"]["accuracy"].tolist() == [1.0, 0.0]
+
+
+def test_max_examples_balanced_by_gender(tokenizer):
+    recs, counts = prepare("gap", GAP.parent, tokenizer, file=GAP.name, max_len=64, max_examples=2)
+    # rows: fix-1 he, fix-2 she, fix-3 he -> one masculine, one feminine
+    assert [r["id"] for r in recs] == ["fix-1", "fix-2"] and counts["rows_used"] == 2

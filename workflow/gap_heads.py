@@ -19,6 +19,7 @@ write_json({"corpus": snakemake.params.corpus, "reader": reader_counts, "scoring
 log.info("reader counts: %s; scoring counts: %s", reader_counts, counts)
 log.info("summary:\n%s", summary.to_string())
 fig = plot(per_head, summary, shards.header["model"], counts["examples"], groups=GROUPS, group_col="gender",
-           title="GAP pronoun -> name", unit="examples", what="pronouns", ylabel="pronoun -> name accuracy (%)")
+           title="GAP pronoun -> name", unit="examples", what="pronouns", ylabel="pronoun -> name accuracy (%)",
+           label_above=65)
 save_figure(fig, snakemake.output.figure)
 close(fig)

@@ -110,10 +110,20 @@ def window(pieces: np.ndarray, need_lo: int, need_hi: int, budget: int) -> tuple
 @reader("gap")
 def prepare_gap(raw_dir, tokenizer, file: str = "gap-development.tsv", max_examples: int | None = None,
                 max_len: int = 128, **_):
-    """GAP examples (first ``max_examples`` rows of ``file``), one record each, cut to fit ``max_len``."""
+    """GAP examples of ``file``, one record each, cut to fit ``max_len``. ``max_examples``: the
+    first half of them with masculine and the first half with feminine pronouns (file order
+    kept), so the by-gender results stay balanced as in GAP itself."""
     rows = read_gap(Path(raw_dir) / file)
     counts = {"rows": len(rows), "max_len": max_len}
-    rows = rows[:max_examples] if max_examples else rows
+    if max_examples:
+        quota = {"masculine": (max_examples + 1) // 2, "feminine": max_examples // 2}
+        keep = []
+        for r in rows:
+            g = r["gender"] if r["gender"] in quota else "masculine"
+            if quota[g] > 0:
+                quota[g] -= 1
+                keep.append(r)
+        rows = keep
     counts["rows_used"] = len(rows)
     budget = max_len - tokenizer.num_special_tokens_to_add(pair=False)
     enc = tokenizer([r["words"] for r in rows], is_split_into_words=True, add_special_tokens=False) if rows else None
