@@ -6,7 +6,8 @@ to the head word of the right name than to the other's (ties go to A, the first 
 Baselines: ``nearest`` (the name whose head word is closer to the pronoun, ties -> A),
 ``nearest_preceding`` (the closest name before the pronoun, else the nearest) and ``first_name``
 (always A). Results by pronoun gender (GAP is balanced: masculine / feminine).
-Examples labelled neither or both are counted, not scored.
+Examples labelled neither or both are counted, not scored. The best head is also reported
+2-fold (chosen on one half of the examples, by a hash of the id, scored on the other).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
+from .coref_heads import fold_of, two_fold
 from .word_level import word_maps
 
 GROUPS = ("all", "masculine", "feminine")
@@ -41,6 +43,7 @@ def head_picks_a(word_map: np.ndarray, unit_word: np.ndarray, meta: dict) -> np.
 
 def score(examples: Iterable, n_layers: int, n_heads: int, how: str = "mean"):
     correct = {g: np.zeros((n_layers, n_heads), dtype=np.int64) for g in GROUPS}
+    folds = [{g: np.zeros((n_layers, n_heads), dtype=np.int64) for g in GROUPS} for _ in range(2)]
     base = {g: dict.fromkeys(BASELINES, 0) for g in GROUPS}
     n = dict.fromkeys(GROUPS, 0)
     counts: dict = {"examples": 0, "scored": 0, "not_scored_neither": 0, "not_scored_both": 0}
@@ -57,13 +60,16 @@ def score(examples: Iterable, n_layers: int, n_heads: int, how: str = "mean"):
         picks_a = head_picks_a(wm, uw, meta)
         right = picks_a if meta["label"] == "A" else ~picks_a
         bp = baseline_picks(meta)
+        fold = fold_of(str(ex.id))
         for g in ("all", meta["gender"]):
             if g not in correct:
                 continue
             correct[g] += right
+            folds[fold][g] += right
             n[g] += 1
             for s in BASELINES:
                 base[g][s] += int(bp[s] == meta["label"])
+    correct["folds"] = folds
     return correct, base, n, counts
 
 
@@ -84,10 +90,16 @@ def summary_table(correct: dict, base: dict, n: dict) -> pd.DataFrame:
     L, H = correct["all"].shape
     layer, head = flat // H + 1, flat % H + 1
     rows = []
+    held_out, chosen = two_fold(correct["folds"], GROUPS) if "folds" in correct else (None, None)
     for g in GROUPS:
         c = int(correct[g][layer - 1, head - 1])
         rows.append({"system": "best_head", "label": f"head {layer}-{head}", "layer": layer, "head": head,
                      "gender": g, "n_correct": c, "n": n[g], "accuracy": c / n[g] if n[g] else np.nan})
+        if held_out is not None:
+            rows.append({"system": "best_head_2fold",
+                         "label": "best head, 2-fold (" + " / ".join(f"{a}-{b}" for a, b in chosen) + ")",
+                         "layer": np.nan, "head": np.nan, "gender": g, "n_correct": held_out[g], "n": n[g],
+                         "accuracy": held_out[g] / n[g] if n[g] else np.nan})
         for s in BASELINES:
             c = base[g][s]
             rows.append({"system": s, "label": SYSTEM_LABELS[s], "layer": np.nan, "head": np.nan, "gender": g,

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from conftest import FIXTURES, ROOT
 
-from analysis.coref_heads import Case, head_correct, read_paper_numbers, score, window_cases
+from analysis.coref_heads import Case, head_correct, read_paper_numbers, score, two_fold, window_cases
 from analysis.corpora import prepare
 from analysis.word_level import word_maps
 
@@ -136,7 +136,15 @@ def test_score_and_tables():
     assert best["paper_accuracy"].item() == pytest.approx(0.65)
     near = summ[(summ.system == "nearest") & (summ.mention_type == "all")]
     assert near["accuracy"].item() == 1.0  # nearest of w4 is w2, of w3 is w1: both antecedents
-    assert len(summ) == 16
+    assert len(summ) == 20  # best head, best head 2-fold, 3 baselines x 4 mention types
+
+
+def test_two_fold_best_head():
+    folds = [{"all": np.array([[3, 1]]), "pronoun": np.array([[2, 1]])},
+             {"all": np.array([[0, 2]]), "pronoun": np.array([[0, 1]])}]
+    # fold 0 is scored with the head best on fold 1 (1-2), fold 1 with the head best on fold 0 (1-1)
+    out, chosen = two_fold(folds, ("all", "pronoun"))
+    assert chosen == [(1, 2), (1, 1)] and out == {"all": 1 + 0, "pronoun": 1 + 0}
 
 
 def test_split_windows_are_refused():
