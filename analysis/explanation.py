@@ -265,15 +265,33 @@ class ClsExplainer:
     def __init__(self, transformer, probe, layer: int):
         self.tf, self.probe, self.layer = transformer, probe, layer
 
-    def _run(self, inst: Instance, fn):
+    def _run(self, inst: Instance, fn, fast: bool = True):
+        """Output distributions (B, C) with the patched row; ``fast`` re-runs only the layers
+        from the patched one up, from the cached hidden states below it (no padding: one
+        sentence repeated)."""
         ids = inst.inputs["ids"]
-        with RowPatch(self.tf.model, self.layer, inst.inputs["cls"]) as patch:
+        B = getattr(fn, "batch", 1)
+        cls = inst.inputs["cls"]
+        with RowPatch(self.tf.model, self.layer, cls) as patch:
             patch.fn = fn
-            B = getattr(fn, "batch", 1)
-            ids_b = ids[None].expand(B, -1).to(self.tf.device)
-            att = torch.ones(ids_b.shape, dtype=torch.long, device=self.tf.device)
-            H = self.tf.forward(ids_b, att)
-        return torch.softmax(self.probe(H[:, inst.inputs["cls"]].float().cpu()), -1)
+            h_in = inst.inputs.get("h_in") if fast else None
+            if h_in is not None:
+                h = h_in[None].expand(B, -1, -1).to(self.tf.device)
+                for layer in self._layers[self.layer :]:
+                    h = layer(h, None)
+                    h = h[0] if isinstance(h, tuple) else h
+                H = h
+            else:
+                ids_b = ids[None].expand(B, -1).to(self.tf.device)
+                att = torch.ones(ids_b.shape, dtype=torch.long, device=self.tf.device)
+                H = self.tf.forward(ids_b, att)
+        return torch.softmax(self.probe(H[:, cls].float().cpu()), -1)
+
+    @property
+    def _layers(self):
+        enc = getattr(self.tf.model, "encoder", None)
+        layers = getattr(enc, "layer", None) or getattr(enc, "layers", None)
+        return layers if isinstance(layers, torch.nn.ModuleList) else None
 
     def instance(self, i: int, words: list[str], label: int) -> Instance:
         from .models import token_kinds
@@ -290,7 +308,16 @@ class ClsExplainer:
             return row
 
         with torch.no_grad():
-            inst.probs = self._run(inst, capture)[0]
+            inst.probs = self._run(inst, capture, fast=False)[0]
+            if self._layers is not None:  # cache the states entering the patched layer, if exact
+                ids_ = inst.inputs["ids"][None].to(self.tf.device)
+                out = self.tf.model(input_ids=ids_, attention_mask=torch.ones_like(ids_), output_hidden_states=True)
+                inst.inputs["h_in"] = out.hidden_states[self.layer][0]
+                fast = self._run(inst, lambda row: row, fast=True)[0]
+                if not torch.allclose(fast, inst.probs, atol=1e-5):
+                    log.warning("instance %d: re-running the upper layers alone differs from the full model "
+                                "(%.2g); using full forward passes", i, float((fast - inst.probs).abs().max()))
+                    del inst.inputs["h_in"]
         inst.inputs["heads"] = seen["row"][0].cpu()  # (heads, n)
         inst.a = inst.inputs["heads"].mean(0)
         return inst
@@ -390,7 +417,21 @@ def set_summary(df):
                 median_mass_removed=("mass_removed", "median")).reset_index()
     out["never_flips"] = out["instances"] - out["flipped"]
     out["never_flips_share"] = out["never_flips"] / out["instances"]
-    return out
+    # never flips counted as removing everything (fraction 1): a median over every instance
+    out["median_fraction_never_as_1"] = g["fraction_removed"].apply(lambda x: x.fillna(1.0).median()).to_numpy()
+    return out.merge(paired_vs_attention(df), on=["encoder", "order"], how="left")
+
+
+def paired_vs_attention(df):
+    """Per encoder and order: share of instances where the order flips the decision with fewer
+    items than the attention order (never flipping = infinitely many), more, or as many."""
+    key = ["encoder", "id"]
+    items = df.assign(k=df["n_removed"].fillna(np.inf))
+    att = items[items.order == "attention"][key + ["k"]].rename(columns={"k": "k_att"})
+    m = items.merge(att, on=key)
+    m["sooner"], m["later"], m["same"] = m.k < m.k_att, m.k > m.k_att, m.k == m.k_att
+    return (m.groupby(["encoder", "order"], sort=False)[["sooner", "later", "same"]].mean()
+            .add_prefix("vs_attention_").add_suffix("_share").reset_index())
 
 
 def single_summary(df):

@@ -16,8 +16,8 @@ plt.rcParams.update({"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "
 ORDER_COLOURS = dict(zip(ORDERS, ["#999999", "#1f77b4", "#d62728", "#9467bd"]))
 
 
-def _panels(n, width=2.6, height=2.4):
-    fig, axes = plt.subplots(1, n, figsize=(width * n + 0.4, height), squeeze=False, sharey=True)
+def _panels(n, width=2.6, height=2.8):
+    fig, axes = plt.subplots(1, n, figsize=(width * n + 0.4, height), squeeze=False, sharey=True, layout="constrained")
     return fig, axes[0]
 
 
@@ -28,17 +28,22 @@ def plot_single_erasure(df: pd.DataFrame, model: str, title: str = "Single-weigh
     fig, axes = _panels(len(encs))
     for ax, enc in zip(axes, encs):
         d = df[df.encoder == enc]
-        flip = d.flip_top & ~d.flip_random
-        ax.scatter(d.weight_difference[~flip], d.jsd_difference[~flip], s=6, alpha=0.5, color="#1f77b4",
-                   label="no flip from top only")
-        ax.scatter(d.weight_difference[flip], d.jsd_difference[flip], s=10, alpha=0.9, color="#d62728",
-                   label="top flips, random not")
+        top_only = d.flip_top & ~d.flip_random
+        rand_only = ~d.flip_top & d.flip_random
+        rest = ~top_only & ~rand_only
+        ax.scatter(d.weight_difference[rest], d.jsd_difference[rest], s=6, alpha=0.5, color="#1f77b4",
+                   label="both or neither flip")
+        ax.scatter(d.weight_difference[top_only], d.jsd_difference[top_only], s=10, alpha=0.9, color="#d62728",
+                   label="only top erasure flips")
+        ax.scatter(d.weight_difference[rand_only], d.jsd_difference[rand_only], s=10, alpha=0.9, color="#2ca02c",
+                   label="only random erasure flips")
         ax.axhline(0, color="k", lw=0.6)
         ax.set_title(f"{enc}\nflips: top {d.flip_top.mean():.0%}, random {d.flip_random.mean():.0%}")
         ax.set_xlabel("a(top) − a(random)")
-    axes[0].set_ylabel("JSD(top erased) − JSD(random erased)")
-    axes[-1].legend(loc="upper left", frameon=False, markerscale=1.5)
-    fig.suptitle(f"{title} — {model}", y=1.04)
+    axes[0].set_ylabel("ΔJSD of the output\n(top erased − random erased)")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=3, frameon=False, markerscale=1.5)
+    fig.suptitle(f"{title} — {model}")
     return fig
 
 
@@ -59,16 +64,16 @@ def plot_set_erasure(df: pd.DataFrame, model: str, title: str = "Set erasure: fr
                                 medianprops={"color": "k"})
                 bp["boxes"][0].set_facecolor(ORDER_COLOURS[o])
             never = 1 - d.flipped.mean() if len(d) else np.nan
-            ax.text(x, -0.09, f"{never:.0%}", ha="center", va="top", fontsize=6.5, rotation=90,
-                    transform=ax.get_xaxis_transform())
+            ax.text(x, 1.03, f"{never:.0%}", ha="center", va="bottom", fontsize=7, rotation=90)
+    ax.axhline(1.0, color="k", lw=0.6)
     ax.set_xticks(range(len(encs)), encs)
-    ax.tick_params(axis="x", pad=26)
     ax.set_ylabel("fraction of items removed")
-    ax.set_ylim(0, 1.02)
+    ax.set_ylim(0, 1.25)
+    ax.set_yticks(np.linspace(0, 1, 6))
     handles = [plt.Rectangle((0, 0), 1, 1, color=ORDER_COLOURS[o]) for o in orders]
     ax.legend(handles, [o.replace("_", " × ").replace("attention × x × gradient", "attention × gradient")
                         for o in orders], loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False, title="order")
-    ax.set_title(f"{title}\n{model} (percent under the boxes: never flips)")
+    ax.set_title(f"{title}\n{model} (percent above the line: share of instances that never flip)")
     return fig
 
 
@@ -85,8 +90,9 @@ def plot_permutation(df: pd.DataFrame, model: str):
         ax.set_xlabel("max attention weight")
         ax.set_xlim(0, 1)
     axes[0].set_ylabel("median output change (TVD)\nover permutations")
-    axes[-1].legend(loc="upper left", frameon=False, markerscale=1.5)
-    fig.suptitle(f"Permuting the attention weights — {model}", y=1.04)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=2, frameon=False, markerscale=1.5)
+    fig.suptitle(f"Permuting the attention weights — {model}")
     return fig
 
 
@@ -101,7 +107,7 @@ def plot_adversarial(df: pd.DataFrame, model: str, tolerance: float):
         ax.set_xlabel("max attention weight")
         ax.set_xlim(0, 1)
     axes[0].set_ylabel("JSD(adversary, attention) reached\n(dotted: ln 2, the maximum)")
-    fig.suptitle(f"Adversarial attention with output change ≤ {tolerance:g} — {model}", y=1.04)
+    fig.suptitle(f"Adversarial attention with output change ≤ {tolerance:g} — {model}")
     return fig
 
 

@@ -261,3 +261,50 @@ def test_row_patch_identity_and_cls_explainer():
     p = ex.decide_keep(inst)(torch.ones((2, inst.n)))
     assert torch.allclose(p, inst.probs[None].expand(2, -1), atol=1e-6)
     assert ex.attention_gradient(inst).shape == (inst.n,)
+
+
+def test_cls_explainer_fast_path_matches_full_forward():
+    """Re-running only the layers from the patched one up gives the full model's answer."""
+    from analysis.attn_classifiers import FrozenTransformer
+    from analysis.explanation import ClsExplainer
+    from analysis.models import load_model, load_tokenizer
+
+    model, tok = load_model("tiny-random-bert", device="cpu"), load_tokenizer("tiny-random-bert")
+    torch.manual_seed(1)
+    probe = torch.nn.Linear(model.config.hidden_size, 2)
+    for layer in (0, 1):
+        ex = ClsExplainer(FrozenTransformer(model, tok, 32), probe, layer=layer)
+        inst = ex.instance(0, ["not", "a", "good", "film"], 0)
+        assert "h_in" in inst.inputs
+        keep = torch.ones((3, inst.n))
+        keep[0, 1] = 0
+        keep[1, :3] = 0
+        keep[2, -1] = 0
+
+        def fn(row, keep=keep):
+            w = row * keep[:, None, :]
+            return w / w.sum(-1, keepdim=True)
+
+        fn.batch = 3
+        fast = ex._run(inst, fn, fast=True)
+        full = ex._run(inst, fn, fast=False)
+        assert torch.allclose(fast, full, atol=1e-6)
+
+
+def test_set_summary_pairs_orders_with_attention():
+    import pandas as pd
+
+    from analysis.explanation import set_summary
+
+    nan = float("nan")
+    df = pd.DataFrame({
+        "encoder": ["e"] * 4, "id": [0, 0, 1, 1], "order": ["attention", "gradient"] * 2,
+        "flipped": [True, True, False, True], "n_removed": [3, 1, nan, 5],
+        "fraction_removed": [0.3, 0.1, nan, 0.5], "mass_removed": [0.5, 0.2, nan, 0.6],
+    })
+    out = set_summary(df).set_index("order")
+    # gradient: instance 0 sooner (1 < 3), instance 1 sooner (5 < never)
+    assert out.loc["gradient", "vs_attention_sooner_share"] == 1.0
+    assert out.loc["attention", "vs_attention_same_share"] == 1.0
+    assert out.loc["attention", "never_flips"] == 1
+    assert out.loc["attention", "median_fraction_never_as_1"] == pytest.approx(0.65)
