@@ -39,6 +39,7 @@ rule pattern_classifier:
     """Cross-validated F1 per pattern type (logistic regression and boosting); fit the chosen one."""
     input:
         table=rules.pattern_features.output.table,
+        maps=rules.pattern_features.output.maps,
     output:
         table=f"{PAT_DIR}/tables/pattern_classifier.csv",
         confusion=f"{PAT_DIR}/tables/pattern_confusion.csv",
@@ -51,8 +52,12 @@ rule pattern_classifier:
         folds=PAT["cv_folds"],
         seed=PAT["seed"],
         labelled_model=PAT_RECIPE["model"],
+        cnn_epochs=PAT.get("cnn_epochs", 0),
+    threads: 2
     log:
         "logs/patterns/pattern_classifier.log",
+    benchmark:
+        "benchmarks/patterns/pattern_classifier.tsv"
     script:
         "../workflow/pattern_classifier.py"
 

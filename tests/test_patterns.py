@@ -208,3 +208,25 @@ def test_save_and_load_maps_roundtrip(tmp_path):
     assert set(back) == {3, 7}
     assert back[3][1] == KINDS and back[3][2] == SEQ
     assert np.allclose(back[7][0], diagonal(), atol=1e-3)
+
+
+def test_downsample_map_keeps_a_vertical_stripe_and_marks_special_columns():
+    img = P.downsample_map(vertical(), KINDS, size=8, over=4)
+    assert img.shape == (2, 8, 8)
+    assert img[0].max() == pytest.approx(1.0)
+    assert img[0][:, 0].min() > 0.5 and img[0][:, 3].max() == 0  # [CLS] column bright, a middle one empty
+    assert img[1][0, 0] == 1.0 and img[1][0, 1] < 1.0  # first columns: [CLS]
+    assert (img[1] == img[1][0]).all()  # the same for every row
+
+
+def test_cnn_cross_validate_runs_and_reports_every_class():
+    rng = np.random.default_rng(2)
+    maps = [(vertical(), "Vertical"), (diagonal(), "Diagonal"), (block(), "Block")]
+    images, y = [], []
+    for proto, label in maps:
+        for _ in range(6):
+            images.append(P.downsample_map(_noisy(proto, rng, 0.05), KINDS, size=8))
+            y.append(label)
+    t = P.cnn_cross_validate(np.stack(images), np.array(y), folds=3, seed=0, epochs=30)
+    assert set(t["label"]) == {"Vertical", "Diagonal", "Block", "macro avg", "weighted avg"}
+    assert t.set_index("label").loc["weighted avg", "f1"] > 0.6

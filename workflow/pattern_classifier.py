@@ -1,7 +1,18 @@
 import numpy as np
 import pandas as pd
+import torch
 
-from analysis.patterns import CLASSES, FEATURES, cross_validate, make_classifier, save_classifier, share_table
+from analysis.patterns import (
+    CLASSES,
+    FEATURES,
+    cnn_cross_validate,
+    cross_validate,
+    downsample_map,
+    load_maps,
+    make_classifier,
+    save_classifier,
+    share_table,
+)
 from analysis.plots import close, new_figure
 from analysis.rule_io import save_figure, setup_logging, write_table
 
@@ -19,6 +30,14 @@ for kind in ("logistic", "boosting"):
     tables.append(t)
     confusions[kind] = cm
     log.info("%s: %s", kind, t[["label", "f1"]].round(3).to_dict("records"))
+if p.cnn_epochs:
+    # the paper's approach, as a comparator (CV only; the feature model is the one applied)
+    torch.set_num_threads(snakemake.threads)
+    maps = load_maps(snakemake.input.maps)
+    images = np.stack([downsample_map(maps[int(m)][0], maps[int(m)][1]) for m in df["map"]])
+    t = cnn_cross_validate(images, y, folds=p.folds, seed=p.seed, epochs=p.cnn_epochs)
+    tables.append(t)
+    log.info("cnn: %s", t[["label", "f1"]].round(3).to_dict("records"))
 cv = pd.concat(tables, ignore_index=True)
 cv.insert(0, "n_labels", len(y))
 cv.insert(0, "labelled_model", p.labelled_model)
@@ -57,7 +76,9 @@ ax.set_yticklabels([f"{short[c]} (F1 {f1[c]:.2f})" for c in labels])
 ax.set_xlabel("predicted (out of fold)")
 ax.set_ylabel("hand label")
 ax.grid(False)
+cnn = cv[(cv["classifier"] == "cnn") & (cv["label"] == "weighted avg")]["f1"]
 ax.set_title(f"{p.classifier} on map features, {p.folds}-fold CV\n{len(y)} hand-labelled maps of "
-             f"{p.labelled_model.split(':')[-1]}; weighted F1 {f1['weighted avg']:.2f}")
+             f"{p.labelled_model.split(':')[-1]}; weighted F1 {f1['weighted avg']:.2f}"
+             + (f" (tiny CNN: {cnn.iloc[0]:.2f})" if len(cnn) else ""))
 save_figure(fig, snakemake.output.figure)
 close(fig)
