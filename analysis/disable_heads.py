@@ -24,6 +24,7 @@ against a hand-written re-implementation of a BERT layer with uniform probabilit
 
 from __future__ import annotations
 
+import math
 import time
 from contextlib import contextmanager
 
@@ -193,7 +194,9 @@ def score_table(task: str, base_logits, var_logits, gold, n_layers: int, n_heads
     """One row per (task, metric, variant): scope ``head`` (layer, head 1-indexed) or
     ``layer`` (head empty), the score, the unmodified score, their difference, and
     ``changed``: the fraction of dev predictions that changed (classification) or the mean
-    absolute change of the predicted score (regression)."""
+    absolute change of the predicted score (regression); for classification also ``gained``
+    / ``lost`` (examples that became right / wrong) and ``mcnemar_p`` (exact two-sided
+    McNemar test on them: is the change more than noise?)."""
     from . import glue
 
     t = glue.get_task(task)
@@ -204,13 +207,31 @@ def score_table(task: str, base_logits, var_logits, gold, n_layers: int, n_heads
         pred = glue.predictions(task, logits)
         scores = glue.evaluate(task, pred, gold)
         changed = float(np.mean(np.abs(pred - base_pred))) if t.is_regression else float(np.mean(pred != base_pred))
+        if t.is_regression:
+            gained = lost = pd.NA
+            p_value = np.nan
+        else:
+            right, was_right = pred == np.asarray(gold), base_pred == np.asarray(gold)
+            gained, lost = int(np.sum(right & ~was_right)), int(np.sum(~right & was_right))
+            p_value = mcnemar_p(gained, lost)
         for metric in t.metrics:
             rows.append({
                 "task": task, "metric": metric, "scope": "head" if len(heads) == 1 else "layer",
                 "layer": layer + 1, "head": heads[0] + 1 if len(heads) == 1 else pd.NA,
                 "score": scores[metric], "unmodified": base[metric], "change": scores[metric] - base[metric],
-                "changed": changed, "n_examples": len(gold),
+                "changed": changed, "gained": gained, "lost": lost, "mcnemar_p": p_value,
+                "n_examples": len(gold),
             })
     out = pd.DataFrame(rows)
-    out["head"] = out["head"].astype("Int64")
+    for c in ("head", "gained", "lost"):
+        out[c] = out[c].astype("Int64")
     return out
+
+
+def mcnemar_p(gained: int, lost: int) -> float:
+    """Exact two-sided McNemar test: P(a split at least this uneven of the gained + lost
+    discordant examples if each went either way with probability 1/2)."""
+    n, k = gained + lost, min(gained, lost)
+    if n == 0:
+        return 1.0
+    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n)

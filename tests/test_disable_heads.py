@@ -136,3 +136,21 @@ def test_disabled_logits_cached_equals_uncached_and_by_hand(clf, batch):
     n = 3
     assert cost["layer_passes"] == n * L + n * (H + 1) * sum(L - layer for layer in range(L))
     assert cost2["layer_passes"] == cost["layer_passes_without_cache"] == n * L * (1 + len(var))
+
+
+def test_mcnemar_and_score_table_by_hand():
+    from analysis.disable_heads import mcnemar_p, score_table
+
+    assert mcnemar_p(7, 1) == pytest.approx(2 * (1 + 8) / 256)
+    assert mcnemar_p(0, 0) == 1.0 and mcnemar_p(2, 2) == 1.0
+    L, H = 1, 2
+    gold = [1, 0, 1, 0]
+    base = np.array([[0, 1], [1, 0], [1, 0], [1, 0]], float)  # predicts 1, 0, 0, 0: accuracy 0.75
+    var = np.stack([np.array([[0, 1], [0, 1], [0, 1], [1, 0]], float),  # head 1: 1 1 1 0 -> 0.75
+                    base,  # head 2: unchanged
+                    np.array([[1, 0]] * 4, float)])  # whole layer: 0 0 0 0 -> 0.5
+    t = score_table("SST-2", base, var, gold, L, H)
+    assert t.scope.tolist() == ["head", "head", "layer"] and t["head"].tolist()[:2] == [1, 2]
+    assert t.change.tolist() == pytest.approx([0.0, 0.0, -0.25])
+    assert t.changed.tolist() == pytest.approx([0.5, 0.0, 0.25])
+    assert t.gained.tolist() == [1, 0, 0] and t.lost.tolist() == [1, 0, 1]

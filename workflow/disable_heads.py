@@ -23,7 +23,7 @@ n_layers, n_heads = int(main.layer.max()), int(main["head"].max())
 lim = max(0.01, float(np.nanmax(np.abs(main.change))) * 100)
 ncols = min(2, len(tasks))
 nrows = -(-len(tasks) // ncols)
-fig, axes = new_figure(4.0 * ncols, (0.3 * n_layers + 1.1) * nrows, ncols=ncols, nrows=nrows, squeeze=False)
+fig, axes = new_figure(4.6 * ncols, (0.3 * n_layers + 1.1) * nrows, ncols=ncols, nrows=nrows, squeeze=False)
 import seaborn as sns  # noqa: E402
 
 for ax, task in zip(axes.flat, tasks):
@@ -33,9 +33,14 @@ for ax, task in zip(axes.flat, tasks):
     grid[heads.layer - 1, heads["head"].astype(int) - 1] = heads.change * 100
     layers = t[t.scope == "layer"]
     grid[layers.layer - 1, n_heads] = layers.change * 100
+    pval = np.full(grid.shape, np.nan)
+    if "mcnemar_p" in t:
+        pval[heads.layer - 1, heads["head"].astype(int) - 1] = heads.mcnemar_p
+        pval[layers.layer - 1, n_heads] = layers.mcnemar_p
+    annot = np.vectorize(lambda v, q: "" if np.isnan(v) else f"{v:.1f}" + ("*" if q < 0.05 else ""))(grid, pval)
     df = pd.DataFrame(grid, index=range(1, n_layers + 1), columns=[*map(str, range(1, n_heads + 1)), "all"])
-    sns.heatmap(df, ax=ax, cmap="RdBu", vmin=-lim, vmax=lim, center=0, annot=n_heads <= 12, fmt=".1f",
-                annot_kws={"fontsize": 5}, cbar_kws={"label": "change (points)", "shrink": 0.8},
+    sns.heatmap(df, ax=ax, cmap="RdBu", vmin=-lim, vmax=lim, center=0, annot=annot if n_heads <= 16 else False,
+                fmt="", annot_kws={"fontsize": 6}, cbar_kws={"label": "change (points)", "shrink": 0.8},
                 linewidths=0.2, linecolor="white")
     ax.axvline(n_heads, color="k", lw=1)
     ax.set_xlabel("disabled head ('all' = whole layer)")
