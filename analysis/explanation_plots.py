@@ -17,6 +17,7 @@ ORDER_COLOURS = dict(zip(ORDERS, ["#999999", "#1f77b4", "#d62728", "#9467bd"]))
 
 
 def _panels(n, width=2.6, height=2.8):
+    width = max(width, 4.6 / n)
     fig, axes = plt.subplots(1, n, figsize=(width * n + 0.4, height), squeeze=False, sharey=True, layout="constrained")
     return fig, axes[0]
 
