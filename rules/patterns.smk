@@ -53,7 +53,6 @@ rule pattern_classifier:
         seed=PAT["seed"],
         labelled_model=PAT_RECIPE["model"],
         cnn_epochs=PAT.get("cnn_epochs", 0),
-    threads: 2
     log:
         "logs/patterns/pattern_classifier.log",
     benchmark:

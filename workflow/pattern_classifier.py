@@ -32,7 +32,7 @@ for kind in ("logistic", "boosting"):
     log.info("%s: %s", kind, t[["label", "f1"]].round(3).to_dict("records"))
 if p.cnn_epochs:
     # the paper's approach, as a comparator (CV only; the feature model is the one applied)
-    torch.set_num_threads(snakemake.threads)
+    torch.set_num_threads(1)  # a tiny net: more threads only add overhead
     maps = load_maps(snakemake.input.maps)
     images = np.stack([downsample_map(maps[int(m)][0], maps[int(m)][1]) for m in df["map"]])
     t = cnn_cross_validate(images, y, folds=p.folds, seed=p.seed, epochs=p.cnn_epochs)
