@@ -67,6 +67,7 @@ def plot_set_erasure(df: pd.DataFrame, model: str, title: str = "Set erasure: fr
             never = 1 - d.flipped.mean() if len(d) else np.nan
             ax.text(x, 1.03, f"{never:.0%}", ha="center", va="bottom", fontsize=7, rotation=90)
     ax.axhline(1.0, color="k", lw=0.6)
+    ax.set_xlim(-0.6, len(encs) - 0.4)
     ax.set_xticks(range(len(encs)), encs)
     ax.set_ylabel("fraction of items removed")
     ax.set_ylim(0, 1.25)
@@ -125,6 +126,7 @@ def plot_rank_agreement(df: pd.DataFrame, model: str):
                 bp["boxes"][0].set_facecolor(colour)
         ax.plot([], [], color=colour, lw=6, label=name)
     ax.axhline(0, color="k", lw=0.6)
+    ax.set_xlim(-0.6, len(encs) - 0.4)
     ax.set_xticks(range(len(encs)), encs)
     ax.set_ylabel("Kendall τ with attention")
     ax.set_ylim(-1, 1)
