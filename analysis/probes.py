@@ -160,7 +160,8 @@ def attach_vectors(sentences: list[Sentence], vectors: WordVectors) -> dict:
 
 def batches(sentences: list[Sentence], batch_size: int, need_attn: bool, need_vec: bool,
             order=None, device="cpu"):
-    """Padded tensors for groups of sentences: attn (B, K, W1, W1), vec (B, W1, d),
+    """Padded tensors for groups of sentences: feats (B, W1, W1, 2K) float16 with
+    feats[b, j, i] = (a_k(j -> i) for every head k, then a_k(i -> j)), vec (B, W1, d),
     gold (B, W1), dep mask (B, W1: real words), cand mask (B, W1, W1), scored (B, W1)."""
     order = np.arange(len(sentences)) if order is None else order
     for start in range(0, len(order), batch_size):
@@ -175,7 +176,7 @@ def batches(sentences: list[Sentence], batch_size: int, need_attn: bool, need_ve
         out = {}
         if need_attn:
             K = group[0].attn.shape[0]
-            attn = np.zeros((B, K, W1, W1), dtype=np.float16)
+            feats = np.zeros((B, W1, W1, 2 * K), dtype=np.float16)
         if need_vec:
             vec = np.zeros((B, W1, group[0].extra["vec"].shape[1]), dtype=np.float32)
         for b, s in enumerate(group):
@@ -187,13 +188,14 @@ def batches(sentences: list[Sentence], batch_size: int, need_attn: bool, need_ve
             idx = np.arange(n1)
             dist[b, :n1, :n1] = idx[None, :] - idx[:, None]  # candidate - dependent
             if need_attn:
-                attn[b, :, :n1, :n1] = s.attn
+                feats[b, :n1, :n1, :K] = s.attn.transpose(1, 2, 0)  # [j, i, k] = a_k(j -> i)
+                feats[b, :n1, :n1, K:] = s.attn.transpose(2, 1, 0)  # [j, i, K + k] = a_k(i -> j)
             if need_vec:
                 vec[b, 1:n1] = s.extra["vec"]
         cand[:, np.arange(W1), np.arange(W1)] = False  # a word is not its own head
         out.update(gold=gold, dep=dep, scored=scored, cand=cand, dist=dist)
         if need_attn:
-            out["attn"] = attn
+            out["feats"] = feats
         if need_vec:
             out["vec"] = vec
         yield {k: torch.as_tensor(v, device=device) for k, v in out.items()}
@@ -227,16 +229,14 @@ class AttnProbe(torch.nn.Module):
             self.u = torch.nn.Parameter(torch.zeros(n_heads))
 
     def forward(self, batch) -> torch.Tensor:
-        a = batch["attn"].float()  # (B, K, W1, W1): a[b, k, j, i] = attention from j to i
-        at = a.transpose(-1, -2)  # at[b, k, j, i] = attention from i to j
+        f = batch["feats"].float()  # (B, W1, W1, 2K): [b, j, i] = (a_k(j -> i), a_k(i -> j))
         if not self.words:
-            return torch.einsum("k,bkji->bji", self.w, a) + torch.einsum("k,bkji->bji", self.u, at)
+            return f @ torch.cat([self.w, self.u])
         v = batch["vec"].clone()
         v[:, 0] = self.root
-        wc, wd = self.w_cand(v), self.w_dep(v)  # (B, W1, K)
-        uc, ud = self.u_cand(v), self.u_dep(v)
-        return (torch.einsum("bik,bkji->bji", wc, a) + torch.einsum("bjk,bkji->bji", wd, a)
-                + torch.einsum("bik,bkji->bji", uc, at) + torch.einsum("bjk,bkji->bji", ud, at))
+        cand = torch.cat([self.w_cand(v), self.u_cand(v)], -1)  # (B, W1, 2K): from v_i
+        dep = torch.cat([self.w_dep(v), self.u_dep(v)], -1)  # from v_j
+        return torch.einsum("bjic,bic->bji", f, cand) + torch.einsum("bjic,bjc->bji", f, dep)
 
 
 class MLPProbe(torch.nn.Module):

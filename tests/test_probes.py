@@ -71,7 +71,10 @@ def test_batches_mask_candidates_and_pad():
     sents = toy_sentences(3, seed=3)
     (batch,) = list(pr.batches(sents, 8, True, True))
     W1 = max(s.n for s in sents) + 1
-    assert batch["attn"].shape == (3, 3, W1, W1)
+    assert batch["feats"].shape == (3, W1, W1, 6)
+    s0 = sents[0]
+    np.testing.assert_array_equal(batch["feats"][0, 2, 1, 1].item(), s0.attn[1, 2, 1])  # a_1(2 -> 1)
+    np.testing.assert_array_equal(batch["feats"][0, 2, 1, 4].item(), s0.attn[1, 1, 2])  # a_1(1 -> 2)
     for b, s in enumerate(sents):
         n1 = s.n + 1
         assert batch["dep"][b].sum() == s.n and not batch["dep"][b, 0]
