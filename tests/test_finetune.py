@@ -3,12 +3,11 @@
 import numpy as np
 import pytest
 import torch
+from conftest import FIXTURES, random_maps
 
 from analysis import finetune, glue
 from analysis.finetune_change import head_cosines, mean_cosines
 from analysis.models import TINY, load_model
-
-from conftest import FIXTURES, random_maps
 
 
 def test_linear_schedule_warmup_then_decay():

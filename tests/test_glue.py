@@ -5,11 +5,10 @@ import shutil
 
 import numpy as np
 import pytest
+from conftest import FIXTURES, mirror_dir
 
 from analysis import glue
 from analysis.corpora import prepare
-
-from conftest import FIXTURES, mirror_dir
 
 GLUE = FIXTURES / "glue"
 
