@@ -33,7 +33,9 @@ write_table(pred, snakemake.output.predictions)
 
 model_name = p.spec.split(":")[-1]
 tab = share_table(pred, ["variant", "task"])
-tab = tab.merge(pd.DataFrame(counts), on=["variant", "task"], how="left")
+counts = pd.DataFrame(counts)
+counts = counts.fillna({c: 0 for c in counts.columns if c.startswith("shard_")})  # a count absent = none
+tab = tab.merge(counts, on=["variant", "task"], how="left")
 tab.insert(0, "classifier", clf["kind"])
 tab.insert(0, "model", p.spec)
 write_table(tab, snakemake.output.table)
