@@ -63,6 +63,7 @@ rule gradient_importance:
         records="resources/inputs/{model}/wiki.jsonl",
         head="resources/mlm_head/{model}/head.pt",
         head_info="results/{model}/tables/mlm_head.json",
+        head_table=table("mlm_head"),
     output:
         table=table("gradient_importance"),
         heads=table("gradient_importance_heads"),

@@ -1,6 +1,7 @@
 import json
 
 import matplotlib.pyplot as plt
+import pandas as pd
 import torch
 
 from analysis import gradient_importance as gi
@@ -25,7 +26,10 @@ if not info["pretrained_head"]:
     missing = [k for k in missing if mh.head_module(model).get_parameter(k).data_ptr() not in shared]
     if missing or unexpected:
         raise RuntimeError(f"{snakemake.input.head}: head state does not fit (missing {missing}, unexpected {unexpected})")
-head_used = head_info["head_source"]
+held = pd.read_csv(snakemake.input.head_table)
+held = held[(held.split == "held-out") & (held["head"] != "initial (unigram bias)")].iloc[-1]
+head_used = (f"{head_info['head_source']}; held-out MLM loss {held.loss:.2f}, "
+             f"accuracy {100 * held.accuracy:.1f}%")
 log.info("masked-LM head: %s", head_used)
 
 records = read_jsonl(snakemake.input.records)
