@@ -20,7 +20,6 @@ log.info("cost:\n%s", cost.to_string())
 
 main = table[table.metric == table.task.map(lambda t: glue.get_task(t).main_metric)]
 n_layers, n_heads = int(main.layer.max()), int(main["head"].max())
-lim = max(0.01, float(np.nanmax(np.abs(main.change))) * 100)
 ncols = min(2, len(tasks))
 nrows = -(-len(tasks) // ncols)
 fig, axes = new_figure(4.6 * ncols, (0.3 * n_layers + 1.1) * nrows, ncols=ncols, nrows=nrows, squeeze=False)
@@ -28,6 +27,7 @@ import seaborn as sns  # noqa: E402
 
 for ax, task in zip(axes.flat, tasks):
     t = main[main.task == task]
+    lim = max(1.0, float(np.nanmax(np.abs(t.change))) * 100)  # colour scale per task
     grid = np.full((n_layers, n_heads + 1), np.nan)
     heads = t[t.scope == "head"]
     grid[heads.layer - 1, heads["head"].astype(int) - 1] = heads.change * 100
