@@ -28,7 +28,7 @@ x = np.arange(len(t))
 for i, (col, name) in enumerate([("majority", "majority class"), ("pretrained_random_head", "pre-trained, untrained head"),
                                  ("finetuned", "fine-tuned")]):
     bars = ax.bar(x + (i - 1) * 0.27, t[col], width=0.27, label=name, color=f"C{[7, 1, 0][i]}")
-    ax.bar_label(bars, fmt="%.2f", fontsize=6, padding=1)
+    ax.bar_label(bars, fmt="%.2f", fontsize=7, padding=1)
 ax.set_xticks(x, [f"{a}\n{b}" for a, b in zip(t.task, t.metric)])
 ax.axhline(0, color="k", lw=0.5)
 ax.set_ylabel("dev score")
