@@ -106,9 +106,9 @@ y = np.arange(len(table))[::-1]
 ax.barh(y, 100 * table.uas, color="C0", label=f"{spec}")
 ax.scatter(table.paper_uas, y, color="k", marker="D", zorder=3, label="Clark et al. (bert-base, PTB-SD)")
 for yi, u in zip(y, table.uas):
-    inside = u > 0.15
-    ax.text(100 * u - 1 if inside else 100 * u + 1, yi, f"{100 * u:.1f}", va="center", fontsize=8,
-            ha="right" if inside else "left", color="white" if inside else "black")
+    inside = u > 0.15  # label at the bar's start, clear of the paper's marker near its end
+    ax.text(1.5 if inside else 100 * u + 1, yi, f"{100 * u:.1f}", va="center", fontsize=8,
+            ha="left", color="white" if inside else "black")
 ax.set_yticks(y)
 ax.set_yticklabels(table.probe, fontsize=8)
 ax.set_xlim(0, 100)
