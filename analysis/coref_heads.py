@@ -35,8 +35,7 @@ from .word_level import word_maps
 
 TYPES = ("all", "pronoun", "proper", "nominal")
 BASELINES = ("nearest", "same_head", "rule_based")
-SYSTEM_LABELS = {"nearest": "nearest mention", "same_head": "nearest same head word",
-                 "rule_based": "rule-based sieve"}
+SYSTEM_LABELS = {"nearest": "nearest mention", "same_head": "nearest same head word", "rule_based": "rule-based sieve"}
 
 
 @dataclass
@@ -166,8 +165,16 @@ class Tally:
             for layer in range(L):
                 for head in range(H):
                     c, n = int(self.heads[t][layer, head]), self.n[t]
-                    rows.append({"layer": layer + 1, "head": head + 1, "mention_type": t, "n_correct": c, "n": n,
-                                 "accuracy": c / n if n else np.nan})
+                    rows.append(
+                        {
+                            "layer": layer + 1,
+                            "head": head + 1,
+                            "mention_type": t,
+                            "n_correct": c,
+                            "n": n,
+                            "accuracy": c / n if n else np.nan,
+                        }
+                    )
         return pd.DataFrame(rows)
 
     def best_head(self) -> tuple[int, int]:
@@ -184,20 +191,52 @@ class Tally:
         for t in TYPES:
             n = self.n[t]
             c = int(self.heads[t][layer - 1, head - 1])
-            rows.append({"system": "best_head", "label": f"head {layer}-{head}", "layer": layer, "head": head,
-                         "mention_type": t, "n_correct": c, "n": n, "accuracy": c / n if n else np.nan})
-            rows.append({"system": "best_head_2fold", "label": cv_label, "layer": np.nan, "head": np.nan,
-                         "mention_type": t, "n_correct": held_out[t], "n": n,
-                         "accuracy": held_out[t] / n if n else np.nan})
+            rows.append(
+                {
+                    "system": "best_head",
+                    "label": f"head {layer}-{head}",
+                    "layer": layer,
+                    "head": head,
+                    "mention_type": t,
+                    "n_correct": c,
+                    "n": n,
+                    "accuracy": c / n if n else np.nan,
+                }
+            )
+            rows.append(
+                {
+                    "system": "best_head_2fold",
+                    "label": cv_label,
+                    "layer": np.nan,
+                    "head": np.nan,
+                    "mention_type": t,
+                    "n_correct": held_out[t],
+                    "n": n,
+                    "accuracy": held_out[t] / n if n else np.nan,
+                }
+            )
             for b in BASELINES:
                 c = self.base[t][b]
-                rows.append({"system": b, "label": SYSTEM_LABELS[b], "layer": np.nan, "head": np.nan,
-                             "mention_type": t, "n_correct": c, "n": n, "accuracy": c / n if n else np.nan})
+                rows.append(
+                    {
+                        "system": b,
+                        "label": SYSTEM_LABELS[b],
+                        "layer": np.nan,
+                        "head": np.nan,
+                        "mention_type": t,
+                        "n_correct": c,
+                        "n": n,
+                        "accuracy": c / n if n else np.nan,
+                    }
+                )
         out = pd.DataFrame(rows)
         if paper is not None:
             p = paper.rename(columns={"accuracy": "paper_accuracy", "label": "paper_label"})
-            out = out.merge(p[["system", "mention_type", "paper_label", "paper_accuracy"]],
-                            on=["system", "mention_type"], how="left")
+            out = out.merge(
+                p[["system", "mention_type", "paper_label", "paper_accuracy"]],
+                on=["system", "mention_type"],
+                how="left",
+            )
         return out
 
 
@@ -208,8 +247,10 @@ def score(examples: Iterable, n_layers: int, n_heads: int, how: str = "mean") ->
     for ex in examples:
         counts["windows"] += 1
         if "part" in ex.meta or ex.meta.get("truncated"):
-            raise ValueError(f"example {ex.id}: the window was split or truncated at extraction; prepare the corpus "
-                             "with the same max_len as extraction")
+            raise ValueError(
+                f"example {ex.id}: the window was split or truncated at extraction; prepare the corpus "
+                "with the same max_len as extraction"
+            )
         if "mentions" not in ex.meta:
             raise ValueError(f"example {ex.id}: no 'mentions' in meta; not a coreference corpus")
         cases = window_cases(ex.meta["mentions"], counts)
@@ -237,9 +278,19 @@ def read_paper_numbers(path) -> pd.DataFrame:
     return df
 
 
-def plot(per_head: pd.DataFrame, summary: pd.DataFrame, model: str, n_windows: int, groups=TYPES,
-         group_col: str = "mention_type", title: str = "coreference (Clark Table 2)", unit: str = "windows",
-         what: str = "mentions", ylabel: str = "antecedent selection accuracy (%)", label_above: float = 50):
+def plot(
+    per_head: pd.DataFrame,
+    summary: pd.DataFrame,
+    model: str,
+    n_windows: int,
+    groups=TYPES,
+    group_col: str = "mention_type",
+    title: str = "coreference (Clark Table 2)",
+    unit: str = "windows",
+    what: str = "mentions",
+    ylabel: str = "antecedent selection accuracy (%)",
+    label_above: float = 50,
+):
     """Left: accuracy of every head (group 'all'); right: best head vs baselines per group."""
     from .plots import head_heatmap, new_figure
 
@@ -248,12 +299,21 @@ def plot(per_head: pd.DataFrame, summary: pd.DataFrame, model: str, n_windows: i
     from matplotlib.patches import Rectangle
 
     width = max(7.2, 4.4 + 0.28 * H)
-    fig, (ax0, ax1) = new_figure(width, max(2.8, 0.25 * L + 1.4), ncols=2,
-                                 gridspec_kw={"width_ratios": [max(H, 4) * 0.28 + 0.8, 4.2]})
+    fig, (ax0, ax1) = new_figure(
+        width, max(2.8, 0.25 * L + 1.4), ncols=2, gridspec_kw={"width_ratios": [max(H, 4) * 0.28 + 0.8, 4.2]}
+    )
     t = per_head[per_head[group_col] == "all"].copy()
     t["accuracy_pct"] = 100 * t["accuracy"]
-    head_heatmap(ax0, t, "accuracy_pct", vmin=0, vmax=100, cbar_label="accuracy (%)", fmt="{:.0f}",
-                 annotate_above=label_above if L * H <= 200 else None)
+    head_heatmap(
+        ax0,
+        t,
+        "accuracy_pct",
+        vmin=0,
+        vmax=100,
+        cbar_label="accuracy (%)",
+        fmt="{:.0f}",
+        annotate_above=label_above if L * H <= 200 else None,
+    )
     best = summary[summary["system"] == "best_head"].iloc[0]
     ax0.add_patch(Rectangle((best["head"] - 1, best["layer"] - 1), 1, 1, fill=False, edgecolor="red", lw=1.5))
     ax0.set_title(f"per-head accuracy, all {what}\n(n={int(t['n'].iloc[0])}; >= {label_above:g}% labelled; red: best)")
@@ -266,8 +326,16 @@ def plot(per_head: pd.DataFrame, summary: pd.DataFrame, model: str, n_windows: i
         xs = x - 0.4 + w * (k + 0.5)
         ax1.bar(xs, 100 * rows["accuracy"], width=w, color=f"C{k}", label=labels[s])
         if "paper_accuracy" in rows and rows["paper_accuracy"].notna().any():
-            ax1.scatter(xs, 100 * rows["paper_accuracy"], marker="_", s=60, color="k", linewidths=1.5,
-                        label="paper (bert-base)" if k == 0 else None, zorder=3)
+            ax1.scatter(
+                xs,
+                100 * rows["paper_accuracy"],
+                marker="_",
+                s=60,
+                color="k",
+                linewidths=1.5,
+                label="paper (bert-base)" if k == 0 else None,
+                zorder=3,
+            )
     ns = summary[summary["system"] == systems[0]].set_index(group_col).reindex(groups)["n"]
     ax1.set_xticks(x, [f"{t}\n(n={int(n)})" for t, n in zip(groups, ns)], fontsize=6.5)
     ax1.set_ylim(0, 100)

@@ -69,8 +69,14 @@ class DepScorer:
         self.base: dict[str, np.ndarray] = {}  # rel -> (2, n_offsets)
         self.n: dict[str, int] = {}
         self.counts = {
-            "examples": 0, "sentences": 0, "sentences_split": 0, "windows_of_split_sentences": 0,
-            "truncated_examples": 0, "arcs_total": 0, "arcs_scored": 0, "root_arcs": 0,
+            "examples": 0,
+            "sentences": 0,
+            "sentences_split": 0,
+            "windows_of_split_sentences": 0,
+            "truncated_examples": 0,
+            "arcs_total": 0,
+            "arcs_scored": 0,
+            "root_arcs": 0,
         }
         self._sentences: dict[str, dict] = {}
 
@@ -81,23 +87,45 @@ class DepScorer:
             self.n[rel] = 0
         return self.correct[rel], self.base[rel]
 
-    def add(self, maps: np.ndarray, word_ids, heads: list[int], rels: list[str], sentence: str,
-            part: int | None = None, truncated: bool = False) -> None:
+    def add(
+        self,
+        maps: np.ndarray,
+        word_ids,
+        heads: list[int],
+        rels: list[str],
+        sentence: str,
+        part: int | None = None,
+        truncated: bool = False,
+    ) -> None:
         """Score one example (a sentence or one window of it): piece-level ``maps``
         (L, H, n, n), its ``word_ids`` (sentence-level word indices, -1 for special
         tokens) and the gold tree of the whole sentence (0-based heads, -1 root)."""
         wm, unit_word = word_maps(maps, word_ids, self.how)
         self.add_word_maps(wm, unit_word, heads, rels, sentence, part=part, truncated=truncated)
 
-    def add_word_maps(self, wm: np.ndarray, unit_word: np.ndarray, heads, rels, sentence: str,
-                      part: int | None = None, truncated: bool = False) -> None:
+    def add_word_maps(
+        self,
+        wm: np.ndarray,
+        unit_word: np.ndarray,
+        heads,
+        rels,
+        sentence: str,
+        part: int | None = None,
+        truncated: bool = False,
+    ) -> None:
         """Score one window given its word-level maps (L, H, U, U) and unit words."""
         self.counts["examples"] += 1
         self.counts["truncated_examples"] += int(truncated)
         info = self._sentences.get(sentence)
         if info is None:
-            info = self._sentences[sentence] = {"heads": list(heads), "rels": list(rels), "windows": 0,
-                                                "covered": set(), "scored": set(), "truncated": False}
+            info = self._sentences[sentence] = {
+                "heads": list(heads),
+                "rels": list(rels),
+                "windows": 0,
+                "covered": set(),
+                "scored": set(),
+                "truncated": False,
+            }
             n_root = sum(h < 0 for h in heads)
             self.counts["sentences"] += 1
             self.counts["root_arcs"] += n_root
@@ -170,8 +198,17 @@ class DepScorer:
                 for layer in range(L):
                     for head in range(H):
                         c = int(self.correct[rel][di, layer, head])
-                        rows.append({"layer": layer + 1, "head": head + 1, "relation": rel, "direction": direction,
-                                     "accuracy": c / self.n[rel], "correct": c, "n": self.n[rel]})
+                        rows.append(
+                            {
+                                "layer": layer + 1,
+                                "head": head + 1,
+                                "relation": rel,
+                                "direction": direction,
+                                "accuracy": c / self.n[rel],
+                                "correct": c,
+                                "n": self.n[rel],
+                            }
+                        )
         return rows
 
     def baselines(self) -> list[dict]:
@@ -180,8 +217,16 @@ class DepScorer:
             for di, direction in enumerate(DIRECTIONS):
                 for k, o in enumerate(self.offsets):
                     c = int(self.base[rel][di, k])
-                    rows.append({"relation": rel, "direction": direction, "offset": o,
-                                 "accuracy": c / self.n[rel], "correct": c, "n": self.n[rel]})
+                    rows.append(
+                        {
+                            "relation": rel,
+                            "direction": direction,
+                            "offset": o,
+                            "accuracy": c / self.n[rel],
+                            "correct": c,
+                            "n": self.n[rel],
+                        }
+                    )
         return rows
 
     def summary(self) -> list[dict]:
@@ -194,13 +239,23 @@ class DepScorer:
                 acc = self.correct[rel][di]
                 flat = int(np.argmax(acc.ravel()))
                 layer, head = divmod(flat, H)
-                order = sorted(range(len(self.offsets)), key=lambda k: (-self.base[rel][di, k], abs(self.offsets[k]), self.offsets[k]))
+                order = sorted(
+                    range(len(self.offsets)),
+                    key=lambda k: (-self.base[rel][di, k], abs(self.offsets[k]), self.offsets[k]),
+                )
                 kb = order[0]
-                rows.append({
-                    "relation": rel, "direction": direction, "best_layer": layer + 1, "best_head": head + 1,
-                    "accuracy": acc[layer, head] / self.n[rel], "best_offset": self.offsets[kb],
-                    "baseline_accuracy": self.base[rel][di, kb] / self.n[rel], "n": self.n[rel],
-                })
+                rows.append(
+                    {
+                        "relation": rel,
+                        "direction": direction,
+                        "best_layer": layer + 1,
+                        "best_head": head + 1,
+                        "accuracy": acc[layer, head] / self.n[rel],
+                        "best_offset": self.offsets[kb],
+                        "baseline_accuracy": self.base[rel][di, kb] / self.n[rel],
+                        "n": self.n[rel],
+                    }
+                )
         return rows
 
 
@@ -208,8 +263,9 @@ def _rel_key(rel: str):
     return (rel != ALL, rel)
 
 
-def score_examples(examples: Iterable, n_layers: int, n_heads: int, max_offset: int = 3, how: str = "mean",
-                   reverse: str = "row") -> DepScorer:
+def score_examples(
+    examples: Iterable, n_layers: int, n_heads: int, max_offset: int = 3, how: str = "mean", reverse: str = "row"
+) -> DepScorer:
     """Score a stream of ``storage.Example`` whose meta holds ``heads`` and ``rels``."""
     sc = DepScorer(n_layers, n_heads, max_offset=max_offset, how=how, reverse=reverse)
     for ex in examples:
@@ -217,8 +273,15 @@ def score_examples(examples: Iterable, n_layers: int, n_heads: int, max_offset: 
         if "heads" not in meta or "rels" not in meta:
             raise ValueError(f"example {ex.id}: meta has no gold 'heads'/'rels' (not a dependency corpus?)")
         sent = ex.id.split("#", 1)[0]
-        sc.add(ex.attn, ex.word_ids, meta["heads"], meta["rels"], sent,
-               part=meta.get("part"), truncated=bool(meta.get("truncated")))
+        sc.add(
+            ex.attn,
+            ex.word_ids,
+            meta["heads"],
+            meta["rels"],
+            sent,
+            part=meta.get("part"),
+            truncated=bool(meta.get("truncated")),
+        )
     return sc
 
 
@@ -250,7 +313,9 @@ def table1(sc: DepScorer, paper=None, min_count: int = 30, counts: dict | None =
     if paper is not None:
         df = df.merge(paper, on="relation", how="left")
     df["_all"] = df["relation"] != ALL
-    df = df.sort_values(["_all", "n", "relation", "direction"], ascending=[True, False, True, True]).drop(columns="_all")
+    df = df.sort_values(["_all", "n", "relation", "direction"], ascending=[True, False, True, True]).drop(
+        columns="_all"
+    )
     df = df.reset_index(drop=True)
     return df[df["n"] >= min_count].reset_index(drop=True), df[df["n"] < min_count].reset_index(drop=True)
 
@@ -269,8 +334,9 @@ def plot_best(main, model: str, corpus: str):
     colors = {"dep->head": "#1f77b4", "head->dep": "#ff7f0e"}
     for k, direction in enumerate(DIRECTIONS):
         sub = main[main["direction"] == direction].set_index("relation").reindex(rels)
-        ax.barh(y + (k - 1) * 0.27, sub["accuracy"], height=0.27, color=colors[direction],
-                label=f"best head, {direction}")
+        ax.barh(
+            y + (k - 1) * 0.27, sub["accuracy"], height=0.27, color=colors[direction], label=f"best head, {direction}"
+        )
         for yy, (acc, layer, head) in zip(y, sub[["accuracy", "layer", "head"]].itertuples(index=False)):
             if np.isfinite(acc):
                 ax.text(acc + 0.01, yy + (k - 1) * 0.27, f"{int(layer)}-{int(head)}", va="center", fontsize=6.5)
@@ -279,10 +345,25 @@ def plot_best(main, model: str, corpus: str):
     if "paper_accuracy" in main:
         pap = main.drop_duplicates("relation").set_index("relation").reindex(rels)
         ok = pap["paper_accuracy"].notna().to_numpy()
-        ax.scatter(pap["paper_accuracy"][ok] / 100, y[ok], marker="D", s=14, color="black", zorder=3,
-                   label="paper: best head (bert-base, WSJ)")
-        ax.scatter(pap["paper_baseline"][ok] / 100, y[ok], marker="D", s=14, facecolors="white",
-                   edgecolors="black", zorder=3, label="paper: baseline")
+        ax.scatter(
+            pap["paper_accuracy"][ok] / 100,
+            y[ok],
+            marker="D",
+            s=14,
+            color="black",
+            zorder=3,
+            label="paper: best head (bert-base, WSJ)",
+        )
+        ax.scatter(
+            pap["paper_baseline"][ok] / 100,
+            y[ok],
+            marker="D",
+            s=14,
+            facecolors="white",
+            edgecolors="black",
+            zorder=3,
+            label="paper: baseline",
+        )
     ns = main.drop_duplicates("relation").set_index("relation")["n"].reindex(rels)
     ax.set_yticks(y, [f"{r} (n={n})" for r, n in zip(rels, ns)], fontsize=8)
     ax.invert_yaxis()
@@ -296,37 +377,61 @@ def plot_best(main, model: str, corpus: str):
     return fig
 
 
-def plot_grid(full, main, relations: list[str], model: str, corpus: str, ncols: int = 4):
-    """Layer x head accuracy heat-maps, one panel per relation (in its better direction);
-    the best head boxed. Layers and heads 1-indexed."""
+def grid_table(full, main, relations: list[str]) -> pd.DataFrame:  # noqa: F821
+    """The cells of the heat-map grid as a tidy table: for ``All`` and every listed relation
+    present in ``main``, each head's accuracy in the relation's better direction, with the
+    panel's best head (``best``) and its fixed-offset baseline. Layers/heads 1-indexed."""
+    import pandas as pd
+
+    present = set(main["relation"])
+    parts = []
+    for rel in [r for r in [ALL, *relations] if r in present]:
+        row = main[(main["relation"] == rel) & main["best_direction"]].iloc[0]
+        sub = full[(full["relation"] == rel) & (full["direction"] == row["direction"])]
+        sub = sub[["relation", "direction", "layer", "head", "accuracy", "n"]].copy()
+        sub["best"] = (sub["layer"] == row["layer"]) & (sub["head"] == row["head"])
+        sub["best_offset"] = int(row["best_offset"])
+        sub["baseline_accuracy"] = float(row["baseline_accuracy"])
+        parts.append(sub.sort_values(["layer", "head"]))
+    cols = ["relation", "direction", "layer", "head", "accuracy", "n", "best", "best_offset", "baseline_accuracy"]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
+
+
+def plot_grid(cells, model: str, corpus: str, n_layers: int, n_heads: int, ncols: int = 4):
+    """Layer x head accuracy heat-maps from :func:`grid_table`, one panel per relation (in
+    its better direction); the best head boxed. Layers and heads 1-indexed."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
-    present = set(main["relation"])
-    rels = [r for r in [ALL, *relations] if r in present]
-    L, H = int(full["layer"].max()), int(full["head"].max())
+    rels = list(dict.fromkeys(cells["relation"]))
+    if not rels:
+        raise ValueError(f"{corpus}: no relation to draw in the heat-map grid")
+    L, H = n_layers, n_heads
     ncols = min(ncols, len(rels))
     nrows = int(np.ceil(len(rels) / ncols))
     w = 1.9 + 0.12 * H
     fig, axes = plt.subplots(nrows, ncols, figsize=(w * ncols, (0.9 + 0.13 * L + 0.4) * nrows), squeeze=False)
     im = None
     for ax, rel in zip(axes.ravel(), rels):
-        row = main[(main["relation"] == rel) & main["best_direction"]].iloc[0]
-        sub = full[(full["relation"] == rel) & (full["direction"] == row["direction"])]
+        sub = cells[cells["relation"] == rel]
+        row = sub[sub["best"]].iloc[0]
         grid = np.full((L, H), np.nan)
         grid[sub["layer"].to_numpy() - 1, sub["head"].to_numpy() - 1] = sub["accuracy"].to_numpy()
         im = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto")
         ax.grid(False)
-        ax.add_patch(Rectangle((row["head"] - 1.5, row["layer"] - 1.5), 1, 1, fill=False, ec="red", lw=1.5,
-                               clip_on=False))
-        ax.set_title(f"{rel} ({row['direction']}), n={row['n']}\nbest {row['layer']}-{row['head']}: "
-                     f"{row['accuracy']:.2f}, offset {row['best_offset']:+d}: {row['baseline_accuracy']:.2f}",
-                     fontsize=8)
+        ax.add_patch(
+            Rectangle((row["head"] - 1.5, row["layer"] - 1.5), 1, 1, fill=False, ec="red", lw=1.5, clip_on=False)
+        )
+        ax.set_title(
+            f"{rel} ({row['direction']}), n={row['n']}\nbest {row['layer']}-{row['head']}: "
+            f"{row['accuracy']:.2f}, offset {row['best_offset']:+d}: {row['baseline_accuracy']:.2f}",
+            fontsize=8,
+        )
         ax.set_xticks(range(H), range(1, H + 1), fontsize=6.5 if H > 8 else 8)
         ax.set_yticks(range(L), range(1, L + 1), fontsize=8)
         ax.set_xlabel("head", fontsize=8)
         ax.set_ylabel("layer", fontsize=8)
-    for ax in axes.ravel()[len(rels):]:
+    for ax in axes.ravel()[len(rels) :]:
         ax.axis("off")
     fig.suptitle(f"{model} on {corpus}: accuracy of each head per dependency relation", fontsize=10)
     fig.tight_layout()
@@ -340,9 +445,16 @@ def plot_grid(full, main, relations: list[str], model: str, corpus: str, ncols: 
 # --------------------------------------------------------------------------- example (Fig. 4)
 
 
-def pick_example(examples: Iterable, relation: str, sentence: str | None = None, min_words: int = 6,
-                 max_words: int = 20, head: tuple[int, int] | None = None, direction: str = "dep->head",
-                 how: str = "mean"):
+def pick_example(
+    examples: Iterable,
+    relation: str,
+    sentence: str | None = None,
+    min_words: int = 6,
+    max_words: int = 20,
+    head: tuple[int, int] | None = None,
+    direction: str = "dep->head",
+    how: str = "mean",
+):
     """The example to draw: the one whose sentence id is ``sentence``, or else the first
     unsplit sentence of ``min_words``..``max_words`` words with a ``relation`` arc on which
     ``head`` (layer, head; 1-indexed) predicts every ``relation`` arc right in ``direction``

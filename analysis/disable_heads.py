@@ -38,12 +38,15 @@ from .models import shape_of
 
 def self_attention_modules(model) -> list[nn.Module]:
     """The self-attention module of every layer, in order (one per layer, checked)."""
-    mods = [m for m in model.modules()
-            if all(isinstance(getattr(m, a, None), nn.Linear) for a in ("query", "key", "value"))]
+    mods = [
+        m for m in model.modules() if all(isinstance(getattr(m, a, None), nn.Linear) for a in ("query", "key", "value"))
+    ]
     n_layers, _ = shape_of(model)
     if len(mods) != n_layers:
-        raise ValueError(f"found {len(mods)} self-attention modules with query/key/value projections, "
-                         f"expected one per layer ({n_layers}); this architecture is not supported")
+        raise ValueError(
+            f"found {len(mods)} self-attention modules with query/key/value projections, "
+            f"expected one per layer ({n_layers}); this architecture is not supported"
+        )
     return mods
 
 
@@ -215,13 +218,23 @@ def score_table(task: str, base_logits, var_logits, gold, n_layers: int, n_heads
             gained, lost = int(np.sum(right & ~was_right)), int(np.sum(~right & was_right))
             p_value = mcnemar_p(gained, lost)
         for metric in t.metrics:
-            rows.append({
-                "task": task, "metric": metric, "scope": "head" if len(heads) == 1 else "layer",
-                "layer": layer + 1, "head": heads[0] + 1 if len(heads) == 1 else pd.NA,
-                "score": scores[metric], "unmodified": base[metric], "change": scores[metric] - base[metric],
-                "changed": changed, "gained": gained, "lost": lost, "mcnemar_p": p_value,
-                "n_examples": len(gold),
-            })
+            rows.append(
+                {
+                    "task": task,
+                    "metric": metric,
+                    "scope": "head" if len(heads) == 1 else "layer",
+                    "layer": layer + 1,
+                    "head": heads[0] + 1 if len(heads) == 1 else pd.NA,
+                    "score": scores[metric],
+                    "unmodified": base[metric],
+                    "change": scores[metric] - base[metric],
+                    "changed": changed,
+                    "gained": gained,
+                    "lost": lost,
+                    "mcnemar_p": p_value,
+                    "n_examples": len(gold),
+                }
+            )
     out = pd.DataFrame(rows)
     for c in ("head", "gained", "lost"):
         out[c] = out[c].astype("Int64")

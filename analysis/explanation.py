@@ -149,12 +149,25 @@ def permutation_test(a: torch.Tensor, decide_attn, p0: torch.Tensor, n_perm: int
         P = decide_attn(a[torch.as_tensor(perms)]).detach()
     p0 = p0.detach()
     d = tvd(P, p0[None]).numpy()
-    return {"median_output_change": float(np.median(d)), "max_output_change": float(d.max()),
-            "flip_rate": float((P.argmax(-1) != p0.argmax()).float().mean())}
+    return {
+        "median_output_change": float(np.median(d)),
+        "max_output_change": float(d.max()),
+        "flip_rate": float((P.argmax(-1) != p0.argmax()).float().mean()),
+    }
 
 
-def adversarial_attention(H, mask, a0, out_fn, p0, tolerance: float = 0.01, steps: int = 300, lr: float = 0.1,
-                          penalty: float = 100.0, seed: int = 0) -> dict[str, np.ndarray]:
+def adversarial_attention(
+    H,
+    mask,
+    a0,
+    out_fn,
+    p0,
+    tolerance: float = 0.01,
+    steps: int = 300,
+    lr: float = 0.1,
+    penalty: float = 100.0,
+    seed: int = 0,
+) -> dict[str, np.ndarray]:
     """Attention distributions far (max JSD) from ``a0`` whose output moves <= ``tolerance``.
 
     Batched over instances: H (B, n, d), mask (B, n) bool, a0 (B, n), p0 (B, C),
@@ -189,8 +202,12 @@ def adversarial_attention(H, mask, a0, out_fn, p0, tolerance: float = 0.01, step
         opt.zero_grad()
         loss.backward()
         opt.step()
-    return {"jsd": best_j.numpy(), "output_change": best_d.numpy(), "adversary_max_weight": best_max.numpy(),
-            "attention": best_A.detach()}
+    return {
+        "jsd": best_j.numpy(),
+        "output_change": best_d.numpy(),
+        "adversary_max_weight": best_max.numpy(),
+        "attention": best_A.detach(),
+    }
 
 
 def kendall_tau(x, y) -> float:
@@ -239,12 +256,16 @@ class RowPatch:
         ALL_MASK_ATTENTION_FUNCTIONS.register(_PATCH_NAME, eager_mask)  # the additive masks of eager
         layers = {getattr(m, "layer_idx", None) for m in model.modules()} - {None}
         if layer not in layers:
-            raise ValueError(f"layer {layer} (0-based) not found among the attention modules' layer_idx {sorted(layers)}; "
-                             "this architecture cannot be patched")
+            raise ValueError(
+                f"layer {layer} (0-based) not found among the attention modules' layer_idx {sorted(layers)}; "
+                "this architecture cannot be patched"
+            )
 
     def __enter__(self):
-        self._configs = [(c, c._attn_implementation) for c in {id(m.config): m.config for m in self.model.modules()
-                                                               if hasattr(m, "config")}.values()]
+        self._configs = [
+            (c, c._attn_implementation)
+            for c in {id(m.config): m.config for m in self.model.modules() if hasattr(m, "config")}.values()
+        ]
         for c, _ in self._configs:
             c._attn_implementation = _PATCH_NAME
         _ACTIVE.append(self)
@@ -299,8 +320,15 @@ class ClsExplainer:
         ids, _, cls = self.tf.encode_ids(words)
         if cls < 0:
             raise ValueError("the tokenizer marks no [CLS]-like token; the [CLS]-row erasure needs one")
-        inst = Instance(i, self.tf.tok.convert_ids_to_tokens(ids), label, torch.zeros(0), torch.zeros(0),
-                        torch.zeros(0), {"ids": torch.tensor(ids), "cls": cls, "kinds": token_kinds(self.tf.tok, ids)})
+        inst = Instance(
+            i,
+            self.tf.tok.convert_ids_to_tokens(ids),
+            label,
+            torch.zeros(0),
+            torch.zeros(0),
+            torch.zeros(0),
+            {"ids": torch.tensor(ids), "cls": cls, "kinds": token_kinds(self.tf.tok, ids)},
+        )
         seen = {}
 
         def capture(row):
@@ -315,8 +343,12 @@ class ClsExplainer:
                 inst.inputs["h_in"] = out.hidden_states[self.layer][0]
                 fast = self._run(inst, lambda row: row, fast=True)[0]
                 if not torch.allclose(fast, inst.probs, atol=1e-5):
-                    log.warning("instance %d: re-running the upper layers alone differs from the full model "
-                                "(%.2g); using full forward passes", i, float((fast - inst.probs).abs().max()))
+                    log.warning(
+                        "instance %d: re-running the upper layers alone differs from the full model "
+                        "(%.2g); using full forward passes",
+                        i,
+                        float((fast - inst.probs).abs().max()),
+                    )
                     del inst.inputs["h_in"]
         inst.inputs["heads"] = seen["row"][0].cpu()  # (heads, n)
         inst.a = inst.inputs["heads"].mean(0)
@@ -367,15 +399,25 @@ def permutation_rows(instances, explainer, n_perm: int, seed: int) -> list[dict]
     rows = []
     for inst in instances:
         rng = np.random.default_rng([seed, inst.id])
-        res = permutation_test(inst.a, lambda A, inst=inst: explainer.probs_with_attention(inst, A), inst.probs,
-                               n_perm, rng)
-        rows.append({"id": inst.id, "label": inst.label, "prediction": inst.pred, "n_items": inst.n,
-                     "max_attention": float(inst.a.max()), **res})
+        res = permutation_test(
+            inst.a, lambda A, inst=inst: explainer.probs_with_attention(inst, A), inst.probs, n_perm, rng
+        )
+        rows.append(
+            {
+                "id": inst.id,
+                "label": inst.label,
+                "prediction": inst.pred,
+                "n_items": inst.n,
+                "max_attention": float(inst.a.max()),
+                **res,
+            }
+        )
     return rows
 
 
-def adversarial_rows(instances, explainer, tolerance: float, steps: int, lr: float, penalty: float, seed: int,
-                     batch_size: int = 64) -> list[dict]:
+def adversarial_rows(
+    instances, explainer, tolerance: float, steps: int, lr: float, penalty: float, seed: int, batch_size: int = 64
+) -> list[dict]:
     """Batched adversarial search over instances padded to a common length."""
     rows = []
     out_fn = explainer.clf.output
@@ -390,10 +432,18 @@ def adversarial_rows(instances, explainer, tolerance: float, steps: int, lr: flo
         p0 = torch.stack([i.probs for i in chunk])
         res = adversarial_attention(H, mask, a0, out_fn, p0, tolerance, steps, lr, penalty, seed=seed + start)
         for k, inst in enumerate(chunk):
-            rows.append({"id": inst.id, "label": inst.label, "prediction": inst.pred, "n_items": inst.n,
-                         "max_attention": float(inst.a.max()), "jsd": float(res["jsd"][k]),
-                         "output_change": float(res["output_change"][k]),
-                         "adversary_max_weight": float(res["adversary_max_weight"][k])})
+            rows.append(
+                {
+                    "id": inst.id,
+                    "label": inst.label,
+                    "prediction": inst.pred,
+                    "n_items": inst.n,
+                    "max_attention": float(inst.a.max()),
+                    "jsd": float(res["jsd"][k]),
+                    "output_change": float(res["output_change"][k]),
+                    "adversary_max_weight": float(res["adversary_max_weight"][k]),
+                }
+            )
     return rows
 
 
@@ -403,18 +453,29 @@ def rank_agreement_rows(instances, explainer) -> list[dict]:
         a = inst.a.numpy()
         grad = explainer.input_gradient_importance(inst).numpy()
         loo = explainer.leave_one_out(inst).numpy()
-        rows.append({"id": inst.id, "label": inst.label, "prediction": inst.pred, "n_items": inst.n,
-                     "tau_gradient": kendall_tau(a, grad), "tau_leave_one_out": kendall_tau(a, loo)})
+        rows.append(
+            {
+                "id": inst.id,
+                "label": inst.label,
+                "prediction": inst.pred,
+                "n_items": inst.n,
+                "tau_gradient": kendall_tau(a, grad),
+                "tau_leave_one_out": kendall_tau(a, loo),
+            }
+        )
     return rows
 
 
 def set_summary(df):
     """Per encoder and order: instances, never-flip count, median fraction / mass removed."""
     g = df.groupby(["encoder", "order"], sort=False)
-    out = g.agg(instances=("flipped", "size"), flipped=("flipped", "sum"),
-                median_fraction_removed=("fraction_removed", "median"),
-                median_items_removed=("n_removed", "median"),
-                median_mass_removed=("mass_removed", "median")).reset_index()
+    out = g.agg(
+        instances=("flipped", "size"),
+        flipped=("flipped", "sum"),
+        median_fraction_removed=("fraction_removed", "median"),
+        median_items_removed=("n_removed", "median"),
+        median_mass_removed=("mass_removed", "median"),
+    ).reset_index()
     out["never_flips"] = out["instances"] - out["flipped"]
     out["never_flips_share"] = out["never_flips"] / out["instances"]
     # never flips counted as removing everything (fraction 1): a median over every instance
@@ -430,16 +491,32 @@ def paired_vs_attention(df):
     att = items[items.order == "attention"][key + ["k"]].rename(columns={"k": "k_att"})
     m = items.merge(att, on=key)
     m["sooner"], m["later"], m["same"] = m.k < m.k_att, m.k > m.k_att, m.k == m.k_att
-    return (m.groupby(["encoder", "order"], sort=False)[["sooner", "later", "same"]].mean()
-            .add_prefix("vs_attention_").add_suffix("_share").reset_index())
+    return (
+        m.groupby(["encoder", "order"], sort=False)[["sooner", "later", "same"]]
+        .mean()
+        .add_prefix("vs_attention_")
+        .add_suffix("_share")
+        .reset_index()
+    )
 
 
 def single_summary(df):
     g = df.groupby("encoder", sort=False)
-    out = g.agg(instances=("id", "size"), flip_rate_top=("flip_top", "mean"), flip_rate_random=("flip_random", "mean"),
-                median_jsd_top=("jsd_top", "median"), median_jsd_random=("jsd_random", "median"),
-                share_jsd_top_larger=("jsd_difference", lambda x: float((x > 0).mean()))).reset_index()
-    both = df.assign(only_top=df.flip_top & ~df.flip_random, only_random=~df.flip_top & df.flip_random,
-                     both=df.flip_top & df.flip_random, neither=~df.flip_top & ~df.flip_random)
-    return out.merge(both.groupby("encoder", sort=False)[["only_top", "only_random", "both", "neither"]].sum()
-                     .reset_index(), on="encoder")
+    out = g.agg(
+        instances=("id", "size"),
+        flip_rate_top=("flip_top", "mean"),
+        flip_rate_random=("flip_random", "mean"),
+        median_jsd_top=("jsd_top", "median"),
+        median_jsd_random=("jsd_random", "median"),
+        share_jsd_top_larger=("jsd_difference", lambda x: float((x > 0).mean())),
+    ).reset_index()
+    both = df.assign(
+        only_top=df.flip_top & ~df.flip_random,
+        only_random=~df.flip_top & df.flip_random,
+        both=df.flip_top & df.flip_random,
+        neither=~df.flip_top & ~df.flip_random,
+    )
+    return out.merge(
+        both.groupby("encoder", sort=False)[["only_top", "only_random", "both", "neither"]].sum().reset_index(),
+        on="encoder",
+    )

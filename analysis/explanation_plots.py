@@ -11,8 +11,16 @@ import pandas as pd  # noqa: E402
 
 from .explanation import ORDERS  # noqa: E402
 
-plt.rcParams.update({"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "legend.fontsize": 8,
-                     "xtick.labelsize": 8, "ytick.labelsize": 8})
+plt.rcParams.update(
+    {
+        "font.size": 9,
+        "axes.titlesize": 9,
+        "axes.labelsize": 9,
+        "legend.fontsize": 8,
+        "xtick.labelsize": 8,
+        "ytick.labelsize": 8,
+    }
+)
 ORDER_COLOURS = dict(zip(ORDERS, ["#999999", "#1f77b4", "#d62728", "#9467bd"]))
 
 
@@ -32,12 +40,30 @@ def plot_single_erasure(df: pd.DataFrame, model: str, title: str = "Single-weigh
         top_only = d.flip_top & ~d.flip_random
         rand_only = ~d.flip_top & d.flip_random
         rest = ~top_only & ~rand_only
-        ax.scatter(d.weight_difference[rest], d.jsd_difference[rest], s=6, alpha=0.5, color="#1f77b4",
-                   label="both or neither flip")
-        ax.scatter(d.weight_difference[top_only], d.jsd_difference[top_only], s=10, alpha=0.9, color="#d62728",
-                   label="only top erasure flips")
-        ax.scatter(d.weight_difference[rand_only], d.jsd_difference[rand_only], s=10, alpha=0.9, color="#2ca02c",
-                   label="only random erasure flips")
+        ax.scatter(
+            d.weight_difference[rest],
+            d.jsd_difference[rest],
+            s=6,
+            alpha=0.5,
+            color="#1f77b4",
+            label="both or neither flip",
+        )
+        ax.scatter(
+            d.weight_difference[top_only],
+            d.jsd_difference[top_only],
+            s=10,
+            alpha=0.9,
+            color="#d62728",
+            label="only top erasure flips",
+        )
+        ax.scatter(
+            d.weight_difference[rand_only],
+            d.jsd_difference[rand_only],
+            s=10,
+            alpha=0.9,
+            color="#2ca02c",
+            label="only random erasure flips",
+        )
         ax.axhline(0, color="k", lw=0.6)
         ax.set_title(f"{enc}\nflips: top {d.flip_top.mean():.0%}, random {d.flip_random.mean():.0%}")
         ax.set_xlabel("a(top) − a(random)")
@@ -48,7 +74,9 @@ def plot_single_erasure(df: pd.DataFrame, model: str, title: str = "Single-weigh
     return fig
 
 
-def plot_set_erasure(df: pd.DataFrame, model: str, title: str = "Set erasure: fraction of items removed until the decision flips"):
+def plot_set_erasure(
+    df: pd.DataFrame, model: str, title: str = "Set erasure: fraction of items removed until the decision flips"
+):
     """Box plots of the fraction removed per encoder and order (instances that flip); the
     share that never flips under each box."""
     encs = list(dict.fromkeys(df["encoder"]))
@@ -61,8 +89,14 @@ def plot_set_erasure(df: pd.DataFrame, model: str, title: str = "Set erasure: fr
             vals = d.fraction_removed.dropna().to_numpy()
             x = i + (j - (len(orders) - 1) / 2) * width
             if len(vals):
-                bp = ax.boxplot(vals, positions=[x], widths=width * 0.85, patch_artist=True, showfliers=False,
-                                medianprops={"color": "k"})
+                bp = ax.boxplot(
+                    vals,
+                    positions=[x],
+                    widths=width * 0.85,
+                    patch_artist=True,
+                    showfliers=False,
+                    medianprops={"color": "k"},
+                )
                 bp["boxes"][0].set_facecolor(ORDER_COLOURS[o])
             never = 1 - d.flipped.mean() if len(d) else np.nan
             ax.text(x, 1.03, f"{never:.0%}", ha="center", va="bottom", fontsize=7, rotation=90)
@@ -73,8 +107,14 @@ def plot_set_erasure(df: pd.DataFrame, model: str, title: str = "Set erasure: fr
     ax.set_ylim(0, 1.25)
     ax.set_yticks(np.linspace(0, 1, 6))
     handles = [plt.Rectangle((0, 0), 1, 1, color=ORDER_COLOURS[o]) for o in orders]
-    ax.legend(handles, [o.replace("_", " × ").replace("attention × x × gradient", "attention × gradient")
-                        for o in orders], loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False, title="order")
+    ax.legend(
+        handles,
+        [o.replace("_", " × ").replace("attention × x × gradient", "attention × gradient") for o in orders],
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1),
+        frameon=False,
+        title="order",
+    )
     ax.set_title(f"{title}\n{model} (percent above the line: share of instances that never flip)")
     return fig
 
@@ -86,8 +126,14 @@ def plot_permutation(df: pd.DataFrame, model: str):
         d = df[df.encoder == enc]
         for pred, colour in ((0, "#d62728"), (1, "#2ca02c")):
             e = d[d.prediction == pred]
-            ax.scatter(e.max_attention, e.median_output_change, s=6, alpha=0.6, color=colour,
-                       label=f"predicted {'negative' if pred == 0 else 'positive'}")
+            ax.scatter(
+                e.max_attention,
+                e.median_output_change,
+                s=6,
+                alpha=0.6,
+                color=colour,
+                label=f"predicted {'negative' if pred == 0 else 'positive'}",
+            )
         ax.set_title(f"{enc}\nmedian of medians {d.median_output_change.median():.3f}")
         ax.set_xlabel("max attention weight")
         ax.set_xlim(0, 1)
@@ -116,13 +162,20 @@ def plot_adversarial(df: pd.DataFrame, model: str, tolerance: float):
 def plot_rank_agreement(df: pd.DataFrame, model: str):
     encs = list(dict.fromkeys(df["encoder"]))
     fig, ax = plt.subplots(figsize=(max(4.0, 1.4 * len(encs) + 1), 3.0))
-    for j, (col, colour, name) in enumerate((("tau_gradient", "#d62728", "gradient"),
-                                              ("tau_leave_one_out", "#1f77b4", "leave-one-out"))):
+    for j, (col, colour, name) in enumerate(
+        (("tau_gradient", "#d62728", "gradient"), ("tau_leave_one_out", "#1f77b4", "leave-one-out"))
+    ):
         for i, enc in enumerate(encs):
             vals = df.loc[df.encoder == enc, col].dropna().to_numpy()
             if len(vals):
-                bp = ax.boxplot(vals, positions=[i + (j - 0.5) * 0.38], widths=0.32, patch_artist=True,
-                                showfliers=False, medianprops={"color": "k"})
+                bp = ax.boxplot(
+                    vals,
+                    positions=[i + (j - 0.5) * 0.38],
+                    widths=0.32,
+                    patch_artist=True,
+                    showfliers=False,
+                    medianprops={"color": "k"},
+                )
                 bp["boxes"][0].set_facecolor(colour)
         ax.plot([], [], color=colour, lw=6, label=name)
     ax.axhline(0, color="k", lw=0.6)

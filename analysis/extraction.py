@@ -109,8 +109,10 @@ def iter_maps(model, tokenizer, items: list[dict], batch_size: int = 32, progres
     for start in range(0, len(order), batch_size):
         idx = order[start : start + batch_size]
         batch = tokenizer.pad(
-            {"input_ids": [items[i]["input_ids"] for i in idx],
-             "token_type_ids": [[max(s, 0) for s in items[i]["seq_ids"]] for i in idx]},
+            {
+                "input_ids": [items[i]["input_ids"] for i in idx],
+                "token_type_ids": [[max(s, 0) for s in items[i]["seq_ids"]] for i in idx],
+            },
             return_tensors="pt",
         )
         batch = {k: v.to(device) for k, v in batch.items() if k in ("input_ids", "attention_mask", "token_type_ids")}
@@ -127,8 +129,17 @@ def iter_maps(model, tokenizer, items: list[dict], batch_size: int = 32, progres
     bar.close()
 
 
-def extract_shard(model, tokenizer, records, stem, max_len: int, policy: str = "split",
-                  batch_size: int = 32, model_name: str = "", progress: bool = True) -> dict:
+def extract_shard(
+    model,
+    tokenizer,
+    records,
+    stem,
+    max_len: int,
+    policy: str = "split",
+    batch_size: int = 32,
+    model_name: str = "",
+    progress: bool = True,
+) -> dict:
     """Encode ``records``, run the model, write the shard at ``stem``; return the counts."""
     items, counts = encode_records(tokenizer, records, max_len, policy)
     n_layers, n_heads = shape_of(model)

@@ -106,9 +106,19 @@ def linear_schedule(optimizer, warmup_steps: int, total_steps: int):
     return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
 
 
-def train(model, items: list[dict], pad_id: int, epochs: float = 3, lr: float = 2e-5, batch_size: int = 32,
-          warmup: float = 0.1, weight_decay: float = 0.01, seed: int = 0, max_steps: int | None = None,
-          progress: bool = True) -> list[dict]:
+def train(
+    model,
+    items: list[dict],
+    pad_id: int,
+    epochs: float = 3,
+    lr: float = 2e-5,
+    batch_size: int = 32,
+    warmup: float = 0.1,
+    weight_decay: float = 0.01,
+    seed: int = 0,
+    max_steps: int | None = None,
+    progress: bool = True,
+) -> list[dict]:
     """Fine-tune ``model`` in place; returns one history row per optimiser step.
 
     ``epochs`` may be fractional; ``max_steps`` caps the number of steps (smoke runs).
@@ -128,8 +138,9 @@ def train(model, items: list[dict], pad_id: int, epochs: float = 3, lr: float = 
     decay, no_decay = [], []
     for name, p in model.named_parameters():
         (no_decay if p.ndim < 2 or "LayerNorm" in name or "layer_norm" in name else decay).append(p)
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay},
-                             {"params": no_decay, "weight_decay": 0.0}], lr=lr)
+    opt = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}], lr=lr
+    )
     sched = linear_schedule(opt, int(round(warmup * total)), total)
     model.train()
     history, step, t0 = [], 0, time.perf_counter()
@@ -143,8 +154,15 @@ def train(model, items: list[dict], pad_id: int, epochs: float = 3, lr: float = 
             opt.step()
             sched.step()
             opt.zero_grad(set_to_none=True)
-            history.append({"step": step + 1, "epoch": step / steps_per_epoch, "loss": loss.item(),
-                            "lr": opt.param_groups[0]["lr"], "seconds": time.perf_counter() - t0})
+            history.append(
+                {
+                    "step": step + 1,
+                    "epoch": step / steps_per_epoch,
+                    "loss": loss.item(),
+                    "lr": opt.param_groups[0]["lr"],
+                    "seconds": time.perf_counter() - t0,
+                }
+            )
             step += 1
             bar.update(1)
             bar.set_postfix(loss=f"{history[-1]['loss']:.3f}", refresh=False)

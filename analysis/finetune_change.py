@@ -44,8 +44,15 @@ def mean_cosines(pretrained: Iterable, finetuned: Iterable) -> tuple[pd.DataFram
     std = np.sqrt(np.maximum(total_sq / n - mean**2, 0.0))
     L, H = mean.shape
     layer, head = np.meshgrid(np.arange(1, L + 1), np.arange(1, H + 1), indexing="ij")
-    return pd.DataFrame({"layer": layer.ravel(), "head": head.ravel(), "cosine": mean.ravel(),
-                         "cosine_std": std.ravel(), "n_examples": n}), n
+    return pd.DataFrame(
+        {
+            "layer": layer.ravel(),
+            "head": head.ravel(),
+            "cosine": mean.ravel(),
+            "cosine_std": std.ravel(),
+            "n_examples": n,
+        }
+    ), n
 
 
 def special_attention_by_layer(examples: Iterable) -> tuple[pd.DataFrame, int]:

@@ -22,7 +22,11 @@ from .word_level import word_maps
 
 GROUPS = ("all", "masculine", "feminine")
 BASELINES = ("nearest", "nearest_preceding", "first_name")
-SYSTEM_LABELS = {"nearest": "nearest name", "nearest_preceding": "nearest preceding name", "first_name": "first name (A)"}
+SYSTEM_LABELS = {
+    "nearest": "nearest name",
+    "nearest_preceding": "nearest preceding name",
+    "first_name": "first name (A)",
+}
 
 
 def baseline_picks(meta: dict) -> dict:
@@ -80,8 +84,16 @@ def per_head_table(correct: dict, n: dict) -> pd.DataFrame:
         for layer in range(L):
             for head in range(H):
                 c = int(correct[g][layer, head])
-                rows.append({"layer": layer + 1, "head": head + 1, "gender": g, "n_correct": c, "n": n[g],
-                             "accuracy": c / n[g] if n[g] else np.nan})
+                rows.append(
+                    {
+                        "layer": layer + 1,
+                        "head": head + 1,
+                        "gender": g,
+                        "n_correct": c,
+                        "n": n[g],
+                        "accuracy": c / n[g] if n[g] else np.nan,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -93,15 +105,43 @@ def summary_table(correct: dict, base: dict, n: dict) -> pd.DataFrame:
     held_out, chosen = two_fold(correct["folds"], GROUPS) if "folds" in correct else (None, None)
     for g in GROUPS:
         c = int(correct[g][layer - 1, head - 1])
-        rows.append({"system": "best_head", "label": f"head {layer}-{head}", "layer": layer, "head": head,
-                     "gender": g, "n_correct": c, "n": n[g], "accuracy": c / n[g] if n[g] else np.nan})
+        rows.append(
+            {
+                "system": "best_head",
+                "label": f"head {layer}-{head}",
+                "layer": layer,
+                "head": head,
+                "gender": g,
+                "n_correct": c,
+                "n": n[g],
+                "accuracy": c / n[g] if n[g] else np.nan,
+            }
+        )
         if held_out is not None:
-            rows.append({"system": "best_head_2fold",
-                         "label": "best head, 2-fold (" + " / ".join(f"{a}-{b}" for a, b in chosen) + ")",
-                         "layer": np.nan, "head": np.nan, "gender": g, "n_correct": held_out[g], "n": n[g],
-                         "accuracy": held_out[g] / n[g] if n[g] else np.nan})
+            rows.append(
+                {
+                    "system": "best_head_2fold",
+                    "label": "best head, 2-fold (" + " / ".join(f"{a}-{b}" for a, b in chosen) + ")",
+                    "layer": np.nan,
+                    "head": np.nan,
+                    "gender": g,
+                    "n_correct": held_out[g],
+                    "n": n[g],
+                    "accuracy": held_out[g] / n[g] if n[g] else np.nan,
+                }
+            )
         for s in BASELINES:
             c = base[g][s]
-            rows.append({"system": s, "label": SYSTEM_LABELS[s], "layer": np.nan, "head": np.nan, "gender": g,
-                         "n_correct": c, "n": n[g], "accuracy": c / n[g] if n[g] else np.nan})
+            rows.append(
+                {
+                    "system": s,
+                    "label": SYSTEM_LABELS[s],
+                    "layer": np.nan,
+                    "head": np.nan,
+                    "gender": g,
+                    "n_correct": c,
+                    "n": n[g],
+                    "accuracy": c / n[g] if n[g] else np.nan,
+                }
+            )
     return pd.DataFrame(rows)

@@ -57,8 +57,9 @@ def group_codes(kinds: str) -> np.ndarray:
     return np.array([GROUPS.index(KIND_GROUP.get(k, "other")) for k in kinds], dtype=np.int64)
 
 
-def accumulate(model, tokenizer, items: list[dict], seed: int = 0, prob: float = 0.15, batch_size: int = 16,
-               log=None) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+def accumulate(
+    model, tokenizer, items: list[dict], seed: int = 0, prob: float = 0.15, batch_size: int = 16, log=None
+) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """Mean |gradient| and mean attention per (layer, attended-token group) and per
     (layer, head, group) over ``items`` (encoded segments: input_ids, kinds, seq_ids, n)."""
     L, H = shape_of(model)
@@ -91,23 +92,27 @@ def accumulate(model, tokenizer, items: list[dict], seed: int = 0, prob: float =
         p.requires_grad_(False)
     layer, head, grp = np.meshgrid(np.arange(L), np.arange(H), np.arange(G), indexing="ij")
     with np.errstate(invalid="ignore", divide="ignore"):
-        per_head = pd.DataFrame({
-            "layer": layer.ravel() + 1,
-            "head": head.ravel() + 1,
-            "attended": np.array(GROUPS)[grp.ravel()],
-            "mean_abs_grad": (sum_g / count).ravel(),
-            "mean_attention": (sum_a / count).ravel(),
-            "n_weights": count.ravel().astype(np.int64),
-        })
+        per_head = pd.DataFrame(
+            {
+                "layer": layer.ravel() + 1,
+                "head": head.ravel() + 1,
+                "attended": np.array(GROUPS)[grp.ravel()],
+                "mean_abs_grad": (sum_g / count).ravel(),
+                "mean_attention": (sum_a / count).ravel(),
+                "n_weights": count.ravel().astype(np.int64),
+            }
+        )
         sg, sa, c = sum_g.sum(1), sum_a.sum(1), count.sum(1)
         lay, grp2 = np.meshgrid(np.arange(L), np.arange(G), indexing="ij")
-        per_layer = pd.DataFrame({
-            "layer": lay.ravel() + 1,
-            "attended": np.array(GROUPS)[grp2.ravel()],
-            "mean_abs_grad": (sg / c).ravel(),
-            "mean_attention": (sa / c).ravel(),
-            "n_weights": c.ravel().astype(np.int64),
-        })
+        per_layer = pd.DataFrame(
+            {
+                "layer": lay.ravel() + 1,
+                "attended": np.array(GROUPS)[grp2.ravel()],
+                "mean_abs_grad": (sg / c).ravel(),
+                "mean_attention": (sa / c).ravel(),
+                "n_weights": c.ravel().astype(np.int64),
+            }
+        )
     counts = {"segments": n_seg, "masked_tokens": n_masked, "mean_mlm_loss": total_loss / max(n_seg, 1)}
     return per_layer, per_head, counts
 

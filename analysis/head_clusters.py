@@ -120,8 +120,9 @@ def behaviour(row: pd.Series | dict, thresholds: dict) -> str:
     return "other"
 
 
-def accumulate(examples: Iterable, n_layers: int, n_heads: int, eps: float = 0.0,
-               max_segments: int | None = None, log=None) -> tuple[np.ndarray, pd.DataFrame, dict]:
+def accumulate(
+    examples: Iterable, n_layers: int, n_heads: int, eps: float = 0.0, max_segments: int | None = None, log=None
+) -> tuple[np.ndarray, pd.DataFrame, dict]:
     """Stream over examples (``storage.Example``): (distance matrix (K, K) float64 with
     K = layers*heads in layer-major order, per-head surface table, counts)."""
     K = n_layers * n_heads
@@ -144,17 +145,19 @@ def accumulate(examples: Iterable, n_layers: int, n_heads: int, eps: float = 0.0
     if n_seg == 0:
         raise ValueError("no segments to compute head distances on")
     layer, head = np.divmod(np.arange(K), n_heads)
-    heads = pd.DataFrame({
-        "layer": layer + 1,
-        "head": head + 1,
-        "prev": (sums["prev"] / sums["n_prev"]).ravel(),
-        "next": (sums["next"] / sums["n_next"]).ravel(),
-        "cls": (sums["cls"] / sums["n_rows"]).ravel(),
-        "sep": (sums["sep"] / sums["n_rows"]).ravel(),
-        "punct": (sums["punct"] / sums["n_rows"]).ravel(),
-        "entropy": (sums["entropy"] / sums["n_rows"]).ravel(),
-        "uniform_entropy": np.full(K, sums["uniform_entropy"] / sums["n_rows"]),
-    })
+    heads = pd.DataFrame(
+        {
+            "layer": layer + 1,
+            "head": head + 1,
+            "prev": (sums["prev"] / sums["n_prev"]).ravel(),
+            "next": (sums["next"] / sums["n_next"]).ravel(),
+            "cls": (sums["cls"] / sums["n_rows"]).ravel(),
+            "sep": (sums["sep"] / sums["n_rows"]).ravel(),
+            "punct": (sums["punct"] / sums["n_rows"]).ravel(),
+            "entropy": (sums["entropy"] / sums["n_rows"]).ravel(),
+            "uniform_entropy": np.full(K, sums["uniform_entropy"] / sums["n_rows"]),
+        }
+    )
     heads["entropy_ratio"] = heads["entropy"] / heads["uniform_entropy"]
     return dist, heads, {"segments": n_seg, "tokens": n_tok, "smoothing_eps": eps}
 
@@ -164,9 +167,15 @@ def distance_table(dist: np.ndarray, n_heads: int) -> pd.DataFrame:
     K = dist.shape[0]
     la, ha = np.divmod(np.repeat(np.arange(K), K), n_heads)
     lb, hb = np.divmod(np.tile(np.arange(K), K), n_heads)
-    return pd.DataFrame({
-        "layer_a": la + 1, "head_a": ha + 1, "layer_b": lb + 1, "head_b": hb + 1, "js_sum": dist.ravel(),
-    })
+    return pd.DataFrame(
+        {
+            "layer_a": la + 1,
+            "head_a": ha + 1,
+            "layer_b": lb + 1,
+            "head_b": hb + 1,
+            "js_sum": dist.ravel(),
+        }
+    )
 
 
 def mds_embedding(dist: np.ndarray, seed: int = 0, n_init: int = 4) -> tuple[np.ndarray, float]:
@@ -196,13 +205,22 @@ def plot(points: pd.DataFrame, model: str, n_layers: int, subtitle: str = ""):
     for b in BEHAVIOURS:
         sub = points[points.behaviour == b]
         if len(sub):
-            ax.scatter(sub.x, sub.y, s=28, c=palette[b], label=f"{BEHAVIOUR_LABELS[b]} ({len(sub)})",
-                       edgecolors="k", linewidths=0.3, zorder=3 if b != "other" else 2)
+            ax.scatter(
+                sub.x,
+                sub.y,
+                s=28,
+                c=palette[b],
+                label=f"{BEHAVIOUR_LABELS[b]} ({len(sub)})",
+                edgecolors="k",
+                linewidths=0.3,
+                zorder=3 if b != "other" else 2,
+            )
     ax.set_title("coloured by behaviour", fontsize=10)
     ax.legend(fontsize=8, loc="best", framealpha=0.8)
     ax = axes[1]
-    sc = ax.scatter(points.x, points.y, s=28, c=points.layer, cmap="viridis", vmin=1, vmax=n_layers,
-                    edgecolors="k", linewidths=0.3)
+    sc = ax.scatter(
+        points.x, points.y, s=28, c=points.layer, cmap="viridis", vmin=1, vmax=n_layers, edgecolors="k", linewidths=0.3
+    )
     cb = fig.colorbar(sc, ax=ax, ticks=range(1, n_layers + 1))
     cb.set_label("layer", fontsize=9)
     cb.ax.tick_params(labelsize=8)

@@ -79,11 +79,14 @@ def head_module(model) -> torch.nn.Module:
 def head_state(model) -> dict:
     """Trainable parameters of the head (the tied decoder weight excluded)."""
     shared = {p.data_ptr() for p in model.base_model.parameters()}
-    return {k: v.detach().cpu().clone() for k, v in head_module(model).state_dict().items() if v.data_ptr() not in shared}
+    return {
+        k: v.detach().cpu().clone() for k, v in head_module(model).state_dict().items() if v.data_ptr() not in shared
+    }
 
 
-def bert_mask(input_ids, kinds: str, rng: np.random.Generator, vocab_size: int, mask_id: int,
-              prob: float = 0.15) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def bert_mask(
+    input_ids, kinds: str, rng: np.random.Generator, vocab_size: int, mask_id: int, prob: float = 0.15
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """BERT-style masking of one segment: (masked ids, chosen positions, original ids there)."""
     ids = np.asarray(input_ids, dtype=np.int64).copy()
     cand = np.array([i for i, k in enumerate(kinds) if k not in SPECIAL_KINDS], dtype=np.int64)
@@ -196,14 +199,24 @@ def init_head(model, seed: int = 0, targets: torch.Tensor | None = None) -> list
                     p.copy_((freq / freq.sum()).log().to(p.dtype))
                 else:
                     p.zero_()
-            elif p.ndim == 1 and not any(p is m.weight for m in head_module(model).modules()
-                                         if isinstance(m, torch.nn.LayerNorm)):
+            elif p.ndim == 1 and not any(
+                p is m.weight for m in head_module(model).modules() if isinstance(m, torch.nn.LayerNorm)
+            ):
                 p.zero_()
     return params
 
 
-def fit_head(model, hidden: torch.Tensor, targets: torch.Tensor, epochs: int = 4, lr: float = 1e-3,
-             batch: int = 256, seed: int = 0, heldout: tuple | None = None, log=log) -> list[dict]:
+def fit_head(
+    model,
+    hidden: torch.Tensor,
+    targets: torch.Tensor,
+    epochs: int = 4,
+    lr: float = 1e-3,
+    batch: int = 256,
+    seed: int = 0,
+    heldout: tuple | None = None,
+    log=log,
+) -> list[dict]:
     """Train the head's own parameters (the encoder and tied embeddings frozen) by Adam on
     cached hidden states, from ``init_head``; returns the training curve (one row per epoch)."""
     head = head_module(model)

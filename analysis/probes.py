@@ -85,8 +85,12 @@ def make_sentence(sid: str, meta: dict, punct_pos=DEFAULT_PUNCT_POS, words=None)
     heads = np.asarray(meta["heads"], dtype=np.int64) + 1  # -1 (root) -> 0, word h -> h + 1
     pos = meta.get("pos") or [""] * len(heads)
     scored = np.array([p not in set(punct_pos) for p in pos], dtype=bool)
-    return Sentence(id=sid, words=list(words if words is not None else meta.get("words", [""] * len(heads))),
-                    heads=heads, scored=scored)
+    return Sentence(
+        id=sid,
+        words=list(words if words is not None else meta.get("words", [""] * len(heads))),
+        heads=heads,
+        scored=scored,
+    )
 
 
 # --------------------------------------------------------------------------- word vectors
@@ -158,8 +162,7 @@ def attach_vectors(sentences: list[Sentence], vectors: WordVectors) -> dict:
 # --------------------------------------------------------------------------- batching
 
 
-def batches(sentences: list[Sentence], batch_size: int, need_attn: bool, need_vec: bool,
-            order=None, device="cpu"):
+def batches(sentences: list[Sentence], batch_size: int, need_attn: bool, need_vec: bool, order=None, device="cpu"):
     """Padded tensors for groups of sentences: feats (B, W1, W1, 2K) float16 with
     feats[b, j, i] = (a_k(j -> i) for every head k, then a_k(i -> j)), vec (B, W1, d),
     gold (B, W1), dep mask (B, W1: real words), cand mask (B, W1, W1), scored (B, W1)."""
@@ -301,8 +304,18 @@ def length_batches(sentences, batch_size: int, need_attn: bool, need_vec: bool) 
     return list(batches(sentences, batch_size, need_attn, need_vec, order=order))
 
 
-def train(model, train_sents, dev_sents, epochs: int = 20, lr: float = 0.01, batch_size: int = 64,
-          weight_decay: float = 0.0, seed: int = 0, name: str = "probe", log=log) -> tuple[dict, list[dict]]:
+def train(
+    model,
+    train_sents,
+    dev_sents,
+    epochs: int = 20,
+    lr: float = 0.01,
+    batch_size: int = 64,
+    weight_decay: float = 0.0,
+    seed: int = 0,
+    name: str = "probe",
+    log=log,
+) -> tuple[dict, list[dict]]:
     """Adam on the cross-entropy over candidate heads (batches of similar-length sentences,
     visited in a seeded random order each epoch); returns (dev evaluation, curve)."""
     torch.manual_seed(seed)
@@ -322,10 +335,22 @@ def train(model, train_sents, dev_sents, epochs: int = 20, lr: float = 0.01, bat
             tot += loss.item()
             n += 1
         dev = evaluate(model, dev_cached)
-        row = {"probe": name, "epoch": epoch, "train_loss": tot / max(n, 1), "dev_loss": dev["loss"], "dev_uas": dev["uas"]}
+        row = {
+            "probe": name,
+            "epoch": epoch,
+            "train_loss": tot / max(n, 1),
+            "dev_loss": dev["loss"],
+            "dev_uas": dev["uas"],
+        }
         curve.append(row)
-        log.info("%s epoch %d: train loss %.4f, dev loss %.4f, dev UAS %.4f", name, epoch, row["train_loss"],
-                 dev["loss"], dev["uas"])
+        log.info(
+            "%s epoch %d: train loss %.4f, dev loss %.4f, dev UAS %.4f",
+            name,
+            epoch,
+            row["train_loss"],
+            dev["loss"],
+            dev["uas"],
+        )
     return evaluate(model, dev_cached), curve
 
 
@@ -340,8 +365,16 @@ def right_branching(sentences) -> dict:
     return {"uas": correct / max(total, 1), "n_words": total}
 
 
-def sentences_from_model(model, tokenizer, records: list[dict], max_len: int, batch_size: int = 32,
-                         punct_pos=DEFAULT_PUNCT_POS, how: str = "mean", counts: dict | None = None):
+def sentences_from_model(
+    model,
+    tokenizer,
+    records: list[dict],
+    max_len: int,
+    batch_size: int = 32,
+    punct_pos=DEFAULT_PUNCT_POS,
+    how: str = "mean",
+    counts: dict | None = None,
+):
     """Like ``sentences_from_examples`` but running ``model`` here (e.g. a randomly
     initialised model of the same shape, whose maps are not stored as shards)."""
     from .extraction import encode_records, iter_maps
@@ -352,8 +385,16 @@ def sentences_from_model(model, tokenizer, records: list[dict], max_len: int, ba
     counts["encoding"] = enc
     maps = dict(iter_maps(model, tokenizer, items, batch_size=batch_size, progress=False))
     examples = (
-        Example(id=it["id"], tokens=it["tokens"], input_ids=it["input_ids"], kinds=it["kinds"],
-                word_ids=it["word_ids"], seq_ids=it["seq_ids"], attn16=maps[i], meta=it["meta"])
+        Example(
+            id=it["id"],
+            tokens=it["tokens"],
+            input_ids=it["input_ids"],
+            kinds=it["kinds"],
+            word_ids=it["word_ids"],
+            seq_ids=it["seq_ids"],
+            attn16=maps[i],
+            meta=it["meta"],
+        )
         for i, it in enumerate(items)
     )
     return sentences_from_examples(examples, punct_pos, how, counts)

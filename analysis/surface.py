@@ -150,8 +150,15 @@ def pick_example_heads(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     for behaviour, (name, col, sign) in BEHAVIOURS.items():
         t = tables[name]
         i = (t[col] * sign).idxmax()
-        rows.append({"behaviour": behaviour, "layer": int(t.at[i, "layer"]), "head": int(t.at[i, "head"]),
-                     "metric": f"{name}.{col}", "value": float(t.at[i, col])})
+        rows.append(
+            {
+                "behaviour": behaviour,
+                "layer": int(t.at[i, "layer"]),
+                "head": int(t.at[i, "head"]),
+                "metric": f"{name}.{col}",
+                "value": float(t.at[i, col]),
+            }
+        )
     return pd.DataFrame(rows)
 
 

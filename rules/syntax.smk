@@ -13,6 +13,7 @@ rule dep_heads:
         table=table("dep_heads_{corpus}"),
         full=table("dep_heads_full_{corpus}"),
         rare=table("dep_heads_rare_{corpus}"),
+        grid_table=table("dep_heads_grid_{corpus}"),
         baselines=table("dep_heads_baselines_{corpus}"),
         counts="results/{model}/tables/dep_heads_counts_{corpus}.json",
         figure=figure("dep_heads_{corpus}", "Clark sec. 4: syntax", caption="../report/dep_heads.rst"),

@@ -1,7 +1,6 @@
 """Coreference readers (CoNLL-2012, OntoGUM), mention heads/types, windows (analysis/corpora/coref.py)."""
 
 import pytest
-from conftest import FIXTURES
 
 from analysis.corpora import prepare
 from analysis.corpora.coref import (
@@ -15,6 +14,7 @@ from analysis.corpora.coref import (
     read_ontogum,
     rule_head,
 )
+from conftest import FIXTURES
 
 COREF = FIXTURES / "coref"
 OG = COREF / "ontogum"
@@ -60,13 +60,21 @@ def _conll_line(i, word, coref, ncols=13):
 
 
 def test_conll2012_unbalanced_brackets_fail_with_file_line(tmp_path):
-    body = "\n".join(["#begin document (d); part 000", _conll_line(0, "a", "(1"), _conll_line(1, "b", "-"), "",
-                      "#end document"]) + "\n"
+    body = (
+        "\n".join(
+            ["#begin document (d); part 000", _conll_line(0, "a", "(1"), _conll_line(1, "b", "-"), "", "#end document"]
+        )
+        + "\n"
+    )
     p = _write(tmp_path, "open_conll", body)
     with pytest.raises(ValueError, match=rf"{p}:2: mention of cluster 1 opened here is never closed"):
         read_conll2012(p)
-    body = "\n".join(["#begin document (d); part 000", _conll_line(0, "a", "-"), _conll_line(1, "b", "2)"), "",
-                      "#end document"]) + "\n"
+    body = (
+        "\n".join(
+            ["#begin document (d); part 000", _conll_line(0, "a", "-"), _conll_line(1, "b", "2)"), "", "#end document"]
+        )
+        + "\n"
+    )
     p = _write(tmp_path, "close_conll", body)
     with pytest.raises(ValueError, match=rf"{p}:3: closing bracket '2\)' with no open mention"):
         read_conll2012(p)
@@ -92,8 +100,16 @@ def test_ontogum_reader_aligns_conllu():
     assert d.words[13:16] == ["Anna", "'s", "trip"]
     assert d.heads[0] == 1 and d.heads[1] == -1 and d.heads[13] == 15 and d.heads[14] == 13
     # glued "(1)(2" and "(4(1)"; clusters 2 and 4 are singletons
-    assert spans(d) == [(0, 0, "1"), (2, 4, "2"), (2, 2, "1"), (6, 6, "3"), (8, 8, "1"), (10, 11, "3"),
-                        (13, 15, "4"), (13, 13, "1")]
+    assert spans(d) == [
+        (0, 0, "1"),
+        (2, 4, "2"),
+        (2, 2, "1"),
+        (6, 6, "3"),
+        (8, 8, "1"),
+        (10, 11, "3"),
+        (13, 15, "4"),
+        (13, 13, "1"),
+    ]
 
 
 def test_ontogum_errors(tmp_path):
@@ -115,8 +131,16 @@ def test_ontogum_errors(tmp_path):
 def test_heads_from_tree_and_types():
     d = read_ontogum(OG / "conll" / "doc_a.conll", OG / "conllu" / "doc_a.conllu")
     got = {(m.start, m.end): d.words[mention_head(d, m)] for m in d.mentions}
-    assert got == {(0, 0): "Anna", (2, 4): "friend", (2, 2): "her", (6, 6): "Paris", (8, 8): "She",
-                   (10, 11): "city", (13, 15): "trip", (13, 13): "Anna"}
+    assert got == {
+        (0, 0): "Anna",
+        (2, 4): "friend",
+        (2, 2): "her",
+        (6, 6): "Paris",
+        (8, 8): "She",
+        (10, 11): "city",
+        (13, 15): "trip",
+        (13, 13): "Anna",
+    }
     types = {(m.start, m.end): mention_type(d, m, mention_head(d, m)) for m in d.mentions}
     assert types[(0, 0)] == "proper" and types[(2, 2)] == "pronoun" and types[(2, 4)] == "nominal"
     assert types[(8, 8)] == "pronoun" and types[(10, 11)] == "nominal" and types[(13, 15)] == "nominal"
@@ -124,14 +148,28 @@ def test_heads_from_tree_and_types():
 
 def test_head_skips_punctuation_and_picks_highest():
     # "the city ." with the period attached outside the span: the head is still "city"
-    d = CorefDoc("x", ["She", "liked", "the", "city", "."], [(0, 5)], [], pos=["PRP", "VBD", "DT", "NN", "."],
-                 heads=[1, -1, 3, 1, 1], deprels=["nsubj", "root", "det", "obj", "punct"])
+    d = CorefDoc(
+        "x",
+        ["She", "liked", "the", "city", "."],
+        [(0, 5)],
+        [],
+        pos=["PRP", "VBD", "DT", "NN", "."],
+        heads=[1, -1, 3, 1, 1],
+        deprels=["nsubj", "root", "det", "obj", "punct"],
+    )
     assert mention_head(d, Mention(2, 4, "1")) == 3
     # a span that is not a subtree: both "liked" (root, depth 0) and "She" point outside; the root wins
     assert mention_head(d, Mention(0, 1, "1")) == 1
     # UD flat names are headed on their first word; the mention head is the last one (PTB convention)
-    d = CorefDoc("y", ["Lord", "Byron", "left"], [(0, 3)], [], pos=["NNP", "NNP", "VBD"], heads=[2, 0, -1],
-                 deprels=["nsubj", "flat", "root"])
+    d = CorefDoc(
+        "y",
+        ["Lord", "Byron", "left"],
+        [(0, 3)],
+        [],
+        pos=["NNP", "NNP", "VBD"],
+        heads=[2, 0, -1],
+        deprels=["nsubj", "flat", "root"],
+    )
     assert mention_head(d, Mention(0, 1, "1")) == 1
 
 

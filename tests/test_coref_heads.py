@@ -4,18 +4,39 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from conftest import FIXTURES, ROOT
 
 from analysis.coref_heads import Case, head_correct, read_paper_numbers, score, two_fold, window_cases
 from analysis.corpora import prepare
 from analysis.word_level import word_maps
+from conftest import FIXTURES, ROOT
 
 
-def M(start, end, cluster, type="nominal", text=None, head=None, head_word=None, number=None, gender=None,
-      person=3, scored=False):
-    return {"start": start, "end": end, "head": end if head is None else head, "cluster": cluster, "type": type,
-            "text": text or f"m{start}", "head_word": head_word or (text or f"m{start}").split()[-1],
-            "number": number, "gender": gender, "person": person, "scored": scored}
+def M(
+    start,
+    end,
+    cluster,
+    type="nominal",
+    text=None,
+    head=None,
+    head_word=None,
+    number=None,
+    gender=None,
+    person=3,
+    scored=False,
+):
+    return {
+        "start": start,
+        "end": end,
+        "head": end if head is None else head,
+        "cluster": cluster,
+        "type": type,
+        "text": text or f"m{start}",
+        "head_word": head_word or (text or f"m{start}").split()[-1],
+        "number": number,
+        "gender": gender,
+        "person": person,
+        "scored": scored,
+    }
 
 
 def picks(cases):
@@ -46,9 +67,11 @@ def test_conll2012_baselines(tokenizer):
     cases = window_cases(recs[0]["meta"]["mentions"])  # John saw his sister. She waved at the tall man.
     assert [c.head for c in cases] == [2, 5, 10]
     # She -> nearest "his sister" (sg, female word list) is right; the tall man -> nearest She is wrong
-    assert picks(cases) == [{"nearest": 1, "same_head": 1, "rule_based": 1},
-                            {"nearest": 1, "same_head": 1, "rule_based": 1},
-                            {"nearest": 0, "same_head": 0, "rule_based": 0}]
+    assert picks(cases) == [
+        {"nearest": 1, "same_head": 1, "rule_based": 1},
+        {"nearest": 1, "same_head": 1, "rule_based": 1},
+        {"nearest": 0, "same_head": 0, "rule_based": 0},
+    ]
     cases = window_cases(recs[1]["meta"]["mentions"])  # herself <- The president ..., Mary Smith (contains-rule)
     assert [c.head for c in cases] == [10] and cases[0].cand_heads.tolist() == [1, 4, 7]
     assert cases[0].gold.tolist() == [True, False, True]
@@ -72,9 +95,14 @@ def test_rule_based_sieve_agreement_and_string_match():
         {"nearest": 0, "same_head": 1, "rule_based": 1},
     ]
     # first/second person pronouns only agree with the same person
-    cases = window_cases([M(0, 0, "a", text="John", number="sg"), M(2, 2, "i", type="pronoun", text="I", person=1),
-                          M(4, 4, "b", text="Mary", number="sg"),
-                          M(6, 6, "i", type="pronoun", text="me", number="sg", person=1, scored=True)])
+    cases = window_cases(
+        [
+            M(0, 0, "a", text="John", number="sg"),
+            M(2, 2, "i", type="pronoun", text="I", person=1),
+            M(4, 4, "b", text="Mary", number="sg"),
+            M(6, 6, "i", type="pronoun", text="me", number="sg", person=1, scored=True),
+        ]
+    )
     assert picks(cases) == [{"nearest": 0, "same_head": 0, "rule_based": 1}]
 
 
@@ -95,13 +123,15 @@ def _maps(rows, n):
 
 def test_head_correct_hand_made_maps():
     word_ids = [-1, 0, 1, 2, 3, 4, -1]  # [CLS] w0..w4 [SEP]
-    case = Case(head=4, type="pronoun", cand_heads=np.array([0, 2]), gold=np.array([False, True]),
-                baseline_correct={})
-    a = _maps([
-        (5, [0, 0.05, 0, 0.15, 0, 0.3, 0.5]),  # most on [SEP] and itself (ignored), then w2 -> right
-        (5, [0, 0.4, 0.5, 0.1, 0, 0, 0]),  # w1 is no candidate; w0 beats w2 -> wrong
-        (5, [1 / 7] * 7),  # tie -> the first candidate (w0) -> wrong
-    ], 7)
+    case = Case(head=4, type="pronoun", cand_heads=np.array([0, 2]), gold=np.array([False, True]), baseline_correct={})
+    a = _maps(
+        [
+            (5, [0, 0.05, 0, 0.15, 0, 0.3, 0.5]),  # most on [SEP] and itself (ignored), then w2 -> right
+            (5, [0, 0.4, 0.5, 0.1, 0, 0, 0]),  # w1 is no candidate; w0 beats w2 -> wrong
+            (5, [1 / 7] * 7),  # tie -> the first candidate (w0) -> wrong
+        ],
+        7,
+    )
     wm, uw = word_maps(a, word_ids)
     assert head_correct(wm, uw, case).tolist() == [[True, False, False]]
     # word pieces: attention TO a word is the sum over its pieces (w2 = two pieces of 0.15)
@@ -113,12 +143,18 @@ def test_head_correct_hand_made_maps():
 
 def test_score_and_tables():
     # window 1: mention at w4 (pronoun) with antecedent w2, candidate w0; window 2: w3 (proper) <- w1, cand w0
-    ex1 = SimpleNamespace(id="d#w000", word_ids=[-1, 0, 1, 2, 3, 4, -1], meta={"mentions": [
-        M(0, 0, "x"), M(2, 2, "a"), M(4, 4, "a", type="pronoun", scored=True)]},
-        attn=_maps([(5, [0, 0.05, 0, 0.15, 0, 0.3, 0.5]), (5, [0, 0.4, 0.5, 0.1, 0, 0, 0])], 7))
-    ex2 = SimpleNamespace(id="d#w001", word_ids=[-1, 0, 1, 2, 3, -1], meta={"mentions": [
-        M(0, 0, "x"), M(1, 1, "b"), M(3, 3, "b", type="proper", scored=True)]},
-        attn=_maps([(4, [0, 0.1, 0.6, 0, 0.2, 0.1]), (4, [0, 0.6, 0.1, 0, 0.2, 0.1])], 6))
+    ex1 = SimpleNamespace(
+        id="d#w000",
+        word_ids=[-1, 0, 1, 2, 3, 4, -1],
+        meta={"mentions": [M(0, 0, "x"), M(2, 2, "a"), M(4, 4, "a", type="pronoun", scored=True)]},
+        attn=_maps([(5, [0, 0.05, 0, 0.15, 0, 0.3, 0.5]), (5, [0, 0.4, 0.5, 0.1, 0, 0, 0])], 7),
+    )
+    ex2 = SimpleNamespace(
+        id="d#w001",
+        word_ids=[-1, 0, 1, 2, 3, -1],
+        meta={"mentions": [M(0, 0, "x"), M(1, 1, "b"), M(3, 3, "b", type="proper", scored=True)]},
+        attn=_maps([(4, [0, 0.1, 0.6, 0, 0.2, 0.1]), (4, [0, 0.6, 0.1, 0, 0.2, 0.1])], 6),
+    )
     ex3 = SimpleNamespace(id="d#w002", word_ids=[-1, 0, -1], meta={"mentions": []}, attn=None)  # no cases
     tally, counts = score([ex1, ex2, ex3], 1, 2)
     assert counts["cases"] == 2 and counts["windows"] == 3 and counts["windows_with_cases"] == 2
@@ -140,8 +176,10 @@ def test_score_and_tables():
 
 
 def test_two_fold_best_head():
-    folds = [{"all": np.array([[3, 1]]), "pronoun": np.array([[2, 1]])},
-             {"all": np.array([[0, 2]]), "pronoun": np.array([[0, 1]])}]
+    folds = [
+        {"all": np.array([[3, 1]]), "pronoun": np.array([[2, 1]])},
+        {"all": np.array([[0, 2]]), "pronoun": np.array([[0, 1]])},
+    ]
     # fold 0 is scored with the head best on fold 1 (1-2), fold 1 with the head best on fold 0 (1-1)
     out, chosen = two_fold(folds, ("all", "pronoun"))
     assert chosen == [(1, 2), (1, 1)] and out == {"all": 1 + 0, "pronoun": 1 + 0}

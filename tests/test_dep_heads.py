@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.dep_heads import ALL, DepScorer, paper_table, predictions, score_examples, table1
+from analysis.dep_heads import ALL, DepScorer, grid_table, paper_table, predictions, score_examples, table1
 from analysis.word_level import word_maps
 
 # units: [CLS] the dog saw cats [SEP]; gold: the->dog (det), dog->saw (nsubj), saw root, cats->saw (dobj)
@@ -14,20 +14,20 @@ UNIT_WORD = np.array([-1, 0, 1, 2, 3, -1])
 HEADS = [1, 2, -1, 2]
 RELS = ["det", "nsubj", "root", "dobj"]
 H0 = [  # dep->head perfect despite heavy [CLS]/[SEP]/self attention
-    [.2, .2, .2, .2, .1, .1],
-    [.5, .3, .15, .03, .02, 0],
-    [.4, .04, .3, .2, .06, 0],
-    [0, .05, .07, .2, .18, .5],
-    [0, .01, .09, .3, .6, 0],
-    [.2, .2, .2, .2, .1, .1],
+    [0.2, 0.2, 0.2, 0.2, 0.1, 0.1],
+    [0.5, 0.3, 0.15, 0.03, 0.02, 0],
+    [0.4, 0.04, 0.3, 0.2, 0.06, 0],
+    [0, 0.05, 0.07, 0.2, 0.18, 0.5],
+    [0, 0.01, 0.09, 0.3, 0.6, 0],
+    [0.2, 0.2, 0.2, 0.2, 0.1, 0.1],
 ]
 H1 = [  # the head word attends to its dependent (det, nsubj)
-    [.2, .2, .2, .2, .1, .1],
-    [.1, .5, .1, .3, 0, 0],
-    [.1, .4, .3, .1, .1, 0],
-    [.1, .1, .4, .3, .1, 0],
-    [.1, .5, .1, .1, .2, 0],
-    [.2, .2, .2, .2, .1, .1],
+    [0.2, 0.2, 0.2, 0.2, 0.1, 0.1],
+    [0.1, 0.5, 0.1, 0.3, 0, 0],
+    [0.1, 0.4, 0.3, 0.1, 0.1, 0],
+    [0.1, 0.1, 0.4, 0.3, 0.1, 0],
+    [0.1, 0.5, 0.1, 0.1, 0.2, 0],
+    [0.2, 0.2, 0.2, 0.2, 0.1, 0.1],
 ]
 MAPS = np.array([[H0, H1]])  # (1 layer, 2 heads, 6, 6)
 
@@ -136,6 +136,19 @@ def test_table1_min_count_and_paper_numbers():
     assert main.best_direction.sum() == 1
 
 
+def test_grid_table_holds_the_plotted_cells():
+    # All, by hand: dep->head, head 1 gets the/dog/cats right (3/3), head 2 none (0/3);
+    # head->dep at best 2/3 (head 2), so the panel shows dep->head with head 1 boxed
+    sc = scored()
+    main, _ = table1(sc, None, min_count=1)
+    cells = grid_table(pd.DataFrame(sc.tidy()), main, ["det", "nsubj", "amod"])
+    assert list(dict.fromkeys(cells.relation)) == [ALL, "det", "nsubj"]  # amod absent: no panel
+    all_ = cells[cells.relation == ALL]
+    assert all_.direction.unique().tolist() == ["dep->head"]
+    assert all_.accuracy.round(4).tolist() == [1.0, 0.0] and all_.best.tolist() == [True, False]
+    assert (cells.groupby("relation").best.sum() == 1).all()
+
+
 class _Ex:
     def __init__(self, id, attn, word_ids, meta):
         self.id, self.attn, self.word_ids, self.meta = id, attn, word_ids, meta
@@ -157,8 +170,9 @@ def test_extraction_split_end_to_end(tmp_path):
     fix = Path(__file__).parent / "fixtures" / "dependency"
     recs, _ = read_treebank(fix, "conllx", files="*.conll10")
     tok = load_tokenizer(TINY)
-    extract_shard(load_model(TINY, device="cpu"), tok, recs, tmp_path / "shard-0", max_len=5, policy="split",
-                  progress=False)
+    extract_shard(
+        load_model(TINY, device="cpu"), tok, recs, tmp_path / "shard-0", max_len=5, policy="split", progress=False
+    )
     shards = Shards([tmp_path / "shard-0.npy"])
     sc = score_examples(shards, shards.n_layers, shards.n_heads)
     c = sc.finish_counts()

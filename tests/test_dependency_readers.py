@@ -83,7 +83,11 @@ GOOD = "1\ta\ta\tX\tX\t_\t2\tdep\t_\t_\n2\tb\tb\tX\tX\t_\t0\troot\t_\t_\n"
         (GOOD + "\n1\ta\ta\tX\tX\t_\tx\troot\t_\t_\n", 4, "not an integer"),
         ("1\ta\ta\tX\tX\t_\t0\troot\t_\t_\n2\tb\tb\tX\tX\t_\t3\tdep\t_\t_\n", 2, "out of range"),
         ("1\ta\ta\tX\tX\t_\t2\tdep\t_\t_\n2\tb\tb\tX\tX\t_\t1\tdep\t_\t_\n", 1, "no root"),
-        ("1\tr\tr\tX\tX\t_\t0\troot\t_\t_\n2\ta\ta\tX\tX\t_\t3\tdep\t_\t_\n3\tb\tb\tX\tX\t_\t2\tdep\t_\t_\n", 2, "cycle"),
+        (
+            "1\tr\tr\tX\tX\t_\t0\troot\t_\t_\n2\ta\ta\tX\tX\t_\t3\tdep\t_\t_\n3\tb\tb\tX\tX\t_\t2\tdep\t_\t_\n",
+            2,
+            "cycle",
+        ),
         ("1\ta\ta\tX\tX\t_\t0\troot\t_\t_\n3\tb\tb\tX\tX\t_\t1\tdep\t_\t_\n", 2, "token id"),
     ],
 )

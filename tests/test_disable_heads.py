@@ -25,8 +25,12 @@ def clf():
 
 @pytest.fixture(scope="module")
 def batch(tokenizer):
-    enc = tokenizer(["the cat sat on the mat .", "a dog"], ["it was happy", "barked loudly at the moon , twice"],
-                    padding=True, return_tensors="pt")
+    enc = tokenizer(
+        ["the cat sat on the mat .", "a dog"],
+        ["it was happy", "barked loudly at the moon , twice"],
+        padding=True,
+        return_tensors="pt",
+    )
     assert (enc["attention_mask"] == 0).any()  # padding present
     return dict(enc)
 
@@ -98,8 +102,9 @@ def test_hook_equals_hand_computation(clf, batch, target, off):
 def test_padding_does_not_change_a_disabled_head(clf, tokenizer):
     """Uniform over REAL tokens: an example gives the same logits alone and padded in a batch."""
     one = dict(tokenizer(["a dog"], ["barked"], return_tensors="pt"))
-    two = dict(tokenizer(["a dog", "the cat sat on the mat today"], ["barked", "and slept"],
-                         padding=True, return_tensors="pt"))
+    two = dict(
+        tokenizer(["a dog", "the cat sat on the mat today"], ["barked", "and slept"], padding=True, return_tensors="pt")
+    )
     with UniformHeads(clf) as uh:
         outs = []
         for enc in (one, two):
@@ -146,9 +151,13 @@ def test_mcnemar_and_score_table_by_hand():
     L, H = 1, 2
     gold = [1, 0, 1, 0]
     base = np.array([[0, 1], [1, 0], [1, 0], [1, 0]], float)  # predicts 1, 0, 0, 0: accuracy 0.75
-    var = np.stack([np.array([[0, 1], [0, 1], [0, 1], [1, 0]], float),  # head 1: 1 1 1 0 -> 0.75
-                    base,  # head 2: unchanged
-                    np.array([[1, 0]] * 4, float)])  # whole layer: 0 0 0 0 -> 0.5
+    var = np.stack(
+        [
+            np.array([[0, 1], [0, 1], [0, 1], [1, 0]], float),  # head 1: 1 1 1 0 -> 0.75
+            base,  # head 2: unchanged
+            np.array([[1, 0]] * 4, float),
+        ]
+    )  # whole layer: 0 0 0 0 -> 0.5
     t = score_table("SST-2", base, var, gold, L, H)
     assert t.scope.tolist() == ["head", "head", "layer"] and t["head"].tolist()[:2] == [1, 2]
     assert t.change.tolist() == pytest.approx([0.0, 0.0, -0.25])

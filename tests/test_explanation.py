@@ -114,8 +114,13 @@ def test_set_erasure_flip_point_by_hand():
     # attention x gradient ∝ a h = (.4, .3, .5, -.4) -> 2, 0, 1, 3
     assert orders["attention_x_gradient"].tolist() == [2, 0, 1, 3]
     res = set_erasure(orders["gradient"], inst.a, decide, inst.probs)
-    assert res == {"n_items": 4, "flipped": True, "n_removed": 2, "fraction_removed": 0.5,
-                   "mass_removed": pytest.approx(0.5)}
+    assert res == {
+        "n_items": 4,
+        "flipped": True,
+        "n_removed": 2,
+        "fraction_removed": 0.5,
+        "mass_removed": pytest.approx(0.5),
+    }
 
 
 def test_single_erasure_by_hand():
@@ -153,8 +158,9 @@ def test_permutation_effect_by_hand():
     # two items, a = (.75, .25), h = (2, -1): identity -> sum 1.25; swap -> .5 - .75 = -0.25.
     inst = clf.instance([2.0, -1.0], [0.75, 0.25])
     d = sigmoid(1.25) - sigmoid(-0.25)
-    res = permutation_test(inst.a, lambda A: clf.probs_with_attention(inst, A), inst.probs, 101,
-                           np.random.default_rng(0))
+    res = permutation_test(
+        inst.a, lambda A: clf.probs_with_attention(inst, A), inst.probs, 101, np.random.default_rng(0)
+    )
     assert res["max_output_change"] == pytest.approx(d, abs=1e-6)
     # each permutation is the identity or the swap; the median is 0 or d (101 draws: no ties)
     assert min(abs(res["median_output_change"]), abs(res["median_output_change"] - d)) < 1e-6
@@ -164,8 +170,9 @@ def test_permutation_effect_by_hand():
     assert res["median_output_change"] == pytest.approx(d if swaps > 50 else 0.0, abs=1e-6)
     # uniform attention: every permutation gives the same output -> no change at all
     inst = clf.instance([3.0, -1.0, 0.5], [1 / 3, 1 / 3, 1 / 3])
-    res = permutation_test(inst.a, lambda A: clf.probs_with_attention(inst, A), inst.probs, 50,
-                           np.random.default_rng(0))
+    res = permutation_test(
+        inst.a, lambda A: clf.probs_with_attention(inst, A), inst.probs, 50, np.random.default_rng(0)
+    )
     assert res["max_output_change"] == pytest.approx(0.0, abs=1e-6)
 
 
@@ -297,11 +304,17 @@ def test_set_summary_pairs_orders_with_attention():
     from analysis.explanation import set_summary
 
     nan = float("nan")
-    df = pd.DataFrame({
-        "encoder": ["e"] * 4, "id": [0, 0, 1, 1], "order": ["attention", "gradient"] * 2,
-        "flipped": [True, True, False, True], "n_removed": [3, 1, nan, 5],
-        "fraction_removed": [0.3, 0.1, nan, 0.5], "mass_removed": [0.5, 0.2, nan, 0.6],
-    })
+    df = pd.DataFrame(
+        {
+            "encoder": ["e"] * 4,
+            "id": [0, 0, 1, 1],
+            "order": ["attention", "gradient"] * 2,
+            "flipped": [True, True, False, True],
+            "n_removed": [3, 1, nan, 5],
+            "fraction_removed": [0.3, 0.1, nan, 0.5],
+            "mass_removed": [0.5, 0.2, nan, 0.6],
+        }
+    )
     out = set_summary(df).set_index("order")
     # gradient: instance 0 sooner (1 < 3), instance 1 sooner (5 < never)
     assert out.loc["gradient", "vs_attention_sooner_share"] == 1.0

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 import torch
-from conftest import FIXTURES, random_maps
 
 from analysis import finetune, glue
 from analysis.finetune_change import head_cosines, mean_cosines
 from analysis.models import TINY, load_model
+from conftest import FIXTURES, random_maps
 
 
 def test_linear_schedule_warmup_then_decay():
@@ -42,8 +42,9 @@ def test_training_is_seeded_and_learns_the_fixture(tokenizer, task):
     for _ in range(2):
         torch.manual_seed(0)
         model = load_model(TINY, head="classification", device="cpu", num_labels=t.num_labels)
-        hist = finetune.train(model, items, tokenizer.pad_token_id, epochs=40, lr=5e-3, batch_size=4, warmup=0.1,
-                              seed=0, progress=False)
+        hist = finetune.train(
+            model, items, tokenizer.pad_token_id, epochs=40, lr=5e-3, batch_size=4, warmup=0.1, seed=0, progress=False
+        )
         runs.append((model, hist))
     (m1, h1), (m2, h2) = runs
     assert [h["loss"] for h in h1] == [h["loss"] for h in h2]
@@ -58,8 +59,10 @@ def test_training_is_seeded_and_learns_the_fixture(tokenizer, task):
 def test_max_steps_caps_training(tokenizer):
     items, _ = finetune.encode(tokenizer, glue.read_split(FIXTURES / "glue", "SST-2", "train"), 32)
     model = load_model(TINY, head="classification", device="cpu", num_labels=2)
-    assert len(finetune.train(model, items, tokenizer.pad_token_id, epochs=10, batch_size=1, max_steps=4,
-                              progress=False)) == 4
+    assert (
+        len(finetune.train(model, items, tokenizer.pad_token_id, epochs=10, batch_size=1, max_steps=4, progress=False))
+        == 4
+    )
 
 
 def test_majority_score():

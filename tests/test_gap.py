@@ -4,11 +4,11 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from conftest import FIXTURES
 
 from analysis.corpora import prepare
 from analysis.corpora.gap import read_gap, window
 from analysis.gap_heads import baseline_picks, per_head_table, score, summary_table
+from conftest import FIXTURES
 
 GAP = FIXTURES / "coref" / "gap_sample.tsv"
 
@@ -40,10 +40,16 @@ def test_window():
 
 def test_baselines():
     assert baseline_picks({"pronoun": 5, "a_head": 0, "b_head": 3}) == {
-        "nearest": "B", "nearest_preceding": "B", "first_name": "A"}
+        "nearest": "B",
+        "nearest_preceding": "B",
+        "first_name": "A",
+    }
     # B after the pronoun: nearest B, nearest preceding A
     assert baseline_picks({"pronoun": 5, "a_head": 0, "b_head": 7}) == {
-        "nearest": "B", "nearest_preceding": "A", "first_name": "A"}
+        "nearest": "B",
+        "nearest_preceding": "A",
+        "first_name": "A",
+    }
 
 
 def _ex(meta, rows, n):
@@ -58,12 +64,12 @@ def test_score_hand_made(tokenizer):
     assert len(recs) == 3 and counts["label_neither"] == 1 and counts["cut_to_window"] == 0
     m1, m2, m3 = (r["meta"] for r in recs)
     # fix-1 (label A): head 1 attends to John (A) most, head 2 to Bill (B)
-    ex1 = _ex(m1, [[0, .5, 0, .1, 0, .2, 0, 0, 0, .2], [0, .1, 0, .5, 0, .2, 0, 0, 0, .2]], 10)
+    ex1 = _ex(m1, [[0, 0.5, 0, 0.1, 0, 0.2, 0, 0, 0, 0.2], [0, 0.1, 0, 0.5, 0, 0.2, 0, 0, 0, 0.2]], 10)
     # fix-2 (label B, Lee = word 9): head 1 to Mary (A), head 2 to Lee (B)
     n2 = len(recs[1]["words"][0]) + 2
     r1, r2 = np.zeros(n2), np.zeros(n2)
-    r1[1], r1[10], r1[-1] = .6, .1, .3
-    r2[1], r2[10], r2[-1] = .1, .6, .3
+    r1[1], r1[10], r1[-1] = 0.6, 0.1, 0.3
+    r2[1], r2[10], r2[-1] = 0.1, 0.6, 0.3
     ex2 = _ex(m2, [r1, r2], n2)
     ex3 = SimpleNamespace(id="z", meta=m3, word_ids=[], attn=None)  # neither: counted, not scored
     correct, base, n, c = score([ex1, ex2, ex3], 1, 2)

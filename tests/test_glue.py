@@ -5,18 +5,21 @@ import shutil
 
 import numpy as np
 import pytest
-from conftest import FIXTURES, mirror_dir
 
 from analysis import glue
 from analysis.corpora import prepare
+from conftest import FIXTURES, mirror_dir
 
 GLUE = FIXTURES / "glue"
 
 
 def test_sst2_single_sentences():
     recs = glue.read_split(GLUE, "SST-2", "train")
-    assert [r["words"] for r in recs] == [[["it", "is", "a", "charming", "film", "."]], [["bleak", "and", "dull"]],
-                                          [["warm", ",", "funny", "and", "wise", "."]]]
+    assert [r["words"] for r in recs] == [
+        [["it", "is", "a", "charming", "film", "."]],
+        [["bleak", "and", "dull"]],
+        [["warm", ",", "funny", "and", "wise", "."]],
+    ]
     assert [r["meta"]["label"] for r in recs] == [1, 0, 1]
     assert recs[0]["id"] == "SST-2-train-0" and recs[0]["meta"]["line"] == 2
 
@@ -50,12 +53,15 @@ def test_qnli_has_no_train_split():
         glue.read_split(GLUE, "QNLI", "train")
 
 
-@pytest.mark.parametrize("content,message", [
-    ("sentence\tlabel\ngood film\t1\nno label here\n", r"dev.tsv:3: 1 tab-separated columns"),
-    ("sentence\tlabel\ngood film\t1\nbad\t2\n", r"dev.tsv:3: label '2'"),
-    ("sentence\tlabel\n \t1\n", r"dev.tsv:2: empty sentence"),
-    ("sentence\tlabel\ngood\t1\n\n", r"dev.tsv:3: empty line"),
-])
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        ("sentence\tlabel\ngood film\t1\nno label here\n", r"dev.tsv:3: 1 tab-separated columns"),
+        ("sentence\tlabel\ngood film\t1\nbad\t2\n", r"dev.tsv:3: label '2'"),
+        ("sentence\tlabel\n \t1\n", r"dev.tsv:2: empty sentence"),
+        ("sentence\tlabel\ngood\t1\n\n", r"dev.tsv:3: empty line"),
+    ],
+)
 def test_malformed_rows_name_file_and_line(tmp_path, content, message):
     (tmp_path / "SST-2").mkdir()
     (tmp_path / "SST-2" / "dev.tsv").write_text(content)
@@ -103,8 +109,18 @@ def test_metrics_by_hand():
 def test_real_files_row_counts():
     """The counts stated in the mirror's README (QNLI dev only)."""
     root = mirror_dir() / "glue"
-    expected = {("SST-2", "train"): 67349, ("SST-2", "dev"): 872, ("MRPC", "train"): 3668, ("MRPC", "dev"): 408,
-                ("RTE", "train"): 2490, ("RTE", "dev"): 277, ("STS-B", "train"): 5749, ("STS-B", "dev"): 1500,
-                ("CoLA", "train"): 8551, ("CoLA", "dev"): 1043, ("QNLI", "dev"): 5463}
+    expected = {
+        ("SST-2", "train"): 67349,
+        ("SST-2", "dev"): 872,
+        ("MRPC", "train"): 3668,
+        ("MRPC", "dev"): 408,
+        ("RTE", "train"): 2490,
+        ("RTE", "dev"): 277,
+        ("STS-B", "train"): 5749,
+        ("STS-B", "dev"): 1500,
+        ("CoLA", "train"): 8551,
+        ("CoLA", "dev"): 1043,
+        ("QNLI", "dev"): 5463,
+    }
     for (task, split), n in expected.items():
         assert len(glue.read_split(root, task, split)) == n, (task, split)

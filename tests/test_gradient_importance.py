@@ -81,7 +81,9 @@ def test_attention_gradients_match_finite_differences(tiny, monkeypatch):
         direction *= batch["attention_mask"][:, None, None, :]  # real key columns only
         values = []
         for sign in (1, -1):
-            monkeypatch.setattr(modeling_bert, "eager_attention_forward", _perturbed_eager(layer, sign * eps * direction))
+            monkeypatch.setattr(
+                modeling_bert, "eager_attention_forward", _perturbed_eager(layer, sign * eps * direction)
+            )
             with torch.no_grad():
                 values.append(gi.masked_lm_loss(model, batch, masks)[0].item())
         monkeypatch.undo()

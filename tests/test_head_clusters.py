@@ -28,11 +28,13 @@ def test_js_hand_computed_2x2():
     # head 0: token 1 -> [1, 0], token 2 -> [0.5, 0.5]
     # head 1: token 1 -> [0, 1], token 2 -> [0.5, 0.5]   JS = ln 2 + 0
     # head 2: token 1 -> [0.5, 0.5], token 2 -> [0.5, 0.5]
-    a = np.array([
-        [[1.0, 0.0], [0.5, 0.5]],
-        [[0.0, 1.0], [0.5, 0.5]],
-        [[0.5, 0.5], [0.5, 0.5]],
-    ])
+    a = np.array(
+        [
+            [[1.0, 0.0], [0.5, 0.5]],
+            [[0.0, 1.0], [0.5, 0.5]],
+            [[0.5, 0.5], [0.5, 0.5]],
+        ]
+    )
     d = hc.pairwise_js(a, dtype=__import__("torch").float64)
     assert d[0, 1] == pytest.approx(math.log(2))
     # JS([1,0] || [.5,.5]): m = [.75, .25]; H(m) - (H(p) + H(q)) / 2

@@ -42,8 +42,14 @@ def test_guard_catches_sdpa(tokenizer):
     """transformers 5 with SDPA returns an empty attentions tuple without an error."""
     from transformers import AutoConfig, AutoModel
 
-    cfg = AutoConfig.for_model("bert", vocab_size=len(tokenizer), hidden_size=16, num_hidden_layers=2,
-                               num_attention_heads=2, intermediate_size=16)
+    cfg = AutoConfig.for_model(
+        "bert",
+        vocab_size=len(tokenizer),
+        hidden_size=16,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=16,
+    )
     model = AutoModel.from_config(cfg, attn_implementation="sdpa").eval()
     enc = tokenizer("a test", return_tensors="pt")
     with torch.inference_mode():

@@ -133,8 +133,12 @@ def test_classifier_gets_the_obvious_maps_right(kind):
     X, y = _training_set(rng)
     clf = P.make_classifier(kind, seed=0).fit(X, y)
     obj = {"model": clf, "classes": list(clf.classes_), "kind": kind}
-    clean = {"Vertical": vertical(), "Diagonal": diagonal(), "Block": block(),
-             "Vertical+Diagonal": 0.5 * vertical() + 0.5 * diagonal()}
+    clean = {
+        "Vertical": vertical(),
+        "Diagonal": diagonal(),
+        "Block": block(),
+        "Vertical+Diagonal": 0.5 * vertical() + 0.5 * diagonal(),
+    }
     feats = pd.DataFrame([P.map_features(m, KINDS, SEQ) for m in clean.values()])
     out = P.classify(obj, feats)
     assert list(out["label"]) == list(clean)
@@ -175,7 +179,9 @@ def test_sample_batches_first_batch_is_uniform_draw_and_later_ones_exclude_it():
     batches = [{"seed": 0, "n_maps": 20}, {"seed": 1, "n_maps": 10, "sources": ["MRPC"], "layers": [2, 3]}]
     t = P.sample_batches(inputs, 3, 4, batches)
     first = P.sample_triples([i for i, _ in inputs], 3, 4, 20, 0)
-    assert (t.iloc[:20][["input_id", "layer", "head"]].to_numpy() == first[["input_id", "layer", "head"]].to_numpy()).all()
+    assert (
+        t.iloc[:20][["input_id", "layer", "head"]].to_numpy() == first[["input_id", "layer", "head"]].to_numpy()
+    ).all()
     second = t[t["batch"] == 2]
     assert len(second) == 10 and second["input_id"].str.startswith("m").all()
     assert second["layer"].between(2, 3).all()

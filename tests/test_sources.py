@@ -14,8 +14,10 @@ def make_mirror(tmp_path, content=b"hello\n"):
 
 def test_copy_from_mirror_and_verify(tmp_path):
     mirror = make_mirror(tmp_path)
-    src = {"mirror_folder": "folder",
-           "files": {"a.txt": {"url": None, "sha256": hashlib.sha256(b"hello\n").hexdigest()}}}
+    src = {
+        "mirror_folder": "folder",
+        "files": {"a.txt": {"url": None, "sha256": hashlib.sha256(b"hello\n").hexdigest()}},
+    }
     manifest = fetch_source(src, tmp_path / "raw", str(mirror))
     assert (tmp_path / "raw" / "a.txt").read_bytes() == b"hello\n"
     assert manifest.read_text().endswith("  a.txt\n")

@@ -9,10 +9,26 @@ from analysis.storage import Shard, Shards, write_shard
 
 def test_write_read_roundtrip(tmp_path):
     rng = np.random.default_rng(0)
-    examples = [{"id": "a", "n": 3, "tokens": list("xyz"), "input_ids": [1, 2, 3], "kinds": "COS",
-                 "word_ids": [-1, 0, -1], "seq_ids": [-1, 0, -1]},
-                {"id": "b", "n": 2, "tokens": list("xy"), "input_ids": [1, 3], "kinds": "CS",
-                 "word_ids": [-1, -1], "seq_ids": [-1, -1]}]
+    examples = [
+        {
+            "id": "a",
+            "n": 3,
+            "tokens": list("xyz"),
+            "input_ids": [1, 2, 3],
+            "kinds": "COS",
+            "word_ids": [-1, 0, -1],
+            "seq_ids": [-1, 0, -1],
+        },
+        {
+            "id": "b",
+            "n": 2,
+            "tokens": list("xy"),
+            "input_ids": [1, 3],
+            "kinds": "CS",
+            "word_ids": [-1, -1],
+            "seq_ids": [-1, -1],
+        },
+    ]
     maps = {0: rng.dirichlet(np.ones(3), size=(2, 1, 3)), 1: rng.dirichlet(np.ones(2), size=(2, 1, 2))}
     write_shard(tmp_path / "shard-0", {"n_layers": 2, "n_heads": 1}, examples, [(1, maps[1]), (0, maps[0])])
     got = list(Shard(tmp_path / "shard-0.npy"))
@@ -25,8 +41,17 @@ def test_write_read_roundtrip(tmp_path):
 
 
 def test_write_refuses_missing_or_misshaped(tmp_path):
-    ex = [{"id": "a", "n": 2, "tokens": ["x", "y"], "input_ids": [1, 2], "kinds": "CS", "word_ids": [-1, -1],
-           "seq_ids": [-1, -1]}]
+    ex = [
+        {
+            "id": "a",
+            "n": 2,
+            "tokens": ["x", "y"],
+            "input_ids": [1, 2],
+            "kinds": "CS",
+            "word_ids": [-1, -1],
+            "seq_ids": [-1, -1],
+        }
+    ]
     with pytest.raises(ValueError, match="got no attention"):
         write_shard(tmp_path / "s", {"n_layers": 1, "n_heads": 1}, ex, [])
     with pytest.raises(ValueError, match="shape"):
@@ -38,8 +63,16 @@ def test_extract_tiny_model(tmp_path, tiny_model, tokenizer):
         {"id": "p", "words": [["The", "cat", "sat", "."], ["It", "purred", ","]]},
         {"id": "q", "words": [["Unbelievably", "short"]], "meta": {"x": 1}},
     ]
-    counts = extract_shard(tiny_model, tokenizer, records, tmp_path / "shard-0", max_len=32, batch_size=2,
-                           model_name="tiny", progress=False)
+    counts = extract_shard(
+        tiny_model,
+        tokenizer,
+        records,
+        tmp_path / "shard-0",
+        max_len=32,
+        batch_size=2,
+        model_name="tiny",
+        progress=False,
+    )
     assert counts == {"records": 2, "examples": 2}
     shards = Shards([tmp_path / "shard-0.npy"])
     assert (shards.n_layers, shards.n_heads) == (2, 4)

@@ -105,8 +105,9 @@ def test_accumulate_needs_examples():
 
 def test_pick_example_heads():
     rp = pd.DataFrame({"layer": [1, 1, 2], "head": [1, 2, 1], "prev": [0.1, 0.9, 0.2], "next": [0.5, 0.0, 0.1]})
-    st = pd.DataFrame({"layer": [1, 1, 2], "head": [1, 2, 1], "cls": [0.1, 0.2, 0.8], "sep": [0.3, 0, 0],
-                       "punct": [0, 0.6, 0]})
+    st = pd.DataFrame(
+        {"layer": [1, 1, 2], "head": [1, 2, 1], "cls": [0.1, 0.2, 0.8], "sep": [0.3, 0, 0], "punct": [0, 0.6, 0]}
+    )
     en = pd.DataFrame({"layer": [1, 1, 2], "head": [1, 2, 1], "entropy": [1.0, 3.0, 2.0]})
     p = pick_example_heads({"relative_position": rp, "special_tokens": st, "entropy": en}).set_index("behaviour")
     assert tuple(p.loc["prev", ["layer", "head"]]) == (1, 2)

@@ -40,8 +40,9 @@ def smoke_run(tmp_path_factory):
 def test_every_declared_output_exists(smoke_run):
     work, env = smoke_run
     # nothing left to do: every target of `rule all` is there and up to date
-    dry = subprocess.run([SNAKEMAKE, "-n", "--configfile", "config/smoke.yaml"], cwd=work, env=env,
-                         capture_output=True, text=True)
+    dry = subprocess.run(
+        [SNAKEMAKE, "-n", "--configfile", "config/smoke.yaml"], cwd=work, env=env, capture_output=True, text=True
+    )
     assert dry.returncode == 0, dry.stderr
     assert "Nothing to be done" in dry.stdout + dry.stderr
     figures = list((work / "results" / MODEL / "figures").glob("*.png"))
@@ -82,16 +83,34 @@ def test_rerun_gives_identical_tables(smoke_run):
     work, env = smoke_run
     table = work / "results" / MODEL / "tables" / "special_tokens.csv"
     before = table.read_bytes()
-    run = subprocess.run([SNAKEMAKE, "--cores", "1", "--configfile", "config/smoke.yaml", "--forcerun",
-                          "prepare_inputs", str(table.relative_to(work))], cwd=work, env=env,
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        [
+            SNAKEMAKE,
+            "--cores",
+            "1",
+            "--configfile",
+            "config/smoke.yaml",
+            "--forcerun",
+            "prepare_inputs",
+            str(table.relative_to(work)),
+        ],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     assert table.read_bytes() == before
 
 
 def test_report_builds(smoke_run):
     work, env = smoke_run
-    run = subprocess.run([SNAKEMAKE, "--configfile", "config/smoke.yaml", "--report", "report.html"], cwd=work,
-                         env=env, capture_output=True, text=True)
+    run = subprocess.run(
+        [SNAKEMAKE, "--configfile", "config/smoke.yaml", "--report", "report.html"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     assert (work / "report.html").stat().st_size > 10000

@@ -10,8 +10,9 @@ log = setup_logging(snakemake)
 torch.set_num_threads(snakemake.threads)
 cfg = snakemake.params.cfg
 adv = cfg["adversarial"]
-bundle, dev, tf = load_for_tests(snakemake.input.model, snakemake.input.glue, snakemake.params.spec, cfg["task"],
-                                 cfg["n_explain"])
+bundle, dev, tf = load_for_tests(
+    snakemake.input.model, snakemake.input.glue, snakemake.params.spec, cfg["task"], cfg["n_explain"]
+)
 rows = []
 for enc, ex in load_explainers(bundle, tf).items():
     inst = pooled_instances(ex, dev, cfg["n_explain"])

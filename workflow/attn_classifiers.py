@@ -16,8 +16,14 @@ dev, dev_counts = read_sst2(raw_dir, "dev", cfg.get("n_dev"), cfg["seed"], task=
 log.info("train %s; dev %s", train_counts, dev_counts)
 spec = snakemake.params.spec
 tf = FrozenTransformer(load_model(spec), load_tokenizer(spec), snakemake.params.max_len)
-tc = TrainConfig(epochs=cfg["epochs"], batch_size=cfg["batch_size"], lr=cfg["lr"], seed=cfg["seed"],
-                 hidden=cfg["hidden"], d_att=cfg["attention_dim"])
+tc = TrainConfig(
+    epochs=cfg["epochs"],
+    batch_size=cfg["batch_size"],
+    lr=cfg["lr"],
+    seed=cfg["seed"],
+    hidden=cfg["hidden"],
+    d_att=cfg["attention_dim"],
+)
 bundle, rows = train_all(train, dev, cfg["encoders"], tc, tf)
 bundle.update(spec=spec, max_len=snakemake.params.max_len)
 Path(snakemake.output.model).parent.mkdir(parents=True, exist_ok=True)

@@ -36,8 +36,15 @@ def main() -> None:
     tok = load_tokenizer(args.model)
     model = load_model(args.model)
     L, H = shape_of(model)
-    records, _ = prepare("wikipedia", Path(args.mirror) / "wikitext-2-raw", tok, file="wiki.test.raw",
-                         n_segments=args.segments, max_len=128, seed=0)
+    records, _ = prepare(
+        "wikipedia",
+        Path(args.mirror) / "wikitext-2-raw",
+        tok,
+        file="wiki.test.raw",
+        n_segments=args.segments,
+        max_len=128,
+        seed=0,
+    )
     rows = []
     for bs in map(int, args.batch_sizes.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
@@ -49,12 +56,20 @@ def main() -> None:
             meta = json.loads((Path(tmp) / "shard-0.json").read_text())
             expected = sum(e["n"] ** 2 for e in meta["examples"]) * L * H * 2
             size = (Path(tmp) / "shard-0.npy").stat().st_size
-        rows.append({
-            "model": args.model, "device": default_device(), "threads": args.threads, "segments": len(records),
-            "batch_size": bs, "wall_s": round(wall, 3), "segments_per_s": round(len(records) / wall, 2),
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-            "bytes_on_disk": size, "bytes_expected": expected,
-        })
+        rows.append(
+            {
+                "model": args.model,
+                "device": default_device(),
+                "threads": args.threads,
+                "segments": len(records),
+                "batch_size": bs,
+                "wall_s": round(wall, 3),
+                "segments_per_s": round(len(records) / wall, 2),
+                "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+                "bytes_on_disk": size,
+                "bytes_expected": expected,
+            }
+        )
         print(rows[-1], flush=True)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     pd.DataFrame(rows).to_csv(args.out, index=False)

@@ -13,8 +13,10 @@ per_head = tally.per_head_table()
 summary = tally.summary_table(read_paper_numbers(snakemake.input.paper))
 write_table(per_head, snakemake.output.per_head)
 write_table(summary, snakemake.output.table)
-write_json({"corpus": snakemake.params.corpus, "reader": reader_counts, "scoring": counts,
-            "extraction": shards.counts()}, snakemake.output.counts)
+write_json(
+    {"corpus": snakemake.params.corpus, "reader": reader_counts, "scoring": counts, "extraction": shards.counts()},
+    snakemake.output.counts,
+)
 log.info("reader counts: %s", reader_counts)
 log.info("scoring counts: %s", counts)
 log.info("summary:\n%s", summary.to_string())

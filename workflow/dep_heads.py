@@ -1,6 +1,6 @@
 import pandas as pd
 
-from analysis.dep_heads import paper_table, plot_best, plot_grid, score_examples, table1
+from analysis.dep_heads import grid_table, paper_table, plot_best, plot_grid, score_examples, table1
 from analysis.plots import close, paper_style
 from analysis.rule_io import save_figure, setup_logging, write_json, write_table
 from analysis.storage import Shards
@@ -12,7 +12,9 @@ model, corpus = shards.header["model"], snakemake.wildcards.corpus
 sc = score_examples(shards, shards.n_layers, shards.n_heads, max_offset=p.max_offset, how=p.how, reverse=p.reverse_mode)
 counts = sc.finish_counts()
 counts["extraction"] = shards.counts()
-counts.update(how=p.how, reverse=p.reverse_mode, max_offset=p.max_offset, min_count=p.min_count, corpus=corpus, model=model)
+counts.update(
+    how=p.how, reverse=p.reverse_mode, max_offset=p.max_offset, min_count=p.min_count, corpus=corpus, model=model
+)
 if not sc.n:
     raise ValueError(f"{corpus}: no arc could be scored ({counts})")
 
@@ -28,7 +30,9 @@ paper_style()
 fig = plot_best(main, model, corpus)
 save_figure(fig, snakemake.output.figure)
 close(fig)
-fig = plot_grid(full, main, p.relations, model, corpus)
+cells = grid_table(full, main, p.relations)
+write_table(cells, snakemake.output.grid_table)
+fig = plot_grid(cells, model, corpus, shards.n_layers, shards.n_heads)
 save_figure(fig, snakemake.output.grid)
 close(fig)
 log.info("%s: %s", corpus, {k: v for k, v in counts.items() if k != "arcs_lost_by_relation"})

@@ -39,9 +39,20 @@ for ax, task in zip(axes.flat, tasks):
         pval[layers.layer - 1, n_heads] = layers.mcnemar_p
     annot = np.vectorize(lambda v, q: "" if np.isnan(v) else f"{v:.1f}" + ("*" if q < 0.05 else ""))(grid, pval)
     df = pd.DataFrame(grid, index=range(1, n_layers + 1), columns=[*map(str, range(1, n_heads + 1)), "all"])
-    sns.heatmap(df, ax=ax, cmap="RdBu", vmin=-lim, vmax=lim, center=0, annot=annot if n_heads <= 16 else False,
-                fmt="", annot_kws={"fontsize": 6}, cbar_kws={"label": "change (points)", "shrink": 0.8},
-                linewidths=0.2, linecolor="white")
+    sns.heatmap(
+        df,
+        ax=ax,
+        cmap="RdBu",
+        vmin=-lim,
+        vmax=lim,
+        center=0,
+        annot=annot if n_heads <= 16 else False,
+        fmt="",
+        annot_kws={"fontsize": 6},
+        cbar_kws={"label": "change (points)", "shrink": 0.8},
+        linewidths=0.2,
+        linecolor="white",
+    )
     ax.axvline(n_heads, color="k", lw=1)
     ax.set_xlabel("disabled head ('all' = whole layer)")
     ax.set_ylabel("layer")
@@ -49,10 +60,19 @@ for ax, task in zip(axes.flat, tasks):
     m, base, n = t.metric.iloc[0], t.unmodified.iloc[0], int(t.n_examples.iloc[0])
     ax.set_title(f"{task}: {m} {base * 100:.1f} unmodified ({n} dev)")
     best = heads.loc[heads.change.idxmax()]
-    log.info("%s: unmodified %s %.4f; best head L%d-H%d %+0.4f; %d heads improve, %d hurt; layers %s", task, m,
-             base, best.layer, best["head"], best.change, (heads.change > 0).sum(), (heads.change < 0).sum(),
-             np.round(layers.change.to_numpy(), 4).tolist())
-for ax in list(axes.flat)[len(tasks):]:
+    log.info(
+        "%s: unmodified %s %.4f; best head L%d-H%d %+0.4f; %d heads improve, %d hurt; layers %s",
+        task,
+        m,
+        base,
+        best.layer,
+        best["head"],
+        best.change,
+        (heads.change > 0).sum(),
+        (heads.change < 0).sum(),
+        np.round(layers.change.to_numpy(), 4).tolist(),
+    )
+for ax in list(axes.flat)[len(tasks) :]:
     ax.axis("off")
 fig.suptitle(f"{model}: dev score change when one head (or layer) attends uniformly", y=1.02)
 fig.tight_layout()

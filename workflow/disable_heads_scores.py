@@ -28,9 +28,15 @@ base, per_variant, cost = disabled_logits(model, batches, max_batch=p.max_batch)
 gold = [items[i]["label"] for i in order]
 table = score_table(task, base, per_variant, gold, n_layers, n_heads)
 write_table(table, snakemake.output.scores)
-cost.update(task=task, dev_rows_total=len(glue.read_split(Path(snakemake.input.raw).parent, task, "dev")),
-            truncated=counts["truncated"], batch_size=batch_size, max_batch=p.max_batch, device=str(device),
-            threads=snakemake.threads)
+cost.update(
+    task=task,
+    dev_rows_total=len(glue.read_split(Path(snakemake.input.raw).parent, task, "dev")),
+    truncated=counts["truncated"],
+    batch_size=batch_size,
+    max_batch=p.max_batch,
+    device=str(device),
+    threads=snakemake.threads,
+)
 write_json(cost, snakemake.output.cost)
 best = table[table.metric == glue.get_task(task).main_metric].sort_values("change").iloc[[0, -1]]
 log.info("%s: %s\nworst/best variants:\n%s", task, cost, best.to_string())

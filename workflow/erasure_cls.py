@@ -10,8 +10,9 @@ from analysis.rule_io import save_figure, setup_logging, write_table
 log = setup_logging(snakemake)
 torch.set_num_threads(snakemake.threads)
 cfg = snakemake.params.cfg
-bundle, dev, tf = load_for_tests(snakemake.input.model, snakemake.input.glue, snakemake.params.spec, cfg["task"],
-                                 cfg["n_explain"])
+bundle, dev, tf = load_for_tests(
+    snakemake.input.model, snakemake.input.glue, snakemake.params.spec, cfg["task"], cfg["n_explain"]
+)
 n_layers, _ = shape_of(tf.model)
 layer = cfg.get("cls_layer") or n_layers  # 1-indexed
 if not 1 <= layer <= n_layers:
@@ -28,10 +29,15 @@ single["random_kind"] = [kinds[i][t] for i, t in zip(single.id, single.random_in
 sets = pd.DataFrame([{"encoder": name, "layer": layer, "skipped_lt2_items": skipped, **r} for r in e])
 write_table(single, snakemake.output.single)
 write_table(sets, snakemake.output.sets)
-write_table(single_summary(single).merge(set_summary(sets), on="encoder", suffixes=("", "_set")),
-            snakemake.output.summary)
+write_table(
+    single_summary(single).merge(set_summary(sets), on="encoder", suffixes=("", "_set")), snakemake.output.summary
+)
 model = snakemake.wildcards.model
-save_figure(plot_single_erasure(single, model, "Single-weight erasure in the transformer's own attention (heads averaged)"),
-            snakemake.output.fig_single)
-save_figure(plot_set_erasure(sets, model, f"Set erasure in the transformer's own attention ({name}, heads averaged)"),
-            snakemake.output.fig_set)
+save_figure(
+    plot_single_erasure(single, model, "Single-weight erasure in the transformer's own attention (heads averaged)"),
+    snakemake.output.fig_single,
+)
+save_figure(
+    plot_set_erasure(sets, model, f"Set erasure in the transformer's own attention ({name}, heads averaged)"),
+    snakemake.output.fig_set,
+)

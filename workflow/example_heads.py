@@ -18,19 +18,29 @@ want = pick_example_segment(
     snakemake.params.window,
     eligible=[e.get("meta", {}).get("ab_boundary", "sentence") == "sentence" for e in index],
 )
-for i, ex in enumerate(shards):
-    if i == want:
-        break
+ex = next(e for i, e in enumerate(shards) if i == want)
 w = min(snakemake.params.window, ex.n)
 attn = ex.attn
 h = shards.header
-names = {"prev": "previous token", "next": "next token", "cls": h["cls_token"], "sep": h["sep_token"],
-         "punct": "'.' / ','", "broad": "broad (max entropy)"}
+names = {
+    "prev": "previous token",
+    "next": "next token",
+    "cls": h["cls_token"],
+    "sep": h["sep_token"],
+    "punct": "'.' / ','",
+    "broad": "broad (max entropy)",
+}
 fig, axes = new_figure(7.0, 6.4, ncols=3, nrows=2)
 rows = []
 for ax, r in zip(axes.ravel(), picked.itertuples()):
     m = attn[r.layer - 1, r.head - 1, :w, :w]
-    attention_map(ax, m, ex.tokens[:w], ex.tokens[:w], title=f"{names[r.behaviour]}: head {r.layer}-{r.head}\n(corpus mean {r.value:.2f})")
+    attention_map(
+        ax,
+        m,
+        ex.tokens[:w],
+        ex.tokens[:w],
+        title=f"{names[r.behaviour]}: head {r.layer}-{r.head}\n(corpus mean {r.value:.2f})",
+    )
     frame = pd.DataFrame(m).stack().rename("attention").reset_index()
     frame.columns = ["from_index", "to_index", "attention"]
     frame.insert(0, "behaviour", r.behaviour)

@@ -25,9 +25,18 @@ torch.manual_seed(seed)  # the new head's initialisation
 model = load_model(spec, head="classification", num_labels=t.num_labels)
 before = finetune.score(model, task, dev_items, tok.pad_token_id)
 log.info("pre-trained model with its untrained head: %s", before)
-history = finetune.train(model, train_items, tok.pad_token_id, epochs=s["epochs"], lr=s["lr"],
-                         batch_size=s["batch_size"], warmup=s["warmup"], weight_decay=s["weight_decay"],
-                         seed=seed, max_steps=s["max_steps"])
+history = finetune.train(
+    model,
+    train_items,
+    tok.pad_token_id,
+    epochs=s["epochs"],
+    lr=s["lr"],
+    batch_size=s["batch_size"],
+    warmup=s["warmup"],
+    weight_decay=s["weight_decay"],
+    seed=seed,
+    max_steps=s["max_steps"],
+)
 after = finetune.score(model, task, dev_items, tok.pad_token_id)
 log.info("fine-tuned: %s (%d steps, %.0f s)", after, len(history), history[-1]["seconds"])
 
@@ -37,12 +46,21 @@ model.config.label2id = {name: i for i, name in model.config.id2label.items()}
 model.save_pretrained(out)
 tok.save_pretrained(out)
 info = {
-    "task": task, "base_model": spec, "model": model_slug(spec), "settings": s, "seed": seed,
-    "train": train_counts, "dev": dev_counts, "train_rows_total": len(glue.read_split(raw, task, "train")),
+    "task": task,
+    "base_model": spec,
+    "model": model_slug(spec),
+    "settings": s,
+    "seed": seed,
+    "train": train_counts,
+    "dev": dev_counts,
+    "train_rows_total": len(glue.read_split(raw, task, "train")),
     "dev_rows_total": len(glue.read_split(raw, task, "dev")),
-    "metrics": t.metrics, "finetuned": after, "pretrained": before,
+    "metrics": t.metrics,
+    "finetuned": after,
+    "pretrained": before,
     "majority": finetune.majority_score(task, train_items, dev_items),
-    "steps": len(history), "train_seconds": history[-1]["seconds"],
+    "steps": len(history),
+    "train_seconds": history[-1]["seconds"],
 }
 (out / "finetune.json").write_text(json.dumps(info, indent=2) + "\n")
 write_json(info, snakemake.output.metrics)

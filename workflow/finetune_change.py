@@ -27,7 +27,7 @@ for ax, task in zip(axes.flat, tasks):
     t = table[table.task == task]
     head_heatmap(ax, t, "cosine", vmin=vmin, vmax=1.0, cmap="viridis", cbar_label="cosine similarity")
     ax.set_title(f"{task} ({int(t.n_examples.iloc[0])} dev inputs)")
-for ax in list(axes.flat)[len(tasks):]:
+for ax in list(axes.flat)[len(tasks) :]:
     ax.axis("off")
 fig.suptitle(f"{model}: pre-trained vs fine-tuned maps, per head (lower = more change)", y=1.02)
 fig.tight_layout()

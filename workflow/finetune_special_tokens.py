@@ -26,8 +26,15 @@ for ax, task in zip(axes[0], tasks):
     for i, (col, name) in enumerate(kinds):
         for variant, style in [("finetuned", "-"), ("pretrained", ":")]:
             t = table[(table.task == task) & (table.variant == variant)]
-            ax.plot(t.layer, t[col], style, color=f"C{i}", marker="o" if variant == "finetuned" else None, ms=3,
-                    label=f"{name}, {'fine-tuned' if variant == 'finetuned' else 'pre-trained'}")
+            ax.plot(
+                t.layer,
+                t[col],
+                style,
+                color=f"C{i}",
+                marker="o" if variant == "finetuned" else None,
+                ms=3,
+                label=f"{name}, {'fine-tuned' if variant == 'finetuned' else 'pre-trained'}",
+            )
     ax.set_title(task)
     ax.set_xlabel("layer")
     ax.set_xticks(sorted(table.layer.unique()))

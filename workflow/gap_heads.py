@@ -14,12 +14,24 @@ summary = summary_table(correct, base, n)
 write_table(per_head, snakemake.output.per_head)
 write_table(summary, snakemake.output.table)
 reader_counts = json.loads(open(snakemake.input.counts).read())
-write_json({"corpus": snakemake.params.corpus, "reader": reader_counts, "scoring": counts,
-            "extraction": shards.counts()}, snakemake.output.counts)
+write_json(
+    {"corpus": snakemake.params.corpus, "reader": reader_counts, "scoring": counts, "extraction": shards.counts()},
+    snakemake.output.counts,
+)
 log.info("reader counts: %s; scoring counts: %s", reader_counts, counts)
 log.info("summary:\n%s", summary.to_string())
-fig = plot(per_head, summary, shards.header["model"], counts["examples"], groups=GROUPS, group_col="gender",
-           title="GAP pronoun -> name", unit="examples", what="pronouns", ylabel="pronoun -> name accuracy (%)",
-           label_above=65)
+fig = plot(
+    per_head,
+    summary,
+    shards.header["model"],
+    counts["examples"],
+    groups=GROUPS,
+    group_col="gender",
+    title="GAP pronoun -> name",
+    unit="examples",
+    what="pronouns",
+    ylabel="pronoun -> name accuracy (%)",
+    label_above=65,
+)
 save_figure(fig, snakemake.output.figure)
 close(fig)

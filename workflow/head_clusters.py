@@ -21,14 +21,21 @@ write_table(hc.distance_table(dist, H), snakemake.output.distances)
 xy, stress = hc.mds_embedding(dist, seed=int(cfg.get("seed", 0)))
 heads["x"], heads["y"] = xy[:, 0], xy[:, 1]
 heads["behaviour"] = heads.apply(hc.behaviour, axis=1, thresholds=cfg.get("thresholds", {}))
-counts.update(mds_stress=stress, behaviours=heads.behaviour.value_counts().to_dict(),
-              thresholds={**hc.DEFAULT_THRESHOLDS, **cfg.get("thresholds", {})})
+counts.update(
+    mds_stress=stress,
+    behaviours=heads.behaviour.value_counts().to_dict(),
+    thresholds={**hc.DEFAULT_THRESHOLDS, **cfg.get("thresholds", {})},
+)
 log.info("behaviours: %s; MDS stress %.4g", counts["behaviours"], stress)
 write_table(heads, snakemake.output.points)
 write_json(counts, snakemake.output.counts)
 
 hc.BEHAVIOUR_LABELS.update(cls=shards.header.get("cls_token") or "[CLS]", sep=shards.header.get("sep_token") or "[SEP]")
-fig = hc.plot(heads, shards.header.get("model", snakemake.wildcards.model), L,
-              subtitle=f"\n{counts['segments']} Wikipedia segments, {counts['tokens']} tokens")
+fig = hc.plot(
+    heads,
+    shards.header.get("model", snakemake.wildcards.model),
+    L,
+    subtitle=f"\n{counts['segments']} Wikipedia segments, {counts['tokens']} tokens",
+)
 save_figure(fig, snakemake.output.figure)
 plt.close(fig)

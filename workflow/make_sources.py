@@ -25,9 +25,11 @@ SOURCES = {
     "gum_sd": (
         "gum-sd",
         "GUM V5.1.0 Stanford basic dependencies (CoNLL-X), CC BY 4.0 annotations",
-        lambda p: GUM + ("splits.md",)
-        if p == "splits.md"
-        else ("amir-zeldes/gum", "ae99e40d0427f2cdba0484a1aad73ce5f44d3fb8", f"dep/stanford/{p}"),
+        lambda p: (
+            GUM + ("splits.md",)
+            if p == "splits.md"
+            else ("amir-zeldes/gum", "ae99e40d0427f2cdba0484a1aad73ce5f44d3fb8", f"dep/stanford/{p}")
+        ),
     ),
     "ptb_wsj_sample": (
         "ptb-wsj-sample",
@@ -37,9 +39,11 @@ SOURCES = {
     "ud_ewt": (
         "ud-english-ewt",
         "UD English EWT, CC BY-SA 4.0 (train rebuilt in the mirror from upstream sources)",
-        lambda p: None
-        if p.endswith("train.conllu")
-        else ("UniversalDependencies/UD_English-EWT", "15d613d8447b3478787d4c278730a1e48a945efb", p),
+        lambda p: (
+            None
+            if p.endswith("train.conllu")
+            else ("UniversalDependencies/UD_English-EWT", "15d613d8447b3478787d4c278730a1e48a945efb", p)
+        ),
     ),
     "ontogum": (
         "ontogum",
@@ -54,9 +58,11 @@ SOURCES = {
     "glue": (
         "glue",
         "GLUE task files (SST-2, MRPC, RTE, STS-B, CoLA train+dev; QNLI dev); MRPC train rebuilt in the mirror",
-        lambda p: None
-        if p == "MRPC/train.tsv"
-        else ("F0restL1n/BERT", "0d0288be08079531c7b3a85af3d532f9adb0f13a", f"glue_data/{p}"),
+        lambda p: (
+            None
+            if p == "MRPC/train.tsv"
+            else ("F0restL1n/BERT", "0d0288be08079531c7b3a85af3d532f9adb0f13a", f"glue_data/{p}")
+        ),
     ),
 }
 

@@ -59,16 +59,28 @@ clf = make_classifier(p.classifier, p.seed).fit(X, y)
 save_classifier(clf, p.classifier, len(y), p.labelled_model, snakemake.output.model)
 
 labels = [c for c in CLASSES if c in cm.index]
-short = {"Vertical": "Vert.", "Diagonal": "Diag.", "Vertical+Diagonal": "Vert.+Diag.", "Block": "Block",
-         "Heterogeneous": "Heterog."}
+short = {
+    "Vertical": "Vert.",
+    "Diagonal": "Diag.",
+    "Vertical+Diagonal": "Vert.+Diag.",
+    "Block": "Block",
+    "Heterogeneous": "Heterog.",
+}
 share = cm.loc[labels, labels].to_numpy() / cm.loc[labels].to_numpy().sum(1, keepdims=True)
 f1 = cv[cv["classifier"] == p.classifier].set_index("label")["f1"]
 fig, ax = new_figure(3.6, 3.2)
 ax.imshow(share, cmap="Blues", vmin=0, vmax=1)
 for i in range(len(labels)):
     for j in range(len(labels)):
-        ax.text(j, i, int(cm.loc[labels[i], labels[j]]), ha="center", va="center", fontsize=8,
-                color="white" if share[i, j] > 0.6 else "black")
+        ax.text(
+            j,
+            i,
+            int(cm.loc[labels[i], labels[j]]),
+            ha="center",
+            va="center",
+            fontsize=8,
+            color="white" if share[i, j] > 0.6 else "black",
+        )
 ax.set_xticks(np.arange(len(labels)))
 ax.set_xticklabels([short[c] for c in labels], rotation=30, ha="right")
 ax.set_yticks(np.arange(len(labels)))
@@ -77,8 +89,10 @@ ax.set_xlabel("predicted (out of fold)")
 ax.set_ylabel("hand label")
 ax.grid(False)
 cnn = cv[(cv["classifier"] == "cnn") & (cv["label"] == "weighted avg")]["f1"]
-ax.set_title(f"{p.classifier} on map features, {p.folds}-fold CV\n{len(y)} hand-labelled maps of "
-             f"{p.labelled_model.split(':')[-1]}; weighted F1 {f1['weighted avg']:.2f}"
-             + (f" (tiny CNN: {cnn.iloc[0]:.2f})" if len(cnn) else ""))
+ax.set_title(
+    f"{p.classifier} on map features, {p.folds}-fold CV\n{len(y)} hand-labelled maps of "
+    f"{p.labelled_model.split(':')[-1]}; weighted F1 {f1['weighted avg']:.2f}"
+    + (f" (tiny CNN: {cnn.iloc[0]:.2f})" if len(cnn) else "")
+)
 save_figure(fig, snakemake.output.figure)
 close(fig)

@@ -28,13 +28,19 @@ pick = pd.DataFrame(rows)
 paths = dict(zip(p.tasks, snakemake.input.pretrained))
 fig, axes = new_figure(1.6 * len(CLASSES), 2.0, ncols=len(CLASSES), squeeze=False)
 axes = axes[0]
-for ax in axes[len(pick):]:
+for ax in axes[len(pick) :]:
     ax.axis("off")
 for ax, (_, row) in zip(axes, pick.iterrows()):
     ex = next(e for e in Shards([paths[row["task"]]]) if e.id == row["input_id"])
     m = ex.attn[int(row["layer"]) - 1, int(row["head"]) - 1]
-    draw_map(ax, m, ex.kinds, ex.seq_ids, fontsize=8,
-             title=f"{row['label']}\n{row['task']} L{row['layer']}-H{row['head']}, p={row['p_' + row['label']]:.2f}")
+    draw_map(
+        ax,
+        m,
+        ex.kinds,
+        ex.seq_ids,
+        fontsize=8,
+        title=f"{row['label']}\n{row['task']} L{row['layer']}-H{row['head']}, p={row['p_' + row['label']]:.2f}",
+    )
 fig.suptitle(f"{p.spec.split(':')[-1]} (pre-trained): most confident map of each predicted type", y=1.12)
 save_figure(fig, snakemake.output.figure)
 close(fig)

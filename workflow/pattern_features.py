@@ -14,5 +14,9 @@ raw_dir = Path(snakemake.input.raw[0]).parent.parent  # resources/raw/<source>/S
 table, maps = labelled_features(recipe, raw_dir, labels)
 write_table(table, snakemake.output.table)
 save_maps(maps, snakemake.output.maps)
-log.info("%d labelled maps of %s regenerated; labels: %s", len(table), recipe["model"],
-         table["label"].value_counts().to_dict())
+log.info(
+    "%d labelled maps of %s regenerated; labels: %s",
+    len(table),
+    recipe["model"],
+    table["label"].value_counts().to_dict(),
+)

@@ -18,7 +18,7 @@ for s in range(0, len(labels), per):
     for ax, row in zip(axes.flat, part.itertuples()):
         m, kinds, seq = maps[int(row.map)]
         draw_map(ax, m, kinds, seq, title=f"#{row.map} n={row.n_tokens}: {row.label}", fontsize=10)
-    for ax in axes.flat[len(part):]:
+    for ax in axes.flat[len(part) :]:
         ax.axis("off")
     fig.tight_layout()
     save_figure(fig, out / f"sheet{s // per:02d}.png", dpi=80)

@@ -20,11 +20,15 @@ for r, c in enumerate(present):
             continue
         row = rows.iloc[k]
         m, kinds, seq = maps[int(row["map"])]
-        draw_map(ax, m, kinds, seq, title=f"#{row['map']} {row['input_id']}\nL{row['layer']}-H{row['head']}", fontsize=7)
+        draw_map(
+            ax, m, kinds, seq, title=f"#{row['map']} {row['input_id']}\nL{row['layer']}-H{row['head']}", fontsize=7
+        )
         if k == 0:
             ax.set_ylabel(c, fontsize=8)
 fig.suptitle(f"Hand-labelled maps of {p.labelled_model.split(':')[-1]}, first {p.per_class} of each class", y=1.0)
 fig.tight_layout()
 save_figure(fig, snakemake.output.figure)
 close(fig)
-write_table(pick[["label", "map", "batch", "source", "input_id", "layer", "head", "n_tokens"]], snakemake.output.examples)
+write_table(
+    pick[["label", "map", "batch", "source", "input_id", "layer", "head", "n_tokens"]], snakemake.output.examples
+)

@@ -24,10 +24,24 @@ for variant, paths in variants:
         pred.insert(0, "task", task)
         pred.insert(0, "variant", variant)
         preds.append(pred)
-        counts.append({"variant": variant, "task": task, "inputs_in_shard": len(shards), "inputs_classified": n_inputs,
-                       "inputs_not_used": len(shards) - n_inputs, **{f"shard_{k}": v for k, v in shards.counts().items()}})
-        log.info("%s %s: %d inputs, %d maps; %s", variant, task, n_inputs, len(pred),
-                 pred["label"].value_counts(normalize=True).round(3).to_dict())
+        counts.append(
+            {
+                "variant": variant,
+                "task": task,
+                "inputs_in_shard": len(shards),
+                "inputs_classified": n_inputs,
+                "inputs_not_used": len(shards) - n_inputs,
+                **{f"shard_{k}": v for k, v in shards.counts().items()},
+            }
+        )
+        log.info(
+            "%s %s: %d inputs, %d maps; %s",
+            variant,
+            task,
+            n_inputs,
+            len(pred),
+            pred["label"].value_counts(normalize=True).round(3).to_dict(),
+        )
 pred = pd.concat(preds, ignore_index=True)
 write_table(pred, snakemake.output.predictions)
 
@@ -63,8 +77,11 @@ for ax in axes:
 handles = [plt_patch for plt_patch in axes[0].containers]
 fig.legend([h[0] for h in handles][::-1], CLASSES[::-1], loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
 n_in = int(tab["inputs_classified"].max())
-fig.suptitle(f"{model_name}: attention pattern types ({clf['kind']} classifier on {clf['n_labels']} hand labels), "
-             f"{n_in} dev inputs per task", y=1.02)
+fig.suptitle(
+    f"{model_name}: attention pattern types ({clf['kind']} classifier on {clf['n_labels']} hand labels), "
+    f"{n_in} dev inputs per task",
+    y=1.02,
+)
 save_figure(fig, snakemake.output.figure)
 close(fig)
 assert set(COLORS) == set(CLASSES)

@@ -57,8 +57,9 @@ results, curves = [], []
 
 def run(name, model, train, dev):
     torch.manual_seed(seed)
-    res, curve = pr.train(model, train, dev, epochs=ep, lr=float(lr.get(name, 0.01)), batch_size=bs, seed=seed,
-                          name=name, log=log)
+    res, curve = pr.train(
+        model, train, dev, epochs=ep, lr=float(lr.get(name, 0.01)), batch_size=bs, seed=seed, name=name, log=log
+    )
     results.append({"probe": name, **res})
     curves.extend(curve)
 
@@ -66,8 +67,12 @@ def run(name, model, train, dev):
 run("attention-only", pr.AttnProbe(K), sents["train"], sents["dev"])
 run("attention-and-words", pr.AttnProbe(K, dim=vectors.dim), sents["train"], sents["dev"])
 results.append({"probe": "right-branching", **pr.right_branching(sents["dev"])})
-run("word-vectors MLP + distance", pr.MLPProbe(vectors.dim, hidden=int(cfg.get("mlp_hidden", 64))), sents["train"],
-    sents["dev"])
+run(
+    "word-vectors MLP + distance",
+    pr.MLPProbe(vectors.dim, hidden=int(cfg.get("mlp_hidden", 64))),
+    sents["train"],
+    sents["dev"],
+)
 
 if cfg.get("random_init", True):
     # maps of a randomly initialised model of the same shape, computed here (not stored as shards)
@@ -79,8 +84,16 @@ if cfg.get("random_init", True):
     dev_ids = {s.id for s in sents["dev"]}
     for split in ("train", "dev"):
         recs = records[split]
-        rs = pr.sentences_from_model(rnd, tok, recs, snakemake.params.max_len, int(snakemake.params.batch_size),
-                                     punct, how, counts[f"{split}_random_init"])
+        rs = pr.sentences_from_model(
+            rnd,
+            tok,
+            recs,
+            snakemake.params.max_len,
+            int(snakemake.params.batch_size),
+            punct,
+            how,
+            counts[f"{split}_random_init"],
+        )
         rsents[split] = attach_words(rs, recs)
         pr.attach_vectors(rsents[split], vectors)
         log.info("%s (random init): %s", split, counts[f"{split}_random_init"])
@@ -107,8 +120,15 @@ ax.barh(y, 100 * table.uas, color="C0", label=f"{spec}")
 ax.scatter(table.paper_uas, y, color="k", marker="D", zorder=3, label="Clark et al. (bert-base, PTB-SD)")
 for yi, u in zip(y, table.uas):
     inside = u > 0.15  # label at the bar's start, clear of the paper's marker near its end
-    ax.text(1.5 if inside else 100 * u + 1, yi, f"{100 * u:.1f}", va="center", fontsize=8,
-            ha="left", color="white" if inside else "black")
+    ax.text(
+        1.5 if inside else 100 * u + 1,
+        yi,
+        f"{100 * u:.1f}",
+        va="center",
+        fontsize=8,
+        ha="left",
+        color="white" if inside else "black",
+    )
 ax.set_yticks(y)
 ax.set_yticklabels(table.probe, fontsize=8)
 ax.set_xlim(0, 100)
@@ -125,8 +145,11 @@ ax.set_title("training curves", fontsize=10)
 ax.legend(fontsize=7)
 for a in axes:
     a.tick_params(labelsize=8)
-fig.suptitle(f"{spec}: attention probes on {snakemake.params.dev_name} "
-             f"({len(sents['train'])} train / {len(sents['dev'])} dev sentences)", fontsize=10)
+fig.suptitle(
+    f"{spec}: attention probes on {snakemake.params.dev_name} "
+    f"({len(sents['train'])} train / {len(sents['dev'])} dev sentences)",
+    fontsize=10,
+)
 fig.tight_layout()
 save_figure(fig, snakemake.output.figure)
 plt.close(fig)

@@ -9,8 +9,9 @@ from analysis.rule_io import save_figure, setup_logging, write_table
 log = setup_logging(snakemake)
 torch.set_num_threads(snakemake.threads)
 cfg = snakemake.params.cfg
-bundle, dev, tf = load_for_tests(snakemake.input.model, snakemake.input.glue, snakemake.params.spec, cfg["task"],
-                                 cfg["n_explain"])
+bundle, dev, tf = load_for_tests(
+    snakemake.input.model, snakemake.input.glue, snakemake.params.spec, cfg["task"], cfg["n_explain"]
+)
 rows = []
 for enc, ex in load_explainers(bundle, tf).items():
     res = rank_agreement_rows(pooled_instances(ex, dev, cfg["n_explain"]), ex)

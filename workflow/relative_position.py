@@ -20,4 +20,6 @@ save_figure(fig, snakemake.output.figure)
 close(fig)
 for col in ["prev", "next"]:
     strong = t[t[col] > 0.5]
-    log.info("%d heads put > 50%% on %s: %s", len(strong), col, [f"{a}-{b}" for a, b in zip(strong.layer, strong["head"])])
+    log.info(
+        "%d heads put > 50%% on %s: %s", len(strong), col, [f"{a}-{b}" for a, b in zip(strong.layer, strong["head"])]
+    )

@@ -141,8 +141,17 @@ class _Brackets:
 # ---------------------------------------------------------------------------- CoNLL-2012
 
 _BEGIN = re.compile(r"^#\s*begin document\s*(?:\((?P<paren>[^)]*)\)|(?P<bare>\S*))\s*;?\s*(?:part\s+(?P<part>\d+))?")
-_PTB_ESCAPES = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}", "/.": ".",
-                "/?": "?", "/-": "-"}
+_PTB_ESCAPES = {
+    "-LRB-": "(",
+    "-RRB-": ")",
+    "-LSB-": "[",
+    "-RSB-": "]",
+    "-LCB-": "{",
+    "-RCB-": "}",
+    "/.": ".",
+    "/?": "?",
+    "/-": "-",
+}
 
 
 def read_conll2012(path) -> list[CorefDoc]:
@@ -161,8 +170,15 @@ def read_conll2012(path) -> list[CorefDoc]:
                 doc_id = (m.group("paren") or m.group("bare") or Path(path).name).strip()
                 if m.group("part") is not None:
                     doc_id = f"{doc_id}/part_{int(m.group('part')):03d}"
-                cur = {"id": doc_id, "words": [], "pos": [], "sents": [], "sent_start": 0,
-                       "brackets": _Brackets(path), "ncols": None}
+                cur = {
+                    "id": doc_id,
+                    "words": [],
+                    "pos": [],
+                    "sents": [],
+                    "sent_start": 0,
+                    "brackets": _Brackets(path),
+                    "ncols": None,
+                }
                 continue
             if line.startswith("#end document") or line.startswith("# end document"):
                 if cur is None:
@@ -203,8 +219,14 @@ def read_conll2012(path) -> list[CorefDoc]:
 def _close_conll2012(cur, lineno, path) -> CorefDoc:
     if len(cur["words"]) > cur["sent_start"]:
         cur["sents"].append((cur["sent_start"], len(cur["words"])))
-    return CorefDoc(id=cur["id"], words=cur["words"], sentences=cur["sents"], mentions=cur["brackets"].finish(lineno),
-                    pos=cur["pos"], path=path)
+    return CorefDoc(
+        id=cur["id"],
+        words=cur["words"],
+        sentences=cur["sents"],
+        mentions=cur["brackets"].finish(lineno),
+        pos=cur["pos"],
+        path=path,
+    )
 
 
 # ---------------------------------------------------------------------------- OntoGUM
@@ -245,8 +267,17 @@ def read_conllu_tokens(path) -> tuple[list[dict], list[tuple[int, int]]]:
             n_in_sent = len(toks) - start
             if tid != n_in_sent + 1:
                 raise ValueError(f"{path}:{lineno}: token ID {tid}, expected {n_in_sent + 1}")
-            toks.append({"form": cols[1], "upos": cols[3], "xpos": None if cols[4] == "_" else cols[4],
-                         "head": head, "deprel": cols[7], "line": lineno, "sent_start": start})
+            toks.append(
+                {
+                    "form": cols[1],
+                    "upos": cols[3],
+                    "xpos": None if cols[4] == "_" else cols[4],
+                    "head": head,
+                    "deprel": cols[7],
+                    "line": lineno,
+                    "sent_start": start,
+                }
+            )
     end_sentence()
     end_of = dict(sents)
     for t in toks:  # sentence-relative heads -> document indices, checked
@@ -302,7 +333,9 @@ def read_ontogum(conll_path, conllu_path, strict: bool = True) -> CorefDoc:
                 cols[1] = toks[i]["form"]
                 quirks["words_restored_from_conllu"] += 1
             if toks[i]["form"] != cols[1]:
-                raise ValueError(f"{where}: word {cols[1]!r} but {conllu_path}:{toks[i]['line']} has {toks[i]['form']!r}")
+                raise ValueError(
+                    f"{where}: word {cols[1]!r} but {conllu_path}:{toks[i]['line']} has {toks[i]['form']!r}"
+                )
             brackets.add(i, cols[2], lineno)
             words.append(cols[1])
     if not begun:
@@ -312,9 +345,15 @@ def read_ontogum(conll_path, conllu_path, strict: bool = True) -> CorefDoc:
     mentions = brackets.finish(lineno)
     quirks["unbalanced_brackets_skipped"] = brackets.skipped
     return CorefDoc(
-        id=Path(conll_path).stem, words=words, sentences=sents, mentions=mentions,
-        pos=[t["xpos"] for t in toks], heads=[t["head"] for t in toks], deprels=[t["deprel"] for t in toks],
-        path=conll_path, counts=quirks,
+        id=Path(conll_path).stem,
+        words=words,
+        sentences=sents,
+        mentions=mentions,
+        pos=[t["xpos"] for t in toks],
+        heads=[t["head"] for t in toks],
+        deprels=[t["deprel"] for t in toks],
+        path=conll_path,
+        counts=quirks,
     )
 
 
@@ -339,8 +378,31 @@ def read_splits(path) -> dict[str, list[str]]:
 PUNCT_POS = {",", ".", ":", "``", "''", "-LRB-", "-RRB-", "HYPH", "NFP", "$", "#"}
 # the head rule cuts a mention before the first of these (after its first word)
 STOP_POS = {"IN", "TO", "WDT", "WP", "WP$", "WRB", ",", ":", "-LRB-", "HYPH"}
-STOP_WORDS = {"of", "in", "on", "at", "for", "with", "from", "by", "to", "about", "into", "that", "which", "who",
-              "whom", "whose", "where", "when", ",", "(", ":", "--", ";"}
+STOP_WORDS = {
+    "of",
+    "in",
+    "on",
+    "at",
+    "for",
+    "with",
+    "from",
+    "by",
+    "to",
+    "about",
+    "into",
+    "that",
+    "which",
+    "who",
+    "whom",
+    "whose",
+    "where",
+    "when",
+    ",",
+    "(",
+    ":",
+    "--",
+    ";",
+}
 PRONOUN_POS = {"PRP", "PRP$", "WP", "WP$"}
 PROPER_POS = {"NNP", "NNPS"}
 
@@ -362,10 +424,14 @@ for _words, _feat in [
     for _w in _words.split():
         PRONOUN_FEATURES[_w] = _feat
 PRONOUNS = frozenset(PRONOUN_FEATURES)
-MALE_WORDS = frozenset("man men boy boys father fathers son sons brother brothers husband king prince mr. mr "
-                       "sir lord uncle nephew grandfather gentleman emperor".split())
-FEMALE_WORDS = frozenset("woman women girl girls mother mothers daughter daughters sister sisters wife queen "
-                         "princess mrs. mrs ms. ms miss lady aunt niece grandmother".split())
+MALE_WORDS = frozenset(
+    "man men boy boys father fathers son sons brother brothers husband king prince mr. mr "
+    "sir lord uncle nephew grandfather gentleman emperor".split()
+)
+FEMALE_WORDS = frozenset(
+    "woman women girl girls mother mothers daughter daughters sister sisters wife queen "
+    "princess mrs. mrs ms. ms miss lady aunt niece grandmother".split()
+)
 
 
 def rule_head(words: list[str], pos: list[str | None]) -> int:
@@ -419,7 +485,9 @@ def mention_head(doc: CorefDoc, m: Mention) -> int:
             h = min(content, key=lambda i: (_depth(doc.heads, i, m.where), i))
             # UD heads multi-word names on their FIRST word (flat); PTB/Stanford head rules, as used
             # for CoNLL-2012 in the paper, take the last one: "Trinity College" -> College
-            flat = [i for i in span if doc.heads[i] == h and i > h and (doc.deprels or [""] * (i + 1))[i].startswith("flat")]
+            flat = [
+                i for i in span if doc.heads[i] == h and i > h and (doc.deprels or [""] * (i + 1))[i].startswith("flat")
+            ]
             return max(flat) if flat else h
     pos = [doc.pos[i] if doc.pos else None for i in span]
     return m.start + rule_head(doc.words[m.start : m.end + 1], pos)
@@ -496,8 +564,10 @@ def doc_units(doc: CorefDoc, pieces: list[np.ndarray], budget: int, counts: dict
     units = []
     for (s, e), p in zip(doc.sentences, pieces):
         if p.max(initial=0) > budget:
-            raise ValueError(f"{doc.path}: document {doc.id}: word {doc.words[s + int(p.argmax())]!r} has "
-                             f"{int(p.max())} word pieces > {budget}")
+            raise ValueError(
+                f"{doc.path}: document {doc.id}: word {doc.words[s + int(p.argmax())]!r} has "
+                f"{int(p.max())} word pieces > {budget}"
+            )
         if p.sum() <= budget:
             units.append((s, e, int(p.sum())))
             continue
@@ -528,8 +598,9 @@ def doc_records(doc: CorefDoc, tokenizer, max_len: int, stride: int | None, coun
     # antecedents: earlier mentions (document order) of the same cluster
     antecedents: list[list[int]] = []
     for k, m in enumerate(ms):
-        antecedents.append([a for a in range(k)
-                            if ms[a].cluster == m.cluster and precedes(ms[a].start, ms[a].end, m.start, m.end)])
+        antecedents.append(
+            [a for a in range(k) if ms[a].cluster == m.cluster and precedes(ms[a].start, ms[a].end, m.start, m.end)]
+        )
 
     def inside(w, m):
         return windows[w][0] <= m.start and m.end < windows[w][1]
@@ -568,17 +639,28 @@ def doc_records(doc: CorefDoc, tokenizer, max_len: int, stride: int | None, coun
             if not inside(w, m):
                 continue
             number, gender, person = feats[k]
-            mentions.append({
-                "start": m.start - a, "end": m.end - a, "head": heads[k] - a, "type": types[k],
-                "cluster": m.cluster, "text": " ".join(doc.words[m.start : m.end + 1]),
-                "head_word": doc.words[heads[k]], "number": number, "gender": gender, "person": person,
-                "scored": scored_in.get(k) == w,
-            })
-        records.append({
-            "id": f"{doc.id}#w{w:03d}",
-            "words": [doc.words[a:b]],
-            "meta": {"doc": doc.id, "window": w, "word_offset": a, "words": doc.words[a:b], "mentions": mentions},
-        })
+            mentions.append(
+                {
+                    "start": m.start - a,
+                    "end": m.end - a,
+                    "head": heads[k] - a,
+                    "type": types[k],
+                    "cluster": m.cluster,
+                    "text": " ".join(doc.words[m.start : m.end + 1]),
+                    "head_word": doc.words[heads[k]],
+                    "number": number,
+                    "gender": gender,
+                    "person": person,
+                    "scored": scored_in.get(k) == w,
+                }
+            )
+        records.append(
+            {
+                "id": f"{doc.id}#w{w:03d}",
+                "words": [doc.words[a:b]],
+                "meta": {"doc": doc.id, "window": w, "word_offset": a, "words": doc.words[a:b], "mentions": mentions},
+            }
+        )
     return records
 
 
@@ -588,8 +670,15 @@ def records_for(docs: list[CorefDoc], tokenizer, max_len: int, stride: int | Non
     records = []
     for d in docs:
         records.extend(doc_records(d, tokenizer, max_len, stride, counts))
-    for k in ("anaphors", "anaphors_scorable", "anaphors_not_scorable_across_windows", "pairs_in_one_window",
-              "pairs_across_windows", "long_sentences_cut", "mentions_in_no_window"):
+    for k in (
+        "anaphors",
+        "anaphors_scorable",
+        "anaphors_not_scorable_across_windows",
+        "pairs_in_one_window",
+        "pairs_across_windows",
+        "long_sentences_cut",
+        "mentions_in_no_window",
+    ):
         counts.setdefault(k, 0)
     return records, counts
 
@@ -598,8 +687,15 @@ def records_for(docs: list[CorefDoc], tokenizer, max_len: int, stride: int | Non
 
 
 @reader("conll2012")
-def prepare_conll2012(raw_dir, tokenizer, pattern: str = "**/*_conll", max_docs: int | None = None,
-                      max_len: int = 128, stride: int | None = None, **_):
+def prepare_conll2012(
+    raw_dir,
+    tokenizer,
+    pattern: str = "**/*_conll",
+    max_docs: int | None = None,
+    max_len: int = 128,
+    stride: int | None = None,
+    **_,
+):
     """CoNLL-2012 ``*_conll`` files under the source folder (``pattern``, a glob), every part a document."""
     files = sorted(Path(raw_dir).glob(pattern))
     if not files:
@@ -613,8 +709,17 @@ def prepare_conll2012(raw_dir, tokenizer, pattern: str = "**/*_conll", max_docs:
 
 
 @reader("ontogum")
-def prepare_ontogum(raw_dir, tokenizer, split: str = "dev", max_docs: int | None = None, max_len: int = 128,
-                    stride: int | None = None, splits_file: str = "splits.md", unbalanced: str = "error", **_):
+def prepare_ontogum(
+    raw_dir,
+    tokenizer,
+    split: str = "dev",
+    max_docs: int | None = None,
+    max_len: int = 128,
+    stride: int | None = None,
+    splits_file: str = "splits.md",
+    unbalanced: str = "error",
+    **_,
+):
     """OntoGUM documents of ``split`` (from splits.md; 'all' = every file), in split order.
 
     ``unbalanced``: error (default) | skip (drop unbalanced brackets, counted; one upstream
@@ -634,9 +739,16 @@ def prepare_ontogum(raw_dir, tokenizer, split: str = "dev", max_docs: int | None
     if not names:
         raise ValueError(f"{raw}: no OntoGUM documents for split {split!r}")
     used = names[:max_docs] if max_docs else names
-    docs = [read_ontogum(raw / "conll" / f"{n}.conll", raw / "conllu" / f"{n}.conllu", unbalanced == "error")
-            for n in used]
+    docs = [
+        read_ontogum(raw / "conll" / f"{n}.conll", raw / "conllu" / f"{n}.conllu", unbalanced == "error") for n in used
+    ]
     records, counts = records_for(docs, tokenizer, max_len, stride)
-    counts.update(split=split, documents_in_split=len(names) + len(missing), documents_missing_from_source=len(missing),
-                  missing=missing, documents_available=len(names), documents_used=len(used))
+    counts.update(
+        split=split,
+        documents_in_split=len(names) + len(missing),
+        documents_missing_from_source=len(missing),
+        missing=missing,
+        documents_available=len(names),
+        documents_used=len(used),
+    )
     return records, counts

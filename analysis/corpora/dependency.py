@@ -75,7 +75,9 @@ def _documents(raw_dir: Path, files: str, members: str) -> list[tuple[str, str, 
     for p in paths:
         if p.suffix == ".zip":
             with zipfile.ZipFile(p) as z:
-                names = sorted(n for n in z.namelist() if not n.endswith("/") and fnmatch.fnmatch(Path(n).name, members))
+                names = sorted(
+                    n for n in z.namelist() if not n.endswith("/") and fnmatch.fnmatch(Path(n).name, members)
+                )
                 for n in names:
                     text = z.read(n).decode("utf-8")
                     docs.append((_stem(Path(n).name), f"{p}!{n}", text.splitlines()))
@@ -255,9 +257,16 @@ PARSERS = {"conllx": parse_conllx, "conllu": parse_conllu, "dp": parse_dp}
 DEFAULT_FILES = {"conllx": "*.conll*", "conllu": "*.conllu", "dp": "*.dp"}
 
 
-def read_treebank(raw_dir, fmt: str, files: str | None = None, members: str | None = None,
-                  split: str | None = None, splits_file: str = "splits.md",
-                  max_sentences: int | None = None, seed: int = 0) -> tuple[list[dict], dict]:
+def read_treebank(
+    raw_dir,
+    fmt: str,
+    files: str | None = None,
+    members: str | None = None,
+    split: str | None = None,
+    splits_file: str = "splits.md",
+    max_sentences: int | None = None,
+    seed: int = 0,
+) -> tuple[list[dict], dict]:
     """Records (see the module docstring) and counts of what was read, skipped or sampled."""
     if fmt not in PARSERS:
         raise ValueError(f"unknown treebank format {fmt!r}; one of {sorted(PARSERS)}")
@@ -268,12 +277,16 @@ def read_treebank(raw_dir, fmt: str, files: str | None = None, members: str | No
     records = []
     for doc, where, lines in docs:
         for s, sent in enumerate(PARSERS[fmt](lines, where, counts)):
-            records.append({
-                "id": f"{doc}:{s}",
-                "words": [sent["words"]],
-                "meta": {"heads": sent["heads"], "rels": sent["rels"], "pos": sent["pos"], "doc": doc, "sent": s},
-            })
-    counts.update(documents=len(docs), sentences_read=len(records), tokens_read=sum(len(r["words"][0]) for r in records))
+            records.append(
+                {
+                    "id": f"{doc}:{s}",
+                    "words": [sent["words"]],
+                    "meta": {"heads": sent["heads"], "rels": sent["rels"], "pos": sent["pos"], "doc": doc, "sent": s},
+                }
+            )
+    counts.update(
+        documents=len(docs), sentences_read=len(records), tokens_read=sum(len(r["words"][0]) for r in records)
+    )
     if max_sentences is not None and max_sentences < len(records):
         rng = np.random.default_rng(seed)
         keep = sorted(rng.choice(len(records), size=max_sentences, replace=False).tolist())
@@ -285,10 +298,27 @@ def read_treebank(raw_dir, fmt: str, files: str | None = None, members: str | No
 
 
 def _reader(fmt):
-    def read(raw_dir, tokenizer, files=None, members=None, split=None, splits_file="splits.md",
-             max_sentences=None, seed=0, **_):
-        return read_treebank(raw_dir, fmt, files=files, members=members, split=split,
-                             splits_file=splits_file, max_sentences=max_sentences, seed=seed)
+    def read(
+        raw_dir,
+        tokenizer,
+        files=None,
+        members=None,
+        split=None,
+        splits_file="splits.md",
+        max_sentences=None,
+        seed=0,
+        **_,
+    ):
+        return read_treebank(
+            raw_dir,
+            fmt,
+            files=files,
+            members=members,
+            split=split,
+            splits_file=splits_file,
+            max_sentences=max_sentences,
+            seed=seed,
+        )
 
     read.__name__ = f"read_{fmt}"
     read.__doc__ = f"Reader ``{fmt}``: see ``read_treebank``."

@@ -20,8 +20,16 @@ import numpy as np
 from . import reader
 
 WORD = re.compile(r"\w+|[^\w\s]")
-GENDER = {"he": "masculine", "him": "masculine", "his": "masculine", "himself": "masculine",
-          "she": "feminine", "her": "feminine", "hers": "feminine", "herself": "feminine"}
+GENDER = {
+    "he": "masculine",
+    "him": "masculine",
+    "his": "masculine",
+    "himself": "masculine",
+    "she": "feminine",
+    "her": "feminine",
+    "hers": "feminine",
+    "herself": "feminine",
+}
 COLUMNS = ["ID", "Text", "Pronoun", "Pronoun-offset", "A", "A-offset", "A-coref", "B", "B-offset", "B-coref"]
 
 
@@ -75,12 +83,20 @@ def read_gap(path) -> list[dict]:
             p = _span(starts, words, p_off, r["Pronoun"], where, "pronoun")[0]
             a = _span(starts, words, a_off, r["A"], where, "name A")
             b = _span(starts, words, b_off, r["B"], where, "name B")
-            out.append({
-                "id": r["ID"], "words": words, "pronoun": p, "a_span": list(a), "b_span": list(b),
-                "a_head": _name_head(words, a), "b_head": _name_head(words, b),
-                "label": _label(r["A-coref"], r["B-coref"], where),
-                "gender": GENDER.get(r["Pronoun"].lower(), "other"), "where": where,
-            })
+            out.append(
+                {
+                    "id": r["ID"],
+                    "words": words,
+                    "pronoun": p,
+                    "a_span": list(a),
+                    "b_span": list(b),
+                    "a_head": _name_head(words, a),
+                    "b_head": _name_head(words, b),
+                    "label": _label(r["A-coref"], r["B-coref"], where),
+                    "gender": GENDER.get(r["Pronoun"].lower(), "other"),
+                    "where": where,
+                }
+            )
     return out
 
 
@@ -108,8 +124,9 @@ def window(pieces: np.ndarray, need_lo: int, need_hi: int, budget: int) -> tuple
 
 
 @reader("gap")
-def prepare_gap(raw_dir, tokenizer, file: str = "gap-development.tsv", max_examples: int | None = None,
-                max_len: int = 128, **_):
+def prepare_gap(
+    raw_dir, tokenizer, file: str = "gap-development.tsv", max_examples: int | None = None, max_len: int = 128, **_
+):
     """GAP examples of ``file``, one record each, cut to fit ``max_len``. ``max_examples``: the
     first half of them with masculine and the first half with feminine pronouns (file order
     kept), so the by-gender results stay balanced as in GAP itself."""
@@ -139,14 +156,22 @@ def prepare_gap(raw_dir, tokenizer, file: str = "gap-development.tsv", max_examp
         lo, hi = win
         if (lo, hi) != (0, len(r["words"])):
             counts["cut_to_window"] = counts.get("cut_to_window", 0) + 1
-        records.append({
-            "id": r["id"],
-            "words": [r["words"][lo:hi]],
-            "meta": {"pronoun": r["pronoun"] - lo, "a_head": r["a_head"] - lo, "b_head": r["b_head"] - lo,
-                     "a_span": [r["a_span"][0] - lo, r["a_span"][1] - lo],
-                     "b_span": [r["b_span"][0] - lo, r["b_span"][1] - lo],
-                     "label": r["label"], "gender": r["gender"], "word_offset": lo},
-        })
+        records.append(
+            {
+                "id": r["id"],
+                "words": [r["words"][lo:hi]],
+                "meta": {
+                    "pronoun": r["pronoun"] - lo,
+                    "a_head": r["a_head"] - lo,
+                    "b_head": r["b_head"] - lo,
+                    "a_span": [r["a_span"][0] - lo, r["a_span"][1] - lo],
+                    "b_span": [r["b_span"][0] - lo, r["b_span"][1] - lo],
+                    "label": r["label"],
+                    "gender": r["gender"],
+                    "word_offset": lo,
+                },
+            }
+        )
     counts.setdefault("skipped_too_long", 0)
     counts.setdefault("cut_to_window", 0)
     counts["records"] = len(records)

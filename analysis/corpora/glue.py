@@ -7,8 +7,16 @@ from . import reader
 
 
 @reader("glue")
-def glue_reader(raw_dir, tokenizer=None, task: str = "SST-2", split: str = "dev", limit: int | None = None,
-                seed: int | None = None, max_len: int | None = None, **unused):
+def glue_reader(
+    raw_dir,
+    tokenizer=None,
+    task: str = "SST-2",
+    split: str = "dev",
+    limit: int | None = None,
+    seed: int | None = None,
+    max_len: int | None = None,
+    **unused,
+):
     """Corpus reader: ``{reader: glue, source: glue, task: RTE, split: dev, limit: 300}``."""
     if unused:
         raise ValueError(f"glue reader: unknown options {sorted(unused)}")

@@ -57,7 +57,10 @@ def segments(articles, tokenizer, max_len: int = 128, seed: int = 0) -> tuple[li
     """Every segment of every article, in order, with counts of what had to be cut."""
     rng = np.random.default_rng(seed)
     budget = max_len - tokenizer.num_special_tokens_to_add(pair=True)
-    out, counts = [], {"articles": len(articles), "sentences": 0, "long_sentences_cut": 0, "single_sentence_segments": 0}
+    out, counts = (
+        [],
+        {"articles": len(articles), "sentences": 0, "long_sentences_cut": 0, "single_sentence_segments": 0},
+    )
     for a_idx, (title, paragraphs) in enumerate(articles):
         sents = [s for p in paragraphs for s in p]
         counts["sentences"] += len(sents)
@@ -67,7 +70,7 @@ def segments(articles, tokenizer, max_len: int = 128, seed: int = 0) -> tuple[li
         chunk: list[list[str]] = []
         used = 0
 
-        def flush():
+        def flush(title=title, a_idx=a_idx):
             nonlocal chunk, used
             if chunk:
                 out.append(_split_ab(chunk, title, a_idx, len(out), rng, counts))
@@ -108,7 +111,11 @@ def _split_ab(chunk, title, a_idx, seg_idx, rng, counts) -> dict:
             a, b = words, words  # degenerate; never happens with real text
         else:
             a, b = words[: len(words) // 2], words[len(words) // 2 :]
-    return {"id": f"wiki-{seg_idx:05d}", "words": [a, b], "meta": {"article": title, "article_index": a_idx, "ab_boundary": boundary}}
+    return {
+        "id": f"wiki-{seg_idx:05d}",
+        "words": [a, b],
+        "meta": {"article": title, "article_index": a_idx, "ab_boundary": boundary},
+    }
 
 
 @reader("wikipedia")
