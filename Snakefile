@@ -5,6 +5,8 @@
 #   snakemake --cores all --configfile config/smoke.yaml  # tiny CI run
 #   snakemake --cores all results/all-MiniLM-L6-v2/figures/entropy.png   # one figure
 
+import os
+
 from snakemake.utils import min_version, validate
 
 min_version("8.0")
@@ -21,6 +23,11 @@ report: "report/workflow.rst"
 
 
 conda: "envs/attention.yaml"
+
+
+# Every job's script imports the `analysis` package from this directory, installed or not
+# (e.g. in the --sdm conda environment, or on a cluster node).
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [workflow.basedir, os.environ.get("PYTHONPATH")]))
 
 
 include: "rules/common.smk"

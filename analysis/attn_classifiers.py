@@ -430,11 +430,13 @@ class Explainer:
 
     def input_gradient_importance(self, inst: Instance) -> torch.Tensor:
         """|d p(decision) / d one-hot(x_t)| = |grad_e . e_t| per item (Jain & Wallace's gradient
-        importance w.r.t. the one-hot inputs)."""
+        importance w.r.t. the one-hot inputs), with the attention weights held fixed (detached,
+        as in their code): the gradient flows through the encoder and the values, not through
+        the attention's own dependence on the input."""
         X = self._embed(inst.inputs).detach().requires_grad_(True)
         with torch.enable_grad():
             H, mask = self._states([inst.inputs], X[None])
-            a = self.clf.attention(H, mask)
+            a = self.clf.attention(H, mask).detach()
             p = torch.softmax(self.clf.output(H, a), -1)[0, inst.pred]
             (g,) = torch.autograd.grad(p, X)
         imp = (g * X).sum(-1).abs().detach()

@@ -5,10 +5,11 @@ the prediction for word i is the word it attends to most, special tokens and i i
 excluded. For every relation, two directions are scored per gold arc (dependent d, head h):
 
 - ``dep->head``: does d's most-attended word equal h?
-- ``head->dep``: with ``reverse='row'`` (default, the paper's wording "the head word
-  attending to the dependent"), does h's most-attended word equal d? With
-  ``reverse='transpose'`` (the authors' released notebook), is h the word that attends
-  most to d?
+- ``head->dep``: with ``reverse='transpose'`` (the workflow's default, the authors'
+  released code, which produced the paper's head->dep numbers), is h the word that
+  attends most to d? With ``reverse='row'`` (this function's default; another reading of
+  the paper's "the head word attending to the dependent"), does h's most-attended word
+  equal d? (capped: h has one guess for all its dependents).
 
 Baseline: a fixed relative offset (d's head is the word at d + o), the best o in -k..k
 (o != 0) chosen per relation and direction. Root arcs (no head word) are not scored.

@@ -206,7 +206,8 @@ def score_table(task: str, base_logits, var_logits, gold, n_layers: int, n_heads
     base_pred = glue.predictions(task, base_logits)
     base = glue.evaluate(task, base_pred, gold)
     rows = []
-    for (layer, heads), logits in zip(variants(n_layers, n_heads), var_logits):
+    for k, ((layer, heads), logits) in enumerate(zip(variants(n_layers, n_heads), var_logits)):
+        whole_layer = k % (n_heads + 1) == n_heads  # each layer: its heads one by one, then all of them
         pred = glue.predictions(task, logits)
         scores = glue.evaluate(task, pred, gold)
         changed = float(np.mean(np.abs(pred - base_pred))) if t.is_regression else float(np.mean(pred != base_pred))
@@ -222,9 +223,9 @@ def score_table(task: str, base_logits, var_logits, gold, n_layers: int, n_heads
                 {
                     "task": task,
                     "metric": metric,
-                    "scope": "head" if len(heads) == 1 else "layer",
+                    "scope": "layer" if whole_layer else "head",
                     "layer": layer + 1,
-                    "head": heads[0] + 1 if len(heads) == 1 else pd.NA,
+                    "head": pd.NA if whole_layer else heads[0] + 1,
                     "score": scores[metric],
                     "unmodified": base[metric],
                     "change": scores[metric] - base[metric],

@@ -59,6 +59,19 @@ def _record_to_items(tokenizer, rec: dict, max_len: int, policy: str, counts: di
     return [_item(tokenizer, rec, enc, words, 0, truncated=True)]
 
 
+def segment_ids(item: dict) -> list[int]:
+    """The token type ids of an encoded item: the tokenizer's own when it gave them, else
+    each special token in the segment of the token before it (``[CLS] A [SEP] B [SEP]`` ->
+    0 ... 0 1 ... 1, as BERT was trained; the closing separator belongs to B)."""
+    if "token_type_ids" in item:
+        return list(item["token_type_ids"])
+    out, cur = [], 0
+    for s in item["seq_ids"]:
+        cur = s if s >= 0 else cur
+        out.append(cur)
+    return out
+
+
 def _item(tokenizer, rec, enc, words, word_offset, part=None, truncated=False) -> dict:
     ids = list(enc["input_ids"])
     seq_ids = [-1 if s is None else int(s) for s in enc.sequence_ids()]
@@ -83,6 +96,7 @@ def _item(tokenizer, rec, enc, words, word_offset, part=None, truncated=False) -
         "kinds": token_kinds(tokenizer, ids),
         "word_ids": word_ids,
         "seq_ids": seq_ids,
+        **({"token_type_ids": [int(t) for t in enc["token_type_ids"]]} if "token_type_ids" in enc else {}),
         "meta": meta,
     }
 
@@ -111,7 +125,7 @@ def iter_maps(model, tokenizer, items: list[dict], batch_size: int = 32, progres
         batch = tokenizer.pad(
             {
                 "input_ids": [items[i]["input_ids"] for i in idx],
-                "token_type_ids": [[max(s, 0) for s in items[i]["seq_ids"]] for i in idx],
+                "token_type_ids": [segment_ids(items[i]) for i in idx],
             },
             return_tensors="pt",
         )

@@ -109,6 +109,20 @@ def surface_stats(attn: np.ndarray, kinds: str) -> dict[str, np.ndarray]:
     }
 
 
+def behaviour_table(relative_position: pd.DataFrame, special_tokens: pd.DataFrame, entropy: pd.DataFrame):
+    """Per head (layer, head 1-indexed): the numbers behind the behaviour labels, taken from
+    the surface tables (``relative_position``, ``special_tokens``, ``entropy``: every wiki
+    segment), so that Fig. 6's colours agree with Clark sec. 3's tables."""
+    keys = ["layer", "head"]
+    t = (
+        relative_position[[*keys, "prev", "next"]]
+        .merge(special_tokens[[*keys, "cls", "sep", "punct"]], on=keys, validate="1:1")
+        .merge(entropy[[*keys, "entropy", "uniform_entropy"]], on=keys, validate="1:1")
+    )
+    t["entropy_ratio"] = t["entropy"] / t["uniform_entropy"]
+    return t.sort_values(keys, ignore_index=True)
+
+
 def behaviour(row: pd.Series | dict, thresholds: dict) -> str:
     """First matching behaviour in order next, prev, [CLS], [SEP], punctuation, broad."""
     t = {**DEFAULT_THRESHOLDS, **(thresholds or {})}

@@ -22,6 +22,7 @@ import logging
 import numpy as np
 import torch
 
+from .extraction import segment_ids
 from .models import TINY, _path_for, build_tiny_random, default_device
 
 log = logging.getLogger(__name__)
@@ -122,7 +123,7 @@ def masked_batches(items: list[dict], tokenizer, seed: int, prob: float, batch_s
             m_ids, pos, tgt = bert_mask(it["input_ids"], it["kinds"], rng, vocab, mask_id, prob)
             ids[b, : it["n"]] = m_ids
             att[b, : it["n"]] = 1
-            tt[b, : it["n"]] = [max(s, 0) for s in it["seq_ids"]]
+            tt[b, : it["n"]] = segment_ids(it)
             masks.append((b, pos, tgt))
         batch = {"input_ids": ids, "attention_mask": att, "token_type_ids": tt}
         yield {k: torch.as_tensor(v, device=device) for k, v in batch.items()}, masks, idx

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
+import weakref
 from pathlib import Path
 
 import torch
@@ -168,15 +169,21 @@ def token_kinds(tokenizer, input_ids) -> str:
 
 def punctuation_ids(tokenizer) -> frozenset:
     """Ids of the vocabulary entries that read as '.' or ',' (any tokenizer)."""
-    key = id(tokenizer)
-    if key not in _PUNCT_CACHE:
-        vocab = tokenizer.get_vocab()
-        _PUNCT_CACHE[key] = frozenset(
-            i
-            for tok, i in vocab.items()
-            if len(tok) <= 3 and tokenizer.convert_tokens_to_string([tok]).strip() in {".", ","}
-        )
-    return _PUNCT_CACHE[key]
+    try:
+        return _PUNCT_CACHE[tokenizer]
+    except (KeyError, TypeError):
+        pass
+    vocab = tokenizer.get_vocab()
+    ids = frozenset(
+        i
+        for tok, i in vocab.items()
+        if len(tok) <= 3 and tokenizer.convert_tokens_to_string([tok]).strip() in {".", ","}
+    )
+    try:  # cached per tokenizer object (weakly: a new tokenizer never inherits a dead one's entry)
+        _PUNCT_CACHE[tokenizer] = ids
+    except TypeError:
+        pass
+    return ids
 
 
-_PUNCT_CACHE: dict = {}
+_PUNCT_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

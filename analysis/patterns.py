@@ -179,12 +179,23 @@ def make_classifier(kind: str = "logistic", seed: int = 0):
     raise ValueError(f"unknown classifier {kind!r}; 'logistic' or 'boosting'")
 
 
-def cross_validate(X: np.ndarray, y: np.ndarray, kind: str = "logistic", folds: int = 5, seed: int = 0):
-    """Stratified, seeded k-fold predictions; returns (per-class table, confusion matrix
-    DataFrame, out-of-fold predictions). Classes with fewer examples than ``folds`` use
-    fewer folds (never silently dropped: every example gets a prediction)."""
+def cv_splits(X, y, folds: int, seed: int, groups=None):
+    """Seeded stratified k-fold splits; with ``groups`` (e.g. the input each map comes from)
+    grouped as well, so that no input has maps on both sides of a split (maps of one input
+    share its length and layout: an ungrouped estimate would be optimistic for new inputs)."""
+    from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold
+
+    if groups is None:
+        return StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed).split(X, y)
+    return StratifiedGroupKFold(n_splits=folds, shuffle=True, random_state=seed).split(X, y, groups)
+
+
+def cross_validate(X: np.ndarray, y: np.ndarray, kind: str = "logistic", folds: int = 5, seed: int = 0, groups=None):
+    """Stratified (and, with ``groups``, grouped), seeded k-fold predictions; returns
+    (per-class table, confusion matrix DataFrame, out-of-fold predictions). Classes with
+    fewer examples than ``folds`` use fewer folds (never silently dropped: every example
+    gets a prediction)."""
     from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
-    from sklearn.model_selection import StratifiedKFold
 
     y = np.asarray(y)
     present = [c for c in CLASSES if (y == c).any()]
@@ -192,7 +203,7 @@ def cross_validate(X: np.ndarray, y: np.ndarray, kind: str = "logistic", folds: 
     if k < 2:
         raise ValueError(f"a class has fewer than 2 labelled maps: {pd.Series(y).value_counts().to_dict()}")
     pred = np.empty(len(y), dtype=object)
-    for tr, te in StratifiedKFold(n_splits=k, shuffle=True, random_state=seed).split(X, y):
+    for tr, te in cv_splits(X, y, k, seed, groups):
         clf = make_classifier(kind, seed).fit(X[tr], y[tr])
         pred[te] = clf.predict(X[te])
     p, r, f, s = precision_recall_fscore_support(y, pred, labels=present, zero_division=0)
@@ -616,19 +627,19 @@ def cnn_cross_validate(
     epochs: int = 60,
     batch_size: int = 32,
     lr: float = 3e-3,
+    groups=None,
 ) -> pd.DataFrame:
     """Stratified k-fold F1 per class of a tiny CNN (3 conv layers, class-weighted
     cross-entropy, Adam, seeded) on ``images`` (N, 2, S, S) from ``downsample_map``."""
     import torch
     from sklearn.metrics import precision_recall_fscore_support
-    from sklearn.model_selection import StratifiedKFold
 
     y = np.asarray(y)
     present = [c for c in CLASSES if (y == c).any()]
     yi = np.array([present.index(c) for c in y])
     k = int(min(folds, np.bincount(yi).min()))
     pred = np.empty(len(y), dtype=int)
-    for tr, te in StratifiedKFold(n_splits=k, shuffle=True, random_state=seed).split(images, yi):
+    for tr, te in cv_splits(images, yi, k, seed, groups):
         torch.manual_seed(seed)
         net = _tiny_cnn(len(present))
         opt = torch.optim.Adam(net.parameters(), lr=lr, weight_decay=1e-4)

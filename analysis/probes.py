@@ -383,18 +383,20 @@ def sentences_from_model(
     counts = counts if counts is not None else {}
     items, enc = encode_records(tokenizer, records, max_len, "split")
     counts["encoding"] = enc
-    maps = dict(iter_maps(model, tokenizer, items, batch_size=batch_size, progress=False))
+    # streamed: each map becomes a small word-level map before the next batch is computed
+    # (no padded batch kept alive); sentences back in input order afterwards
     examples = (
         Example(
-            id=it["id"],
-            tokens=it["tokens"],
-            input_ids=it["input_ids"],
-            kinds=it["kinds"],
-            word_ids=it["word_ids"],
-            seq_ids=it["seq_ids"],
-            attn16=maps[i],
-            meta=it["meta"],
+            id=items[i]["id"],
+            tokens=items[i]["tokens"],
+            input_ids=items[i]["input_ids"],
+            kinds=items[i]["kinds"],
+            word_ids=items[i]["word_ids"],
+            seq_ids=items[i]["seq_ids"],
+            attn16=m.copy(),
+            meta=items[i]["meta"],
         )
-        for i, it in enumerate(items)
+        for i, m in iter_maps(model, tokenizer, items, batch_size=batch_size, progress=False)
     )
-    return sentences_from_examples(examples, punct_pos, how, counts)
+    order = {it["id"]: k for k, it in enumerate(items)}
+    return sorted(sentences_from_examples(examples, punct_pos, how, counts), key=lambda s: order[s.id])

@@ -6,7 +6,10 @@ SEC5 = config.get("clark_sec5", {})
 rule head_clusters:
     """Jensen-Shannon distances between every pair of heads, 2-D MDS coloured by behaviour and layer (Clark Fig. 6)."""
     input:
-        attention_shards("wiki"),
+        shards=attention_shards("wiki"),
+        relative_position=table("relative_position"),
+        special_tokens=table("special_tokens"),
+        entropy=table("entropy"),
     output:
         distances=table("head_distances"),
         points=table("head_clusters"),

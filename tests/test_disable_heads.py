@@ -163,3 +163,16 @@ def test_mcnemar_and_score_table_by_hand():
     assert t.change.tolist() == pytest.approx([0.0, 0.0, -0.25])
     assert t.changed.tolist() == pytest.approx([0.5, 0.0, 0.25])
     assert t.gained.tolist() == [1, 0, 0] and t.lost.tolist() == [1, 0, 1]
+
+
+def test_score_table_scope_with_one_head_per_layer():
+    # one head: each layer has a head variant and a whole-layer variant with the same heads
+    from analysis.disable_heads import score_table
+
+    gold = [1, 0]
+    base = np.array([[0, 1], [1, 0]], float)
+    var = np.stack([base, np.array([[1, 0], [1, 0]], float)] * 2)  # 2 layers x (head 1, layer)
+    t = score_table("SST-2", base, var, gold, 2, 1)
+    assert t.scope.tolist() == ["head", "layer", "head", "layer"]
+    assert t["layer"].tolist() == [1, 1, 2, 2]
+    assert t.change.tolist() == pytest.approx([0.0, -0.5, 0.0, -0.5])

@@ -93,3 +93,15 @@ def test_distance_table_is_tidy_and_mds_seeded():
     near = np.linalg.norm(pts.iloc[0] - pts.iloc[1])
     far = np.linalg.norm(pts.iloc[0] - pts.iloc[2])
     assert near < far
+
+
+def test_behaviour_table_from_the_surface_tables():
+    import pandas as pd
+
+    keys = {"layer": [1, 1], "head": [2, 1]}  # out of order on purpose
+    rp = pd.DataFrame({**keys, "prev": [0.1, 0.7], "current": [0.1, 0.1], "next": [0.2, 0.1]})
+    st = pd.DataFrame({**keys, "cls": [0.0, 0.1], "sep": [0.6, 0.0], "punct": [0.1, 0.0]})
+    en = pd.DataFrame({**keys, "entropy": [1.0, 0.5], "uniform_entropy": [2.0, 2.0]})
+    t = hc.behaviour_table(rp, st, en)
+    assert t["head"].tolist() == [1, 2] and t.entropy_ratio.tolist() == [0.25, 0.5]
+    assert [hc.behaviour(r, {}) for _, r in t.iterrows()] == ["prev", "sep"]

@@ -159,6 +159,15 @@ def test_cross_validate_per_class_table():
     pd.testing.assert_frame_equal(table, again)
 
 
+def test_grouped_splits_keep_each_input_on_one_side():
+    X, y = _training_set(np.random.default_rng(2), per_class=12)
+    groups = np.arange(len(y)) // 3  # three maps per input
+    for tr, te in P.cv_splits(X, y, 4, 0, groups):
+        assert not set(groups[tr]) & set(groups[te])
+    table, _, pred = P.cross_validate(X, y, "logistic", folds=4, seed=0, groups=groups)
+    assert table.set_index("label").loc["macro avg", "support"] == len(y) and (pred != None).all()  # noqa: E711
+
+
 def test_cross_validate_refuses_a_singleton_class():
     X = np.zeros((5, 2))
     with pytest.raises(ValueError, match="fewer than 2"):

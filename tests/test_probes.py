@@ -125,3 +125,17 @@ def test_mlp_probe_learns_distance():
     torch.manual_seed(0)
     res, _ = pr.train(pr.MLPProbe(dim=4, hidden=8), sents[:40], sents[40:], epochs=30, lr=0.05, batch_size=8)
     assert res["uas"] > 0.8
+
+
+def test_sentences_from_model_streams_and_keeps_input_order(tiny_model, tokenizer):
+    def rec(i, words):
+        heads = [len(words) - 1] * (len(words) - 1) + [-1]  # every word -> the last; the last is root
+        return {"id": i, "words": [words], "meta": {"heads": heads, "pos": ["NN"] * len(words), "words": words}}
+
+    records = [rec("long", "the old dog saw a very small cat today".split()), rec("short", ["dogs", "bark"])]
+    counts = {}
+    sents = pr.sentences_from_model(tiny_model, tokenizer, records, max_len=64, batch_size=1, counts=counts)
+    assert [s.id for s in sents] == ["long", "short"]  # extraction runs shortest first
+    assert counts["sentences"] == 2 and [s.n for s in sents] == [9, 2]
+    for s in sents:
+        assert s.attn.dtype == np.float16 and s.attn.shape[-1] >= s.n

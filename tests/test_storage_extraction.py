@@ -2,6 +2,7 @@ import json
 
 import numpy as np
 import pytest
+import torch
 
 from analysis.extraction import TooLong, encode_records, extract_shard
 from analysis.storage import Shard, Shards, write_shard
@@ -114,3 +115,22 @@ def test_header_records_special_tokens(tmp_path, tiny_model, tokenizer):
     extract_shard(tiny_model, tokenizer, [{"id": "a", "words": [["hi"]]}], tmp_path / "s", max_len=8, progress=False)
     header = json.loads((tmp_path / "s.json").read_text())
     assert header["cls_token"] == tokenizer.cls_token and header["sep_token"] == tokenizer.sep_token
+
+
+def test_pairs_use_the_tokenizers_segment_ids(tiny_model, tokenizer):
+    # [CLS] A [SEP] B [SEP]: the closing separator is in segment B (type 1), as in pre-training
+    from analysis.extraction import iter_maps, segment_ids
+
+    rec = {"id": "p", "words": [["the", "dog", "barked"], ["it", "ran"]]}
+    items, _ = encode_records(tokenizer, [rec], max_len=64)
+    enc = tokenizer(["the", "dog", "barked"], ["it", "ran"], is_split_into_words=True)
+    assert segment_ids(items[0]) == list(enc["token_type_ids"])
+    assert segment_ids(items[0])[-1] == 1 and items[0]["seq_ids"][-1] == -1
+    # without the tokenizer's ids: special tokens take the segment of the token before them
+    assert segment_ids({"seq_ids": [-1, 0, 0, -1, 1, -1]}) == [0, 0, 0, 0, 1, 1]
+    # the stored maps are those of the model on exactly the tokenizer's encoding
+    _, maps = next(iter_maps(tiny_model, tokenizer, items, progress=False))
+    with torch.inference_mode():
+        out = tiny_model(**{k: torch.tensor([v]) for k, v in enc.items()}, output_attentions=True)
+    ref = torch.stack(out.attentions, 1)[0].numpy()
+    assert np.allclose(maps.astype(np.float32), ref, atol=2e-3)

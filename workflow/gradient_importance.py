@@ -1,6 +1,7 @@
 import json
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 import torch
 
@@ -38,7 +39,11 @@ log.info("masked-LM head: %s", head_used)
 records = read_jsonl(snakemake.input.records)
 items, enc_counts = encode_records(tok, records, snakemake.params.max_len, snakemake.params.policy)
 n = cfg.get("n_segments")
-used = items if n is None else items[: int(n)]
+if n is None or int(n) >= len(items):
+    used = items
+else:  # a seeded sample over the whole corpus (the inputs are in article order), kept in order
+    pick = np.random.default_rng(int(cfg.get("seed", 0))).choice(len(items), int(n), replace=False)
+    used = [items[i] for i in sorted(pick)]
 per_layer, per_head, counts = gi.accumulate(
     model,
     tok,

@@ -1,4 +1,5 @@
 import matplotlib.pyplot as plt
+import pandas as pd
 import torch
 
 from analysis import head_clusters as hc
@@ -8,7 +9,7 @@ from analysis.storage import Shards
 log = setup_logging(snakemake)
 torch.set_num_threads(snakemake.threads)
 cfg = snakemake.params.cfg
-shards = Shards(snakemake.input)
+shards = Shards(snakemake.input.shards)
 L, H = shards.n_layers, shards.n_heads
 dist, heads, counts = hc.accumulate(
     shards, L, H, eps=float(cfg.get("smoothing_eps", 0.0)), max_segments=cfg.get("n_segments"), log=log
@@ -19,12 +20,20 @@ log.info("distances over %s", counts)
 write_table(hc.distance_table(dist, H), snakemake.output.distances)
 
 xy, stress = hc.mds_embedding(dist, seed=int(cfg.get("seed", 0)))
+# behaviour colours from the surface tables (every wiki segment), not from this subset
+surface = hc.behaviour_table(
+    *(pd.read_csv(snakemake.input[k]) for k in ("relative_position", "special_tokens", "entropy"))
+)
+if len(surface) != len(heads):
+    raise ValueError(f"surface tables hold {len(surface)} heads, the shards {len(heads)}")
+heads = heads[["layer", "head"]].merge(surface, on=["layer", "head"], validate="1:1")
 heads["x"], heads["y"] = xy[:, 0], xy[:, 1]
 heads["behaviour"] = heads.apply(hc.behaviour, axis=1, thresholds=cfg.get("thresholds", {}))
 counts.update(
     mds_stress=stress,
     behaviours=heads.behaviour.value_counts().to_dict(),
     thresholds={**hc.DEFAULT_THRESHOLDS, **cfg.get("thresholds", {})},
+    behaviour_source="relative_position.csv, special_tokens.csv, entropy.csv (every wiki segment)",
 )
 log.info("behaviours: %s; MDS stress %.4g", counts["behaviours"], stress)
 write_table(heads, snakemake.output.points)

@@ -23,10 +23,11 @@ missing = [f for f in FEATURES if f not in df]
 if missing:
     raise ValueError(f"{snakemake.input.table}: features {missing} missing; rerun rule pattern_features")
 X, y = df[list(FEATURES)].to_numpy(), df["label"].to_numpy()
+groups = df["input_id"].to_numpy()  # folds grouped by input: no input on both sides of a split
 
 tables, confusions = [], {}
 for kind in ("logistic", "boosting"):
-    t, cm, _ = cross_validate(X, y, kind, folds=p.folds, seed=p.seed)
+    t, cm, _ = cross_validate(X, y, kind, folds=p.folds, seed=p.seed, groups=groups)
     tables.append(t)
     confusions[kind] = cm
     log.info("%s: %s", kind, t[["label", "f1"]].round(3).to_dict("records"))
@@ -35,7 +36,7 @@ if p.cnn_epochs:
     torch.set_num_threads(1)  # a tiny net: more threads only add overhead
     maps = load_maps(snakemake.input.maps)
     images = np.stack([downsample_map(maps[int(m)][0], maps[int(m)][1]) for m in df["map"]])
-    t = cnn_cross_validate(images, y, folds=p.folds, seed=p.seed, epochs=p.cnn_epochs)
+    t = cnn_cross_validate(images, y, folds=p.folds, seed=p.seed, epochs=p.cnn_epochs, groups=groups)
     tables.append(t)
     log.info("cnn: %s", t[["label", "f1"]].round(3).to_dict("records"))
 cv = pd.concat(tables, ignore_index=True)
