@@ -22,12 +22,10 @@ validate(config, "config/schema/config.schema.yaml")
 report: "report/workflow.rst"
 
 
-conda: "envs/attention.yaml"
-
-
 # Every job's script imports the `analysis` package from this directory, installed or not
-# (e.g. in the --sdm conda environment, or on a cluster node).
-os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [workflow.basedir, os.environ.get("PYTHONPATH")]))
+# (e.g. in the --sdm conda environment of envs/attention.yaml, or on a cluster node): the
+# workflow sets PYTHONPATH for its jobs (it requires none from the user).
+os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [workflow.basedir, os.environ.get("PYTHONPATH")])))
 
 
 include: "rules/common.smk"

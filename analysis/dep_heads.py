@@ -12,7 +12,13 @@ excluded. For every relation, two directions are scored per gold arc (dependent 
   equal d? (capped: h has one guess for all its dependents).
 
 Baseline: a fixed relative offset (d's head is the word at d + o), the best o in -k..k
-(o != 0) chosen per relation and direction. Root arcs (no head word) are not scored.
+(o != 0) chosen per relation and direction. Root arcs (no head word) are not scored (the
+authors' code counts them in "All", always wrong: its All is ours x (1 - root share)).
+
+``poss`` (as in the paper, sec. 4.2): when the possessor is followed by the clitic ``'s`` /
+``'`` (a word of its own in PTB/SD tokenisation), the clitic's prediction is scored for it,
+since BERT can route the possessive relation through the clitic (counted:
+``poss_scored_via_clitic``).
 The ``All`` relation pools every scored arc.
 
 Inputs over ``max_len`` pieces were split by the extraction into windows of whole words
@@ -30,6 +36,7 @@ from .word_level import word_maps
 
 DIRECTIONS = ("dep->head", "head->dep")
 ALL = "All"
+POSS_CLITICS = ("'s", "'", "s'")  # possessive clitics tokenised as words (PTB / Stanford Dependencies)
 UNLABELED = "_"  # the relation of unlabeled corpora: scored in All only
 
 
@@ -78,6 +85,7 @@ class DepScorer:
             "arcs_total": 0,
             "arcs_scored": 0,
             "root_arcs": 0,
+            "poss_scored_via_clitic": 0,
         }
         self._sentences: dict[str, dict] = {}
 
@@ -97,12 +105,14 @@ class DepScorer:
         sentence: str,
         part: int | None = None,
         truncated: bool = False,
+        words: list[str] | None = None,
     ) -> None:
         """Score one example (a sentence or one window of it): piece-level ``maps``
         (L, H, n, n), its ``word_ids`` (sentence-level word indices, -1 for special
-        tokens) and the gold tree of the whole sentence (0-based heads, -1 root)."""
+        tokens) and the gold tree of the whole sentence (0-based heads, -1 root);
+        ``words`` (sentence-level, optional) enable the ``poss`` clitic rule."""
         wm, unit_word = word_maps(maps, word_ids, self.how)
-        self.add_word_maps(wm, unit_word, heads, rels, sentence, part=part, truncated=truncated)
+        self.add_word_maps(wm, unit_word, heads, rels, sentence, part=part, truncated=truncated, words=words)
 
     def add_word_maps(
         self,
@@ -113,6 +123,7 @@ class DepScorer:
         sentence: str,
         part: int | None = None,
         truncated: bool = False,
+        words: list[str] | None = None,
     ) -> None:
         """Score one window given its word-level maps (L, H, U, U) and unit words."""
         self.counts["examples"] += 1
@@ -145,17 +156,25 @@ class DepScorer:
         for d, (h, rel) in enumerate(zip(heads, rels)):
             if h < 0 or d not in unit_of or h not in unit_of or d in info["scored"]:
                 continue
-            self._score(rel, d, h, unit_of, dep2head, rev)
+            via = d
+            if rel == "poss" and words is not None and d + 1 < len(words) and d + 1 in unit_of:
+                if words[d + 1].lower() in POSS_CLITICS and d + 1 != h:
+                    via = d + 1
+                    self.counts["poss_scored_via_clitic"] += 1
+            self._score(rel, d, h, unit_of, dep2head, rev, via=via)
             info["scored"].add(d)
 
-    def _score(self, rel, d, h, unit_of, dep2head, rev):
+    def _score(self, rel, d, h, unit_of, dep2head, rev, via=None):
+        """One arc; ``via``: the word whose prediction stands for d's (the poss clitic rule,
+        in the relation's row and in All, as in the authors' code)."""
+        v = d if via is None else via
         for r in (ALL,) if rel == UNLABELED else (rel, ALL):
             corr, base = self._acc(r)
-            corr[0] += dep2head[..., unit_of[d]] == h
+            corr[0] += dep2head[..., unit_of[v]] == h
             if self.reverse == "row":
-                corr[1] += rev[..., unit_of[h]] == d
+                corr[1] += (rev[..., unit_of[h]] == d) | (rev[..., unit_of[h]] == v)
             else:
-                corr[1] += rev[..., unit_of[d]] == h
+                corr[1] += rev[..., unit_of[v]] == h
             for k, o in enumerate(self.offsets):
                 base[0, k] += h == d + o
                 base[1, k] += d == h + o
@@ -282,6 +301,7 @@ def score_examples(
             sent,
             part=meta.get("part"),
             truncated=bool(meta.get("truncated")),
+            words=meta.get("words") or _sentence_words(ex, len(meta["heads"])),
         )
     return sc
 
@@ -514,6 +534,15 @@ def example_map(ex, layer: int, head: int, how: str = "mean"):
             p = [i for i, wid in enumerate(ex.word_ids) if wid < 0][sum(unit_word[:u] < 0)]
             labels.append(ex.tokens[p])
     return wm, labels, unit_word
+
+
+def _sentence_words(ex, n_words: int) -> list[str]:
+    """The sentence's words as read back from the example's pieces (words outside this
+    window: empty strings)."""
+    out = [""] * n_words
+    for w in {int(w) for w in ex.word_ids if w >= 0 and w < n_words}:
+        out[w] = _word_text(ex, w)
+    return out
 
 
 def _word_text(ex, w: int) -> str:

@@ -25,6 +25,8 @@ rule head_clusters:
         rule_log("head_clusters"),
     benchmark:
         "benchmarks/{model}/head_clusters.tsv"
+    conda:
+        CONDA_ENV
     script:
         "../workflow/head_clusters.py"
 
@@ -56,6 +58,8 @@ rule mlm_head:
         rule_log("mlm_head"),
     benchmark:
         "benchmarks/{model}/mlm_head.tsv"
+    conda:
+        CONDA_ENV
     script:
         "../workflow/mlm_head.py"
 
@@ -86,6 +90,8 @@ rule gradient_importance:
         rule_log("gradient_importance"),
     benchmark:
         "benchmarks/{model}/gradient_importance.tsv"
+    conda:
+        CONDA_ENV
     script:
         "../workflow/gradient_importance.py"
 
@@ -123,6 +129,8 @@ rule probes:
         rule_log("probes"),
     benchmark:
         "benchmarks/{model}/probes.tsv"
+    conda:
+        CONDA_ENV
     script:
         "../workflow/probes.py"
 

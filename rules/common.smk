@@ -7,6 +7,7 @@ MODELS = {model_slug(m): m for m in ([config["model"]] if isinstance(config["mod
 MIRROR = os.environ.get("ATTN_MIRROR") or config.get("mirror")
 CORPORA = config["corpora"]
 ALL_TARGETS = []  # each rules/*.smk appends its final outputs
+CONDA_ENV = "../envs/attention.yaml"  # every rule's software (--sdm conda); relative to rules/
 
 
 wildcard_constraints:
@@ -54,3 +55,17 @@ def figure(name, category, caption=None):
 
 def rule_log(name):
     return f"logs/{{model}}/{name}.log"
+
+
+def checkpoint_dir(wildcards):
+    """The fine-tuned checkpoint of {model} on GLUE {task} (rules/kovaleva.smk)."""
+    return f"resources/finetune/{wildcards.model}/{wildcards.task}/model"
+
+
+def glue_shards(variant):
+    """Maps of the GLUE dev inputs of every configured task, for {model} (rules/kovaleva.smk)."""
+    return expand(
+        "resources/attention_glue/{{model}}/{variant}/{task}/shard-0.npy",
+        variant=variant,
+        task=config["kovaleva"]["tasks"],
+    )

@@ -23,6 +23,8 @@ rule coref_heads:
         runtime=30,
     log:
         rule_log("coref_heads"),
+    conda:
+        CONDA_ENV
     script:
         "../workflow/coref_heads.py"
 
@@ -54,6 +56,8 @@ if GAP_CORPUS:
             runtime=30,
         log:
             rule_log("gap_heads"),
+        conda:
+            CONDA_ENV
         script:
             "../workflow/gap_heads.py"
 

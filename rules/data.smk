@@ -9,6 +9,8 @@ rule fetch_source:
         "logs/fetch_source/{source}.log",
     wildcard_constraints:
         source="|".join(config["sources"]),
+    conda:
+        CONDA_ENV
     script:
         "../workflow/fetch_source.py"
 
@@ -26,6 +28,8 @@ rule prepare_inputs:
         max_len=config["max_len"],
     log:
         "logs/{model}/prepare_inputs/{corpus}.log",
+    conda:
+        CONDA_ENV
     script:
         "../workflow/prepare_inputs.py"
 
@@ -51,5 +55,7 @@ rule extract_attention:
         "logs/{model}/extract_attention/{corpus}-{shard}.log",
     benchmark:
         "benchmarks/{model}/extract_attention/{corpus}-{shard}.tsv"
+    conda:
+        CONDA_ENV
     script:
         "../workflow/extract_attention.py"

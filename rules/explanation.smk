@@ -28,6 +28,8 @@ rule attn_classifiers:
         rule_log("attn_classifiers"),
     benchmark:
         "benchmarks/{model}/attn_classifiers.tsv"
+    conda:
+        CONDA_ENV
     script:
         "../workflow/attn_classifiers.py"
 
@@ -55,6 +57,8 @@ rule erasure:
         rule_log("erasure"),
     benchmark:
         "benchmarks/{model}/erasure.tsv"
+    conda:
+        CONDA_ENV
     script:
         "../workflow/erasure.py"
 
@@ -82,6 +86,8 @@ rule erasure_cls:
         rule_log("erasure_cls"),
     benchmark:
         "benchmarks/{model}/erasure_cls.tsv"
+    conda:
+        CONDA_ENV
     script:
         "../workflow/erasure_cls.py"
 
@@ -106,6 +112,8 @@ rule permutation:
         rule_log("permutation"),
     benchmark:
         "benchmarks/{model}/permutation.tsv"
+    conda:
+        CONDA_ENV
     script:
         "../workflow/permutation.py"
 
@@ -130,6 +138,8 @@ rule adversarial:
         rule_log("adversarial"),
     benchmark:
         "benchmarks/{model}/adversarial.tsv"
+    conda:
+        CONDA_ENV
     script:
         "../workflow/adversarial.py"
 
@@ -154,6 +164,8 @@ rule rank_agreement:
         rule_log("rank_agreement"),
     benchmark:
         "benchmarks/{model}/rank_agreement.tsv"
+    conda:
+        CONDA_ENV
     script:
         "../workflow/rank_agreement.py"
 

@@ -22,10 +22,6 @@ wildcard_constraints:
     variant="pretrained|finetuned",
 
 
-def checkpoint_dir(wildcards):
-    return f"resources/finetune/{wildcards.model}/{wildcards.task}/model"
-
-
 rule finetune:
     """Fine-tune the model on one GLUE task (head on the pooled [CLS]); dev scores before/after."""
     input:
@@ -47,6 +43,8 @@ rule finetune:
         "logs/{model}/finetune/{task}.log",
     benchmark:
         "benchmarks/{model}/finetune/{task}.tsv"
+    conda:
+        CONDA_ENV
     script:
         "../workflow/finetune.py"
 
@@ -60,6 +58,8 @@ rule finetune_scores:
         figure=figure("finetune_scores", "Kovaleva: fine-tuning"),
     log:
         rule_log("finetune_scores"),
+    conda:
+        CONDA_ENV
     script:
         "../workflow/finetune_scores.py"
 
@@ -84,14 +84,10 @@ rule glue_attention:
         runtime=30,
     log:
         "logs/{model}/glue_attention/{variant}-{task}.log",
+    conda:
+        CONDA_ENV
     script:
         "../workflow/glue_attention.py"
-
-
-def glue_shards(variant):
-    return expand(
-        "resources/attention_glue/{{model}}/{variant}/{task}/shard-0.npy", variant=variant, task=GLUE_TASKS
-    )
 
 
 rule finetune_change:
@@ -106,12 +102,14 @@ rule finetune_change:
         tasks=GLUE_TASKS,
     log:
         rule_log("finetune_change"),
+    conda:
+        CONDA_ENV
     script:
         "../workflow/finetune_change.py"
 
 
 rule finetune_special_tokens:
-    """Per layer: attention to [CLS], [SEP], '.'/',' in the fine-tuned models, per task (Fig. 5)."""
+    """Per layer: attention to [CLS], [SEP], '.' or ',' in the fine-tuned models, per task (Fig. 5)."""
     input:
         pretrained=glue_shards("pretrained"),
         finetuned=glue_shards("finetuned"),
@@ -122,6 +120,8 @@ rule finetune_special_tokens:
         tasks=GLUE_TASKS,
     log:
         rule_log("finetune_special_tokens"),
+    conda:
+        CONDA_ENV
     script:
         "../workflow/finetune_special_tokens.py"
 
@@ -148,6 +148,8 @@ rule disable_heads_scores:
         "logs/{model}/disable_heads_scores/{task}.log",
     benchmark:
         "benchmarks/{model}/disable_heads_scores/{task}.tsv"
+    conda:
+        CONDA_ENV
     script:
         "../workflow/disable_heads_scores.py"
 
@@ -165,6 +167,8 @@ rule disable_heads:
         tasks=GLUE_TASKS,
     log:
         rule_log("disable_heads"),
+    conda:
+        CONDA_ENV
     script:
         "../workflow/disable_heads.py"
 

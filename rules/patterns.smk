@@ -31,6 +31,8 @@ rule pattern_features:
         "logs/patterns/pattern_features.log",
     benchmark:
         "benchmarks/patterns/pattern_features.tsv"
+    conda:
+        CONDA_ENV
     script:
         "../workflow/pattern_features.py"
 
@@ -57,6 +59,8 @@ rule pattern_classifier:
         "logs/patterns/pattern_classifier.log",
     benchmark:
         "benchmarks/patterns/pattern_classifier.tsv"
+    conda:
+        CONDA_ENV
     script:
         "../workflow/pattern_classifier.py"
 
@@ -75,6 +79,8 @@ rule pattern_labelled_examples:
         labelled_model=PAT_RECIPE["model"],
     log:
         "logs/patterns/pattern_labelled_examples.log",
+    conda:
+        CONDA_ENV
     script:
         "../workflow/pattern_labelled_examples.py"
 
@@ -88,6 +94,8 @@ rule pattern_label_sheets:
         directory(f"{PAT_DIR}/label_sheets"),
     log:
         "logs/patterns/pattern_label_sheets.log",
+    conda:
+        CONDA_ENV
     script:
         "../workflow/pattern_label_sheets.py"
 
@@ -112,6 +120,8 @@ rule patterns:
         rule_log("patterns"),
     benchmark:
         "benchmarks/{model}/patterns.tsv"
+    conda:
+        CONDA_ENV
     script:
         "../workflow/patterns.py"
 
@@ -130,6 +140,8 @@ rule pattern_examples:
         min_tokens=24,  # examples drawn from inputs of at least this many word pieces (if every type has one)
     log:
         rule_log("pattern_examples"),
+    conda:
+        CONDA_ENV
     script:
         "../workflow/pattern_examples.py"
 

@@ -12,6 +12,8 @@ rule relative_position:
         figure=figure("relative_position", "Clark sec. 3: surface patterns"),
     log:
         rule_log("relative_position"),
+    conda:
+        CONDA_ENV
     script:
         "../workflow/relative_position.py"
 
@@ -26,6 +28,8 @@ rule special_tokens:
         figure=figure("special_tokens", "Clark sec. 3: surface patterns"),
     log:
         rule_log("special_tokens"),
+    conda:
+        CONDA_ENV
     script:
         "../workflow/special_tokens.py"
 
@@ -40,6 +44,8 @@ rule sep_attention:
         figure=figure("sep_attention", "Clark sec. 3: surface patterns"),
     log:
         rule_log("sep_attention"),
+    conda:
+        CONDA_ENV
     script:
         "../workflow/sep_attention.py"
 
@@ -54,6 +60,8 @@ rule entropy:
         figure=figure("entropy", "Clark sec. 3: surface patterns"),
     log:
         rule_log("entropy"),
+    conda:
+        CONDA_ENV
     script:
         "../workflow/entropy.py"
 
@@ -74,6 +82,8 @@ rule example_heads:
         window=config["surface"]["example_window"],
     log:
         rule_log("example_heads"),
+    conda:
+        CONDA_ENV
     script:
         "../workflow/example_heads.py"
 

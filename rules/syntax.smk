@@ -26,6 +26,8 @@ rule dep_heads:
         relations=DEP["relations"],
     log:
         rule_log("dep_heads_{corpus}"),
+    conda:
+        CONDA_ENV
     script:
         "../workflow/dep_heads.py"
 
@@ -46,6 +48,8 @@ rule dobj_head_example:
         how=DEP["how"],
     log:
         rule_log("dobj_head_example"),
+    conda:
+        CONDA_ENV
     script:
         "../workflow/dobj_head_example.py"
 

@@ -193,3 +193,20 @@ def test_pick_example_prefers_a_sentence_the_head_gets_right():
     assert pick_example([wrong, right], "dobj", sentence="a:1").id == "a:1"
     with pytest.raises(ValueError, match="no sentence"):
         pick_example([right], "prt", min_words=2)
+
+
+def test_poss_scored_through_the_clitic():
+    # units: [CLS] john 's dog barked [SEP]; gold: john -poss-> dog, 's -possessive-> john,
+    # dog -nsubj-> barked. The head attends from 's (not from john) to dog.
+    unit_word = np.array([-1, 0, 1, 2, 3, -1])
+    heads, rels = [2, 0, 3, -1], ["poss", "possessive", "nsubj", "root"]
+    m = np.full((6, 6), 0.01)
+    m[1, 4] = m[2, 3] = m[3, 4] = m[4, 3] = 0.9  # john -> barked (wrong), 's -> dog
+    m /= m.sum(-1, keepdims=True)
+    maps = m[None, None]
+    with_words, without = DepScorer(1, 1, reverse="transpose"), DepScorer(1, 1, reverse="transpose")
+    with_words.add_word_maps(maps, unit_word, heads, rels, "s", words=["john", "'s", "dog", "barked"])
+    without.add_word_maps(maps, unit_word, heads, rels, "s")
+    poss = lambda sc: sc.correct["poss"][0, 0, 0]  # noqa: E731  (dep->head)
+    assert poss(with_words) == 1 and poss(without) == 0
+    assert with_words.counts["poss_scored_via_clitic"] == 1 and without.counts["poss_scored_via_clitic"] == 0

@@ -79,6 +79,42 @@ def test_surface_tables_are_sane(smoke_run):
     assert counts["segments_sampled"] == 12
 
 
+def test_analysis_tables_are_sane(smoke_run):
+    work, _ = smoke_run
+    tables = work / "results" / MODEL / "tables"
+    L, H = 2, 4  # the tiny random BERT
+    for corpus in ("gum_sd_dev", "wsj_dp", "ewt_dev"):
+        t1 = pd.read_csv(tables / f"dep_heads_{corpus}.csv")
+        assert (t1.n > 0).all() and t1.accuracy.between(0, 1).all() and t1.baseline_accuracy.between(0, 1).all()
+        full = pd.read_csv(tables / f"dep_heads_full_{corpus}.csv")
+        assert full.groupby(["relation", "direction"]).size().eq(L * H).all()
+        grid = pd.read_csv(tables / f"dep_heads_grid_{corpus}.csv")
+        assert grid.groupby("relation").best.sum().eq(1).all()
+    coref = pd.read_csv(tables / "coref_heads.csv")
+    assert (coref.n_correct <= coref.n).all() and coref.accuracy.dropna().between(0, 1).all()
+    probes = pd.read_csv(tables / "probes.csv")
+    assert len(probes) >= 4 and probes.uas.between(0, 1).all()
+    dist = pd.read_csv(tables / "head_distances.csv").pivot(
+        index=["layer_a", "head_a"], columns=["layer_b", "head_b"], values="js_sum"
+    )
+    d = dist.to_numpy()
+    assert d.shape == (L * H, L * H) and np.allclose(d, d.T) and np.allclose(np.diag(d), 0) and (d >= 0).all()
+    mlm = pd.read_csv(tables / "mlm_head.csv")
+    assert np.isfinite(mlm.loss).all() and mlm.accuracy.between(0, 1).all()
+    grads = pd.read_csv(tables / "gradient_importance.csv")
+    assert len(grads) and np.isfinite(grads.select_dtypes("number")).all().all()
+    change = pd.read_csv(tables / "finetune_change.csv")
+    assert change.cosine.between(0, 1 + 1e-6).all()  # maps are non-negative
+    disable = pd.read_csv(tables / "disable_heads.csv")
+    per_task_metric = disable.groupby(["task", "metric"]).size()
+    assert per_task_metric.eq(L * (H + 1)).all()  # every head alone and every whole layer
+    assert (disable.groupby(["task", "metric"]).scope.apply(lambda s: (s == "layer").sum()) == L).all()
+    adv = pd.read_csv(tables / "adversarial.csv")
+    assert adv.jsd.between(0, np.log(2) + 1e-6).all()
+    shares = pd.read_csv(tables / "patterns.csv")
+    assert len(shares)
+
+
 def test_rerun_gives_identical_tables(smoke_run):
     work, env = smoke_run
     table = work / "results" / MODEL / "tables" / "special_tokens.csv"
