@@ -395,6 +395,17 @@ def renormalised_decider(explainer, inst):
 # ----------------------------------------------------------------------------- per-classifier drivers
 
 
+def _instance_fields(inst) -> dict:
+    """The columns that identify an instance in every per-instance table."""
+    return {
+        "id": inst.id,
+        "label": inst.label,
+        "prediction": inst.pred,
+        "n_items": inst.n,
+        "max_attention": float(inst.a.max()),
+    }
+
+
 def permutation_rows(instances, explainer, n_perm: int, seed: int) -> list[dict]:
     rows = []
     for inst in instances:
@@ -402,16 +413,7 @@ def permutation_rows(instances, explainer, n_perm: int, seed: int) -> list[dict]
         res = permutation_test(
             inst.a, lambda A, inst=inst: explainer.probs_with_attention(inst, A), inst.probs, n_perm, rng
         )
-        rows.append(
-            {
-                "id": inst.id,
-                "label": inst.label,
-                "prediction": inst.pred,
-                "n_items": inst.n,
-                "max_attention": float(inst.a.max()),
-                **res,
-            }
-        )
+        rows.append({**_instance_fields(inst), **res})
     return rows
 
 
@@ -434,11 +436,7 @@ def adversarial_rows(
         for k, inst in enumerate(chunk):
             rows.append(
                 {
-                    "id": inst.id,
-                    "label": inst.label,
-                    "prediction": inst.pred,
-                    "n_items": inst.n,
-                    "max_attention": float(inst.a.max()),
+                    **_instance_fields(inst),
                     "jsd": float(res["jsd"][k]),
                     "output_change": float(res["output_change"][k]),
                     "adversary_max_weight": float(res["adversary_max_weight"][k]),

@@ -40,30 +40,12 @@ def plot_single_erasure(df: pd.DataFrame, model: str, title: str = "Single-weigh
         top_only = d.flip_top & ~d.flip_random
         rand_only = ~d.flip_top & d.flip_random
         rest = ~top_only & ~rand_only
-        ax.scatter(
-            d.weight_difference[rest],
-            d.jsd_difference[rest],
-            s=6,
-            alpha=0.5,
-            color="#1f77b4",
-            label="both or neither flip",
-        )
-        ax.scatter(
-            d.weight_difference[top_only],
-            d.jsd_difference[top_only],
-            s=10,
-            alpha=0.9,
-            color="#d62728",
-            label="only top erasure flips",
-        )
-        ax.scatter(
-            d.weight_difference[rand_only],
-            d.jsd_difference[rand_only],
-            s=10,
-            alpha=0.9,
-            color="#2ca02c",
-            label="only random erasure flips",
-        )
+        for sel, size, alpha, color, label in (
+            (rest, 6, 0.5, "#1f77b4", "both or neither flip"),
+            (top_only, 10, 0.9, "#d62728", "only top erasure flips"),
+            (rand_only, 10, 0.9, "#2ca02c", "only random erasure flips"),
+        ):
+            ax.scatter(d.weight_difference[sel], d.jsd_difference[sel], s=size, alpha=alpha, color=color, label=label)
         ax.axhline(0, color="k", lw=0.6)
         ax.set_title(f"{enc}\nflips: top {d.flip_top.mean():.0%}, random {d.flip_random.mean():.0%}")
         ax.set_xlabel("a(top) − a(random)")

@@ -219,6 +219,22 @@ def test_classifier_explainer_consistency():
     assert ex.attention_gradient(inst).shape == (3,)
 
 
+def test_input_gradient_holds_the_attention_fixed():
+    """No encoder: H = X, so with the attention held fixed (Jain & Wallace) the gradient of
+    p(decision) w.r.t. x_t is a_t * dp/dc, with c = sum_t a_t x_t the pooled vector."""
+    torch.manual_seed(1)
+    vocab = Vocab(["good", "bad", "film"])
+    clf = AttnClassifier("none", 5, d_att=4, vocab_size=len(vocab))
+    ex = Explainer(clf, vocab)
+    inst = ex.instance(0, ["good", "bad", "film"], 1)
+    X = ex._embed(inst.inputs).detach()
+    c = (inst.a[:, None] * X).sum(0).detach().requires_grad_(True)
+    p = torch.softmax(clf.out(c), -1)[inst.pred]
+    (dp_dc,) = torch.autograd.grad(p, c)
+    expected = (inst.a[:, None] * dp_dc[None] * X).sum(-1).abs()
+    assert torch.allclose(ex.input_gradient_importance(inst), expected, atol=1e-6)
+
+
 def test_read_sst2_and_train_word_classifiers():
     train, counts = read_sst2(FIXTURES, "train")
     assert counts == {"rows": 6, "kept": 6, "not_used": 0}
