@@ -15,7 +15,7 @@ Baseline: a fixed relative offset (d's head is the word at d + o), the best o in
 (o != 0) chosen per relation and direction. Root arcs (no head word) are not scored (the
 authors' code counts them in "All", always wrong: its All is ours x (1 - root share)).
 
-``poss`` (as in the paper, sec. 4.2): when the possessor is followed by the clitic ``'s`` /
+``poss`` (UD: ``nmod:poss``; as in the paper, sec. 4.2): when the possessor is followed by the clitic ``'s`` /
 ``'`` (a word of its own in PTB/SD tokenisation), the clitic's prediction is scored for it,
 since BERT can route the possessive relation through the clitic (counted:
 ``poss_scored_via_clitic``).
@@ -36,6 +36,7 @@ from .word_level import word_maps
 
 DIRECTIONS = ("dep->head", "head->dep")
 ALL = "All"
+POSS_RELATIONS = ("poss", "nmod:poss")  # Stanford Dependencies, Universal Dependencies
 POSS_CLITICS = ("'s", "'", "s'")  # possessive clitics tokenised as words (PTB / Stanford Dependencies)
 UNLABELED = "_"  # the relation of unlabeled corpora: scored in All only
 
@@ -157,7 +158,7 @@ class DepScorer:
             if h < 0 or d not in unit_of or h not in unit_of or d in info["scored"]:
                 continue
             via = d
-            if rel == "poss" and words is not None and d + 1 < len(words) and d + 1 in unit_of:
+            if rel in POSS_RELATIONS and words is not None and d + 1 < len(words) and d + 1 in unit_of:
                 if words[d + 1].lower() in POSS_CLITICS and d + 1 != h:
                     via = d + 1
                     self.counts["poss_scored_via_clitic"] += 1

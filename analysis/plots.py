@@ -75,7 +75,7 @@ def head_heatmap(
     ax.set_xlabel("head")
     ax.set_ylabel("layer")
     ax.tick_params(axis="y", rotation=0)
-    ax.tick_params(axis="x", rotation=0)
+    ax.tick_params(axis="x", rotation=0, labelsize=6 if grid.shape[1] >= 10 else PAPER_RC["xtick.labelsize"])
     return grid
 
 

@@ -22,7 +22,7 @@ for ax, col, base, title in [
     ax.set_title(f"attention entropy {title}")
 axes[0].set_ylabel("mean entropy (nats)")
 handles, labels = axes[0].get_legend_handles_labels()
-fig.legend(handles, labels, loc="lower center", ncol=2, bbox_to_anchor=(0.5, -0.1), frameon=False)
+fig.legend(handles, labels, loc="upper center", ncol=2, bbox_to_anchor=(0.5, -0.05), frameon=False)
 fig.suptitle(f"{shards.header['model']}: attention entropy, {n} segments", y=1.03)
 save_figure(fig, snakemake.output.figure)
 close(fig)
