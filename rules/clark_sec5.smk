@@ -14,7 +14,7 @@ rule head_clusters:
         distances=table("head_distances"),
         points=table("head_clusters"),
         counts="results/{model}/tables/head_clusters.counts.json",
-        figure=figure("head_clusters", "Clark sec. 6: head clusters"),
+        figure=figure("head_clusters", "Clark sec. 6 (head clusters)"),
     params:
         cfg=SEC5.get("head_clusters", {}),
     threads: 2
@@ -75,7 +75,7 @@ rule gradient_importance:
         table=table("gradient_importance"),
         heads=table("gradient_importance_heads"),
         info="results/{model}/tables/gradient_importance.json",
-        figure=figure("gradient_importance", "Clark sec. 3: surface patterns"),
+        figure=figure("gradient_importance", "Clark sec. 3 (surface patterns)"),
     params:
         spec=model_spec,
         cfg=SEC5.get("gradient_importance", {}),
@@ -113,7 +113,7 @@ rule probes:
         table=table("probes"),
         curves=table("probes_curves"),
         info="results/{model}/tables/probes.json",
-        figure=figure("probes", "Clark sec. 5: probes"),
+        figure=figure("probes", "Clark sec. 5 (probes)"),
     params:
         spec=model_spec,
         cfg=PROBES,

@@ -14,7 +14,7 @@ rule coref_heads:
         table=table("coref_heads"),
         per_head=table("coref_heads_per_head"),
         counts="results/{model}/tables/coref_heads.counts.json",
-        figure=figure("coref_heads", "Clark sec. 4: coreference"),
+        figure=figure("coref_heads", "Clark sec. 4 (coreference)"),
     params:
         how=COREF.get("how", "mean"),
         corpus=COREF_CORPUS,
@@ -47,7 +47,7 @@ if GAP_CORPUS:
             table=table("gap_heads"),
             per_head=table("gap_heads_per_head"),
             counts="results/{model}/tables/gap_heads.counts.json",
-            figure=figure("gap_heads", "Clark sec. 4: coreference"),
+            figure=figure("gap_heads", "Clark sec. 4 (coreference)"),
         params:
             how=COREF.get("how", "mean"),
             corpus=GAP_CORPUS,

@@ -55,7 +55,7 @@ rule finetune_scores:
         expand("resources/finetune/{{model}}/{task}/dev_metrics.json", task=GLUE_TASKS),
     output:
         table=table("finetune_scores"),
-        figure=figure("finetune_scores", "Kovaleva: fine-tuning"),
+        figure=figure("finetune_scores", "Kovaleva (fine-tuning)"),
     log:
         rule_log("finetune_scores"),
     conda:
@@ -97,7 +97,7 @@ rule finetune_change:
         finetuned=glue_shards("finetuned"),
     output:
         table=table("finetune_change"),
-        figure=figure("finetune_change", "Kovaleva: fine-tuning"),
+        figure=figure("finetune_change", "Kovaleva (fine-tuning)"),
     params:
         tasks=GLUE_TASKS,
     log:
@@ -115,7 +115,7 @@ rule finetune_special_tokens:
         finetuned=glue_shards("finetuned"),
     output:
         table=table("finetune_special_tokens"),
-        figure=figure("finetune_special_tokens", "Kovaleva: fine-tuning"),
+        figure=figure("finetune_special_tokens", "Kovaleva (fine-tuning)"),
     params:
         tasks=GLUE_TASKS,
     log:
@@ -162,7 +162,7 @@ rule disable_heads:
     output:
         table=table("disable_heads"),
         cost=table("disable_heads_cost"),
-        figure=figure("disable_heads", "Kovaleva: fine-tuning"),
+        figure=figure("disable_heads", "Kovaleva (fine-tuning)"),
     params:
         tasks=GLUE_TASKS,
     log:

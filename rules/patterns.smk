@@ -47,7 +47,7 @@ rule pattern_classifier:
         confusion=f"{PAT_DIR}/tables/pattern_confusion.csv",
         label_shares=f"{PAT_DIR}/tables/pattern_label_shares.csv",
         figure=report(f"{PAT_DIR}/figures/pattern_classifier.png", caption="../report/pattern_classifier.rst",
-                      category="Kovaleva: attention patterns"),
+                      category="Kovaleva (attention patterns)"),
         model="resources/patterns/classifier.pkl",
     params:
         classifier=PAT["classifier"],
@@ -73,7 +73,7 @@ rule pattern_labelled_examples:
     output:
         examples=f"{PAT_DIR}/tables/pattern_labelled_examples.csv",
         figure=report(f"{PAT_DIR}/figures/pattern_labelled_examples.png",
-                      caption="../report/pattern_labelled_examples.rst", category="Kovaleva: attention patterns"),
+                      caption="../report/pattern_labelled_examples.rst", category="Kovaleva (attention patterns)"),
     params:
         per_class=4,
         labelled_model=PAT_RECIPE["model"],
@@ -110,7 +110,7 @@ rule patterns:
         table=table("patterns"),
         layers=table("patterns_by_layer"),
         predictions="resources/patterns/{model}/predictions.csv",
-        figure=figure("patterns", "Kovaleva: attention patterns"),
+        figure=figure("patterns", "Kovaleva (attention patterns)"),
     params:
         spec=model_spec,
         tasks=GLUE_TASKS,
@@ -133,7 +133,7 @@ rule pattern_examples:
         pretrained=glue_shards("pretrained"),
     output:
         table=table("pattern_examples"),
-        figure=figure("pattern_examples", "Kovaleva: attention patterns"),
+        figure=figure("pattern_examples", "Kovaleva (attention patterns)"),
     params:
         spec=model_spec,
         tasks=GLUE_TASKS,

@@ -9,7 +9,7 @@ rule relative_position:
         attention_shards("wiki"),
     output:
         table=table("relative_position"),
-        figure=figure("relative_position", "Clark sec. 3: surface patterns"),
+        figure=figure("relative_position", "Clark sec. 3 (surface patterns)"),
     log:
         rule_log("relative_position"),
     conda:
@@ -25,7 +25,7 @@ rule special_tokens:
     output:
         table=table("special_tokens"),
         layers=table("special_tokens_by_layer"),
-        figure=figure("special_tokens", "Clark sec. 3: surface patterns"),
+        figure=figure("special_tokens", "Clark sec. 3 (surface patterns)"),
     log:
         rule_log("special_tokens"),
     conda:
@@ -41,7 +41,7 @@ rule sep_attention:
     output:
         table=table("sep_attention"),
         layers=table("sep_attention_by_layer"),
-        figure=figure("sep_attention", "Clark sec. 3: surface patterns"),
+        figure=figure("sep_attention", "Clark sec. 3 (surface patterns)"),
     log:
         rule_log("sep_attention"),
     conda:
@@ -57,7 +57,7 @@ rule entropy:
     output:
         table=table("entropy"),
         layers=table("entropy_by_layer"),
-        figure=figure("entropy", "Clark sec. 3: surface patterns"),
+        figure=figure("entropy", "Clark sec. 3 (surface patterns)"),
     log:
         rule_log("entropy"),
     conda:
@@ -76,7 +76,7 @@ rule example_heads:
     output:
         table=table("example_heads"),
         maps=table("example_heads_maps"),
-        figure=figure("example_heads", "Clark sec. 3: surface patterns"),
+        figure=figure("example_heads", "Clark sec. 3 (surface patterns)"),
     params:
         segment=config["surface"]["example_segment"],
         window=config["surface"]["example_window"],

@@ -16,8 +16,8 @@ rule dep_heads:
         grid_table=table("dep_heads_grid_{corpus}"),
         baselines=table("dep_heads_baselines_{corpus}"),
         counts="results/{model}/tables/dep_heads_counts_{corpus}.json",
-        figure=figure("dep_heads_{corpus}", "Clark sec. 4: syntax", caption="../report/dep_heads.rst"),
-        grid=figure("dep_heads_grid_{corpus}", "Clark sec. 4: syntax", caption="../report/dep_heads_grid.rst"),
+        figure=figure("dep_heads_{corpus}", "Clark sec. 4 (syntax)", caption="../report/dep_heads.rst"),
+        grid=figure("dep_heads_grid_{corpus}", "Clark sec. 4 (syntax)", caption="../report/dep_heads_grid.rst"),
     params:
         how=DEP["how"],
         reverse_mode=DEP["reverse"],
@@ -39,7 +39,7 @@ rule dobj_head_example:
         table=table(f"dep_heads_{DEP['example_corpus']}"),
     output:
         maps=table("dobj_head_example"),
-        figure=figure("dobj_head_example", "Clark sec. 4: syntax"),
+        figure=figure("dobj_head_example", "Clark sec. 4 (syntax)"),
     params:
         relation=DEP["example_relation"],
         direction=DEP["example_direction"],
