@@ -302,7 +302,8 @@ def score_examples(
             sent,
             part=meta.get("part"),
             truncated=bool(meta.get("truncated")),
-            words=meta.get("words") or _sentence_words(ex, len(meta["heads"])),
+            # words only matter to the poss clitic rule: read back from the pieces when needed
+            words=_sentence_words(ex, len(meta["heads"])) if set(meta["rels"]) & set(POSS_RELATIONS) else None,
         )
     return sc
 
@@ -367,25 +368,13 @@ def plot_best(main, model: str, corpus: str):
     if "paper_accuracy" in main:
         pap = main.drop_duplicates("relation").set_index("relation").reindex(rels)
         ok = pap["paper_accuracy"].notna().to_numpy()
-        ax.scatter(
-            pap["paper_accuracy"][ok] / 100,
-            y[ok],
-            marker="D",
-            s=14,
-            color="black",
-            zorder=3,
-            label="paper: best head (bert-base, WSJ)",
-        )
-        ax.scatter(
-            pap["paper_baseline"][ok] / 100,
-            y[ok],
-            marker="D",
-            s=14,
-            facecolors="white",
-            edgecolors="black",
-            zorder=3,
-            label="paper: baseline",
-        )
+        for col, face, label in (
+            ("paper_accuracy", "black", "paper: best head (bert-base, WSJ)"),
+            ("paper_baseline", "white", "paper: baseline"),
+        ):
+            ax.scatter(
+                pap[col][ok] / 100, y[ok], marker="D", s=14, facecolors=face, edgecolors="black", zorder=3, label=label
+            )
     ns = main.drop_duplicates("relation").set_index("relation")["n"].reindex(rels)
     ax.set_yticks(y, [f"{r} (n={n})" for r, n in zip(rels, ns)], fontsize=8)
     ax.invert_yaxis()

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .inputs import seeded_subset
+
 
 class GlueFormatError(ValueError):
     """A malformed GLUE file (the message names file:line)."""
@@ -112,8 +114,7 @@ def read_split(raw_dir, task: str, split: str, limit: int | None = None, seed: i
         if seed is None:
             out = out[:limit]
         else:
-            pick = np.sort(np.random.default_rng(seed).choice(len(out), size=limit, replace=False))
-            out = [out[i] for i in pick]
+            out = seeded_subset(out, limit, seed)
     return out
 
 

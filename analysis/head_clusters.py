@@ -15,9 +15,9 @@ Work per segment is O(heads^2 n^2): every head pair at once (upper triangle, in 
 rows to bound memory), element-wise in float32, each segment's per-pair sums added into a
 float64 accumulator. Maps are streamed from the shards one segment at a time.
 
-Behaviour labels come from per-head surface quantities computed in the same pass (mean
-attention to the previous / next token, to [CLS]-, [SEP]- and '.'/','-kind tokens, mean
-entropy relative to uniform) and thresholds from the config.
+Behaviour labels come from the per-head surface tables of Clark sec. 3 (``behaviour_table``:
+mean attention to the previous / next token, to [CLS]-, [SEP]- and '.'/','-kind tokens, mean
+entropy relative to uniform, over every wiki segment) and thresholds from the config.
 """
 
 from __future__ import annotations
@@ -85,30 +85,6 @@ def pairwise_js(attn, eps: float = 0.0, block_elems: int = 2**22, dtype=torch.fl
     return out.clamp_(min=0.0).numpy()
 
 
-def surface_stats(attn: np.ndarray, kinds: str) -> dict[str, np.ndarray]:
-    """Per-head sums (over tokens) of the quantities behind the behaviour labels.
-
-    ``attn``: (L, H, n, n). Returns sums and the number of rows each is a sum over, so
-    several segments can be added up before dividing."""
-    a = np.asarray(attn, dtype=np.float64)
-    n = a.shape[-1]
-    k = np.frombuffer(kinds.encode(), dtype=np.uint8)
-    idx = np.arange(n - 1)
-    ent = -(a * np.log(np.where(a > 0, a, 1.0))).sum(-1)  # (L, H, n)
-    return {
-        "prev": a[..., idx + 1, idx].sum(-1),
-        "n_prev": np.float64(n - 1),
-        "next": a[..., idx, idx + 1].sum(-1),
-        "n_next": np.float64(n - 1),
-        "cls": a[..., k == ord("C")].sum(-1).sum(-1),
-        "sep": a[..., k == ord("S")].sum(-1).sum(-1),
-        "punct": a[..., k == ord("P")].sum(-1).sum(-1),
-        "entropy": ent.sum(-1),
-        "uniform_entropy": np.float64(n * np.log(n)),
-        "n_rows": np.float64(n),
-    }
-
-
 def behaviour_table(relative_position: pd.DataFrame, special_tokens: pd.DataFrame, entropy: pd.DataFrame):
     """Per head (layer, head 1-indexed): the numbers behind the behaviour labels, taken from
     the surface tables (``relative_position``, ``special_tokens``, ``entropy``: every wiki
@@ -136,12 +112,11 @@ def behaviour(row: pd.Series | dict, thresholds: dict) -> str:
 
 def accumulate(
     examples: Iterable, n_layers: int, n_heads: int, eps: float = 0.0, max_segments: int | None = None, log=None
-) -> tuple[np.ndarray, pd.DataFrame, dict]:
+) -> tuple[np.ndarray, dict]:
     """Stream over examples (``storage.Example``): (distance matrix (K, K) float64 with
-    K = layers*heads in layer-major order, per-head surface table, counts)."""
+    K = layers*heads in layer-major order, counts)."""
     K = n_layers * n_heads
     dist = np.zeros((K, K), dtype=np.float64)
-    sums: dict = {}
     n_seg = n_tok = 0
     for ex in examples:
         if max_segments is not None and n_seg >= max_segments:
@@ -150,30 +125,13 @@ def accumulate(
         if attn.shape[:2] != (n_layers, n_heads):
             raise ValueError(f"example {ex.id}: maps of shape {attn.shape}, expected ({n_layers}, {n_heads}, n, n)")
         dist += pairwise_js(attn.reshape(K, ex.n, ex.n), eps=eps)
-        for key, v in surface_stats(attn, ex.kinds).items():
-            sums[key] = sums.get(key, 0.0) + v
         n_seg += 1
         n_tok += ex.n
         if log is not None and n_seg % 50 == 0:
             log.info("head distances: %d segments, %d tokens", n_seg, n_tok)
     if n_seg == 0:
         raise ValueError("no segments to compute head distances on")
-    layer, head = np.divmod(np.arange(K), n_heads)
-    heads = pd.DataFrame(
-        {
-            "layer": layer + 1,
-            "head": head + 1,
-            "prev": (sums["prev"] / sums["n_prev"]).ravel(),
-            "next": (sums["next"] / sums["n_next"]).ravel(),
-            "cls": (sums["cls"] / sums["n_rows"]).ravel(),
-            "sep": (sums["sep"] / sums["n_rows"]).ravel(),
-            "punct": (sums["punct"] / sums["n_rows"]).ravel(),
-            "entropy": (sums["entropy"] / sums["n_rows"]).ravel(),
-            "uniform_entropy": np.full(K, sums["uniform_entropy"] / sums["n_rows"]),
-        }
-    )
-    heads["entropy_ratio"] = heads["entropy"] / heads["uniform_entropy"]
-    return dist, heads, {"segments": n_seg, "tokens": n_tok, "smoothing_eps": eps}
+    return dist, {"segments": n_seg, "tokens": n_tok, "smoothing_eps": eps}
 
 
 def distance_table(dist: np.ndarray, n_heads: int) -> pd.DataFrame:

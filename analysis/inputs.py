@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
+
 
 def write_jsonl(path, records) -> int:
     path = Path(path)
@@ -43,3 +45,12 @@ def read_jsonl(path) -> list[dict]:
                 raise ValueError(f"{path}:{lineno}: a record needs 'id' and 'words' = one or two non-empty word lists")
             out.append(rec)
     return out
+
+
+def seeded_subset(items: list, n: int | None, seed: int) -> list:
+    """A seeded random sample of ``n`` of ``items``, kept in their order (all of them when
+    ``n`` is None or not below ``len(items)``)."""
+    if n is None or int(n) >= len(items):
+        return list(items)
+    pick = np.sort(np.random.default_rng(seed).choice(len(items), size=int(n), replace=False))
+    return [items[i] for i in pick]

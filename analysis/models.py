@@ -169,20 +169,13 @@ def token_kinds(tokenizer, input_ids) -> str:
 
 def punctuation_ids(tokenizer) -> frozenset:
     """Ids of the vocabulary entries that read as '.' or ',' (any tokenizer)."""
-    try:
-        return _PUNCT_CACHE[tokenizer]
-    except (KeyError, TypeError):
-        pass
-    vocab = tokenizer.get_vocab()
-    ids = frozenset(
-        i
-        for tok, i in vocab.items()
-        if len(tok) <= 3 and tokenizer.convert_tokens_to_string([tok]).strip() in {".", ","}
-    )
-    try:  # cached per tokenizer object (weakly: a new tokenizer never inherits a dead one's entry)
-        _PUNCT_CACHE[tokenizer] = ids
-    except TypeError:
-        pass
+    ids = _PUNCT_CACHE.get(tokenizer)
+    if ids is None:  # cached per tokenizer object, weakly: a new tokenizer never inherits a dead one's entry
+        ids = _PUNCT_CACHE[tokenizer] = frozenset(
+            i
+            for tok, i in tokenizer.get_vocab().items()
+            if len(tok) <= 3 and tokenizer.convert_tokens_to_string([tok]).strip() in {".", ","}
+        )
     return ids
 
 

@@ -64,12 +64,15 @@ def test_smoothing_mixes_with_uniform():
 
 
 def test_surface_stats_and_behaviour():
+    # the quantities behind the labels come from the surface module (Clark sec. 3 tables)
+    from analysis.surface import relative_position_stats, special_tokens_stats
+
     # 1 layer, 2 heads, n = 3 tokens "C O S"; head 0 attends to the next token, head 1 to [SEP]
     nxt = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 1.0]])
     sep = np.array([[0, 0, 1], [0, 0, 1], [0, 0, 1.0]])
     attn = np.stack([nxt, sep])[None]
-    s = hc.surface_stats(attn, "COS")
-    assert s["next"][0, 0] == 2 and s["n_next"] == 2
+    s = {**relative_position_stats(attn), **special_tokens_stats(attn, "COS")}
+    assert s["next"][0, 0] == 2 and s["n_next"][0, 0] == 2
     assert s["sep"][0, 1] == 3 and s["cls"][0, 1] == 0
     row = dict(next=1.0, prev=0.0, cls=0.0, sep=1 / 3, punct=0.0, entropy_ratio=0.0)
     assert hc.behaviour(row, {}) == "next"

@@ -1,14 +1,13 @@
 import json
 
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 import torch
 
 from analysis import gradient_importance as gi
 from analysis import mlm_head as mh
 from analysis.extraction import encode_records
-from analysis.inputs import read_jsonl
+from analysis.inputs import read_jsonl, seeded_subset
 from analysis.models import load_tokenizer
 from analysis.rule_io import save_figure, setup_logging, write_json, write_table
 
@@ -38,12 +37,8 @@ log.info("masked-LM head: %s", head_used)
 
 records = read_jsonl(snakemake.input.records)
 items, enc_counts = encode_records(tok, records, snakemake.params.max_len, snakemake.params.policy)
-n = cfg.get("n_segments")
-if n is None or int(n) >= len(items):
-    used = items
-else:  # a seeded sample over the whole corpus (the inputs are in article order), kept in order
-    pick = np.random.default_rng(int(cfg.get("seed", 0))).choice(len(items), int(n), replace=False)
-    used = [items[i] for i in sorted(pick)]
+# a seeded sample over the whole corpus (the inputs are in article order), kept in order
+used = seeded_subset(items, cfg.get("n_segments"), int(cfg.get("seed", 0)))
 per_layer, per_head, counts = gi.accumulate(
     model,
     tok,

@@ -11,7 +11,7 @@ torch.set_num_threads(snakemake.threads)
 cfg = snakemake.params.cfg
 shards = Shards(snakemake.input.shards)
 L, H = shards.n_layers, shards.n_heads
-dist, heads, counts = hc.accumulate(
+dist, counts = hc.accumulate(
     shards, L, H, eps=float(cfg.get("smoothing_eps", 0.0)), max_segments=cfg.get("n_segments"), log=log
 )
 counts["segments_available"] = len(shards)
@@ -20,13 +20,12 @@ log.info("distances over %s", counts)
 write_table(hc.distance_table(dist, H), snakemake.output.distances)
 
 xy, stress = hc.mds_embedding(dist, seed=int(cfg.get("seed", 0)))
-# behaviour colours from the surface tables (every wiki segment), not from this subset
-surface = hc.behaviour_table(
+# behaviour colours from the surface tables (every wiki segment), in the distances' layer-major order
+heads = hc.behaviour_table(
     *(pd.read_csv(snakemake.input[k]) for k in ("relative_position", "special_tokens", "entropy"))
 )
-if len(surface) != len(heads):
-    raise ValueError(f"surface tables hold {len(surface)} heads, the shards {len(heads)}")
-heads = heads[["layer", "head"]].merge(surface, on=["layer", "head"], validate="1:1")
+if ((heads["layer"] - 1) * H + heads["head"] - 1).tolist() != list(range(L * H)):
+    raise ValueError(f"surface tables hold {len(heads)} heads, not the {L} x {H} of the shards")
 heads["x"], heads["y"] = xy[:, 0], xy[:, 1]
 heads["behaviour"] = heads.apply(hc.behaviour, axis=1, thresholds=cfg.get("thresholds", {}))
 counts.update(

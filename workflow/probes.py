@@ -4,7 +4,7 @@ import pandas as pd
 import torch
 
 from analysis import probes as pr
-from analysis.inputs import read_jsonl
+from analysis.inputs import read_jsonl, seeded_subset
 from analysis.models import load_model, load_tokenizer, shape_of
 from analysis.rule_io import save_figure, setup_logging, write_json, write_table
 from analysis.storage import Shards
@@ -21,10 +21,9 @@ counts = {"train": {}, "dev": {}, "train_random_init": {}, "dev_random_init": {}
 def subset(records, n, name):
     if n is None or n >= len(records):
         return records
-    keep = np.sort(np.random.default_rng(seed).choice(len(records), size=int(n), replace=False))
     log.info("%s: seeded sample of %d of %d sentences", name, n, len(records))
     counts[f"{name}_sampled_from"] = len(records)
-    return [records[i] for i in keep]
+    return seeded_subset(records, n, seed)
 
 
 def attach_words(sents, records):

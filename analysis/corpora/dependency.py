@@ -34,8 +34,7 @@ import re
 import zipfile
 from pathlib import Path
 
-import numpy as np
-
+from ..inputs import seeded_subset
 from . import reader
 
 UNLABELED = "_"
@@ -287,10 +286,7 @@ def read_treebank(
     counts.update(
         documents=len(docs), sentences_read=len(records), tokens_read=sum(len(r["words"][0]) for r in records)
     )
-    if max_sentences is not None and max_sentences < len(records):
-        rng = np.random.default_rng(seed)
-        keep = sorted(rng.choice(len(records), size=max_sentences, replace=False).tolist())
-        records = [records[i] for i in keep]
+    records = seeded_subset(records, max_sentences, seed)
     counts["sentences_kept"] = len(records)
     counts["sentences_left_out_by_max_sentences"] = counts["sentences_read"] - len(records)
     counts["tokens_kept"] = sum(len(r["words"][0]) for r in records)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..inputs import seeded_subset
 from . import reader
 
 TITLE = re.compile(r"^ ?= ([^=].*[^=]) = ?$")
@@ -124,7 +125,5 @@ def prepare_wikipedia(raw_dir, tokenizer, file: str, n_segments: int = 1000, max
     segs, counts = segments(arts, tokenizer, max_len=max_len, seed=seed)
     if n_segments > len(segs):
         raise ValueError(f"{file}: asked for {n_segments} segments, only {len(segs)} can be made")
-    rng = np.random.default_rng(seed + 1)
-    chosen = sorted(rng.choice(len(segs), size=n_segments, replace=False).tolist())
     counts["segments_sampled"] = n_segments
-    return [segs[i] for i in chosen], counts
+    return seeded_subset(segs, n_segments, seed + 1), counts
