@@ -75,7 +75,14 @@ def head_heatmap(
     ax.set_xlabel("head")
     ax.set_ylabel("layer")
     ax.tick_params(axis="y", rotation=0)
-    ax.tick_params(axis="x", rotation=0, labelsize=6 if grid.shape[1] >= 10 else PAPER_RC["xtick.labelsize"])
+    # head numbers upright while a cell is wide enough for two digits, else turned
+    cell_in = ax.get_position().width * ax.figure.get_figwidth() / grid.shape[1]
+    two_digits = grid.shape[1] >= 10
+    ax.tick_params(
+        axis="x",
+        rotation=90 if two_digits and cell_in < 0.2 else 0,
+        labelsize=6 if two_digits else PAPER_RC["xtick.labelsize"],
+    )
     return grid
 
 
