@@ -28,7 +28,7 @@ rule head_clusters:
     conda:
         CONDA_ENV
     script:
-        "../workflow/head_clusters.py"
+        "../scripts/head_clusters.py"
 
 
 ALL_TARGETS.extend(per_model("results/{model}/figures/head_clusters.png"))
@@ -61,7 +61,7 @@ rule mlm_head:
     conda:
         CONDA_ENV
     script:
-        "../workflow/mlm_head.py"
+        "../scripts/mlm_head.py"
 
 
 rule gradient_importance:
@@ -93,7 +93,7 @@ rule gradient_importance:
     conda:
         CONDA_ENV
     script:
-        "../workflow/gradient_importance.py"
+        "../scripts/gradient_importance.py"
 
 
 ALL_TARGETS.extend(per_model("results/{model}/figures/gradient_importance.png"))
@@ -132,7 +132,7 @@ rule probes:
     conda:
         CONDA_ENV
     script:
-        "../workflow/probes.py"
+        "../scripts/probes.py"
 
 
 ALL_TARGETS.extend(per_model("results/{model}/figures/probes.png"))

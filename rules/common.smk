@@ -1,6 +1,6 @@
 import os
 
-from analysis.models import model_slug
+from analysis.core.models import model_slug
 
 # model slug (the {model} wildcard) -> model spec
 MODELS = {model_slug(m): m for m in ([config["model"]] if isinstance(config["model"], str) else config["model"])}

@@ -26,7 +26,7 @@ rule coref_heads:
     conda:
         CONDA_ENV
     script:
-        "../workflow/coref_heads.py"
+        "../scripts/coref_heads.py"
 
 
 if COREF_CORPUS in CORPORA:
@@ -59,7 +59,7 @@ if GAP_CORPUS:
         conda:
             CONDA_ENV
         script:
-            "../workflow/gap_heads.py"
+            "../scripts/gap_heads.py"
 
 
 if GAP_CORPUS and GAP_CORPUS in CORPORA:

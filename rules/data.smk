@@ -12,7 +12,7 @@ rule fetch_source:
     conda:
         CONDA_ENV
     script:
-        "../workflow/fetch_source.py"
+        "../scripts/fetch_source.py"
 
 
 rule prepare_inputs:
@@ -31,7 +31,7 @@ rule prepare_inputs:
     conda:
         CONDA_ENV
     script:
-        "../workflow/prepare_inputs.py"
+        "../scripts/prepare_inputs.py"
 
 
 rule extract_attention:
@@ -58,4 +58,4 @@ rule extract_attention:
     conda:
         CONDA_ENV
     script:
-        "../workflow/extract_attention.py"
+        "../scripts/extract_attention.py"

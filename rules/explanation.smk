@@ -31,7 +31,7 @@ rule attn_classifiers:
     conda:
         CONDA_ENV
     script:
-        "../workflow/attn_classifiers.py"
+        "../scripts/attn_classifiers.py"
 
 
 rule erasure:
@@ -60,7 +60,7 @@ rule erasure:
     conda:
         CONDA_ENV
     script:
-        "../workflow/erasure.py"
+        "../scripts/erasure.py"
 
 
 rule erasure_cls:
@@ -89,7 +89,7 @@ rule erasure_cls:
     conda:
         CONDA_ENV
     script:
-        "../workflow/erasure_cls.py"
+        "../scripts/erasure_cls.py"
 
 
 rule permutation:
@@ -115,7 +115,7 @@ rule permutation:
     conda:
         CONDA_ENV
     script:
-        "../workflow/permutation.py"
+        "../scripts/permutation.py"
 
 
 rule adversarial:
@@ -141,7 +141,7 @@ rule adversarial:
     conda:
         CONDA_ENV
     script:
-        "../workflow/adversarial.py"
+        "../scripts/adversarial.py"
 
 
 rule rank_agreement:
@@ -167,7 +167,7 @@ rule rank_agreement:
     conda:
         CONDA_ENV
     script:
-        "../workflow/rank_agreement.py"
+        "../scripts/rank_agreement.py"
 
 
 ALL_TARGETS.extend(

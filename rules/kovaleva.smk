@@ -7,10 +7,10 @@
 #                                                       tokenizer included; load_model(dir, head=...))
 #   resources/finetune/{model}/{task}/dev_metrics.json  its dev scores (+ pre-trained / majority)
 #   resources/attention_glue/{model}/{variant}/{task}/shard-0.npy/.json
-#                                                       maps (analysis.storage.Shards) of the first
+#                                                       maps (analysis.core.storage.Shards) of the first
 #                                                       kovaleva.change_examples dev inputs (seeded draw),
 #                                                       variant = pretrained | finetuned; meta.label = gold
-# GLUE dev inputs themselves: analysis.glue.read_split("resources/raw/glue", task, "dev").
+# GLUE dev inputs themselves: analysis.core.glue.read_split("resources/raw/glue", task, "dev").
 
 KOV = config["kovaleva"]
 GLUE_TASKS = KOV["tasks"]
@@ -46,7 +46,7 @@ rule finetune:
     conda:
         CONDA_ENV
     script:
-        "../workflow/finetune.py"
+        "../scripts/finetune.py"
 
 
 rule finetune_scores:
@@ -61,7 +61,7 @@ rule finetune_scores:
     conda:
         CONDA_ENV
     script:
-        "../workflow/finetune_scores.py"
+        "../scripts/finetune_scores.py"
 
 
 rule glue_attention:
@@ -87,7 +87,7 @@ rule glue_attention:
     conda:
         CONDA_ENV
     script:
-        "../workflow/glue_attention.py"
+        "../scripts/glue_attention.py"
 
 
 rule finetune_change:
@@ -105,7 +105,7 @@ rule finetune_change:
     conda:
         CONDA_ENV
     script:
-        "../workflow/finetune_change.py"
+        "../scripts/finetune_change.py"
 
 
 rule finetune_special_tokens:
@@ -123,7 +123,7 @@ rule finetune_special_tokens:
     conda:
         CONDA_ENV
     script:
-        "../workflow/finetune_special_tokens.py"
+        "../scripts/finetune_special_tokens.py"
 
 
 rule disable_heads_scores:
@@ -151,7 +151,7 @@ rule disable_heads_scores:
     conda:
         CONDA_ENV
     script:
-        "../workflow/disable_heads_scores.py"
+        "../scripts/disable_heads_scores.py"
 
 
 rule disable_heads:
@@ -170,7 +170,7 @@ rule disable_heads:
     conda:
         CONDA_ENV
     script:
-        "../workflow/disable_heads.py"
+        "../scripts/disable_heads.py"
 
 
 ALL_TARGETS.extend(

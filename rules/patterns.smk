@@ -18,7 +18,7 @@ rule pattern_features:
         labels=PAT["labels"],
         recipe=PAT["recipe"],
         raw=expand("resources/raw/{source}/SHA256SUMS", source=PAT_SOURCES),
-        code="analysis/patterns.py",  # the feature definitions: recompute when they change
+        code="analysis/kovaleva/patterns.py",  # the feature definitions: recompute when they change
     output:
         table="resources/patterns/labelled_features.csv",
         maps="resources/patterns/labelled_maps.npz",
@@ -34,7 +34,7 @@ rule pattern_features:
     conda:
         CONDA_ENV
     script:
-        "../workflow/pattern_features.py"
+        "../scripts/pattern_features.py"
 
 
 rule pattern_classifier:
@@ -62,7 +62,7 @@ rule pattern_classifier:
     conda:
         CONDA_ENV
     script:
-        "../workflow/pattern_classifier.py"
+        "../scripts/pattern_classifier.py"
 
 
 rule pattern_labelled_examples:
@@ -82,7 +82,7 @@ rule pattern_labelled_examples:
     conda:
         CONDA_ENV
     script:
-        "../workflow/pattern_labelled_examples.py"
+        "../scripts/pattern_labelled_examples.py"
 
 
 rule pattern_label_sheets:
@@ -97,7 +97,7 @@ rule pattern_label_sheets:
     conda:
         CONDA_ENV
     script:
-        "../workflow/pattern_label_sheets.py"
+        "../scripts/pattern_label_sheets.py"
 
 
 rule patterns:
@@ -123,7 +123,7 @@ rule patterns:
     conda:
         CONDA_ENV
     script:
-        "../workflow/patterns.py"
+        "../scripts/patterns.py"
 
 
 rule pattern_examples:
@@ -143,7 +143,7 @@ rule pattern_examples:
     conda:
         CONDA_ENV
     script:
-        "../workflow/pattern_examples.py"
+        "../scripts/pattern_examples.py"
 
 
 ALL_TARGETS.extend(

@@ -15,7 +15,7 @@ rule relative_position:
     conda:
         CONDA_ENV
     script:
-        "../workflow/relative_position.py"
+        "../scripts/relative_position.py"
 
 
 rule special_tokens:
@@ -31,7 +31,7 @@ rule special_tokens:
     conda:
         CONDA_ENV
     script:
-        "../workflow/special_tokens.py"
+        "../scripts/special_tokens.py"
 
 
 rule sep_attention:
@@ -47,7 +47,7 @@ rule sep_attention:
     conda:
         CONDA_ENV
     script:
-        "../workflow/sep_attention.py"
+        "../scripts/sep_attention.py"
 
 
 rule entropy:
@@ -63,7 +63,7 @@ rule entropy:
     conda:
         CONDA_ENV
     script:
-        "../workflow/entropy.py"
+        "../scripts/entropy.py"
 
 
 rule example_heads:
@@ -85,7 +85,7 @@ rule example_heads:
     conda:
         CONDA_ENV
     script:
-        "../workflow/example_heads.py"
+        "../scripts/example_heads.py"
 
 
 ALL_TARGETS.extend(per_model(*(f"results/{{model}}/figures/{n}.png" for n in SURFACE + ["example_heads"])))

@@ -29,7 +29,7 @@ rule dep_heads:
     conda:
         CONDA_ENV
     script:
-        "../workflow/dep_heads.py"
+        "../scripts/dep_heads.py"
 
 
 rule dobj_head_example:
@@ -51,7 +51,7 @@ rule dobj_head_example:
     conda:
         CONDA_ENV
     script:
-        "../workflow/dobj_head_example.py"
+        "../scripts/dobj_head_example.py"
 
 
 ALL_TARGETS.extend(

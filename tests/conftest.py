@@ -13,14 +13,14 @@ torch.set_num_threads(1)
 
 @pytest.fixture(scope="session")
 def tokenizer():
-    from analysis.models import TINY, load_tokenizer
+    from analysis.core.models import TINY, load_tokenizer
 
     return load_tokenizer(TINY)
 
 
 @pytest.fixture(scope="session")
 def tiny_model():
-    from analysis.models import TINY, load_model
+    from analysis.core.models import TINY, load_model
 
     return load_model(TINY, device="cpu")
 

@@ -1,9 +1,9 @@
-"""Coreference readers (CoNLL-2012, OntoGUM), mention heads/types, windows (analysis/corpora/coref.py)."""
+"""Coreference readers (CoNLL-2012, OntoGUM), mention heads/types, windows (analysis/core/corpora/coref.py)."""
 
 import pytest
 
-from analysis.corpora import prepare
-from analysis.corpora.coref import (
+from analysis.core.corpora import prepare
+from analysis.core.corpora.coref import (
     CorefDoc,
     Mention,
     make_windows,

@@ -1,13 +1,13 @@
-"""Antecedent selection per head and the baselines (analysis/coref_heads.py) on hand-made cases."""
+"""Antecedent selection per head and the baselines (analysis/clark/coref_heads.py) on hand-made cases."""
 
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from analysis.coref_heads import Case, head_correct, read_paper_numbers, score, two_fold, window_cases
-from analysis.corpora import prepare
-from analysis.word_level import word_maps
+from analysis.clark.coref_heads import Case, head_correct, read_paper_numbers, score, two_fold, window_cases
+from analysis.core.corpora import prepare
+from analysis.core.word_level import word_maps
 from conftest import FIXTURES, ROOT
 
 

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.dep_heads import ALL, DepScorer, grid_table, paper_table, predictions, score_examples, table1
-from analysis.word_level import word_maps
+from analysis.clark.dep_heads import ALL, DepScorer, grid_table, paper_table, predictions, score_examples, table1
+from analysis.core.word_level import word_maps
 
 # units: [CLS] the dog saw cats [SEP]; gold: the->dog (det), dog->saw (nsubj), saw root, cats->saw (dobj)
 UNIT_WORD = np.array([-1, 0, 1, 2, 3, -1])
@@ -162,10 +162,10 @@ def test_score_examples_needs_gold_trees():
 def test_extraction_split_end_to_end(tmp_path):
     """Real tokenizer + tiny random model: a sentence over max_len is split into windows,
     every arc is either scored in one window or counted as lost."""
-    from analysis.corpora.dependency import read_treebank
-    from analysis.extraction import extract_shard
-    from analysis.models import TINY, load_model, load_tokenizer
-    from analysis.storage import Shards
+    from analysis.core.corpora.dependency import read_treebank
+    from analysis.core.extraction import extract_shard
+    from analysis.core.models import TINY, load_model, load_tokenizer
+    from analysis.core.storage import Shards
 
     fix = Path(__file__).parent / "fixtures" / "dependency"
     recs, _ = read_treebank(fix, "conllx", files="*.conll10")
@@ -182,7 +182,7 @@ def test_extraction_split_end_to_end(tmp_path):
 
 
 def test_pick_example_prefers_a_sentence_the_head_gets_right():
-    from analysis.dep_heads import pick_example
+    from analysis.clark.dep_heads import pick_example
 
     wid = [-1, 0, 1, 2, 3, -1]
     meta = {"heads": HEADS, "rels": RELS}

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.corpora import prepare
-from analysis.corpora.dependency import check_tree, read_splits, read_treebank
+from analysis.core.corpora import prepare
+from analysis.core.corpora.dependency import check_tree, read_splits, read_treebank
 
 FIX = Path(__file__).parent / "fixtures" / "dependency"
 

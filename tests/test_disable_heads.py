@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from analysis.disable_heads import UniformHeads, disabled_logits, start_at_layer, variants
-from analysis.models import TINY, load_model, shape_of
+from analysis.core.models import TINY, load_model, shape_of
+from analysis.kovaleva.disable_heads import UniformHeads, disabled_logits, start_at_layer, variants
 
 
 @pytest.fixture(scope="module")
@@ -144,7 +144,7 @@ def test_disabled_logits_cached_equals_uncached_and_by_hand(clf, batch):
 
 
 def test_mcnemar_and_score_table_by_hand():
-    from analysis.disable_heads import mcnemar_p, score_table
+    from analysis.kovaleva.disable_heads import mcnemar_p, score_table
 
     assert mcnemar_p(7, 1) == pytest.approx(2 * (1 + 8) / 256)
     assert mcnemar_p(0, 0) == 1.0 and mcnemar_p(2, 2) == 1.0
@@ -167,7 +167,7 @@ def test_mcnemar_and_score_table_by_hand():
 
 def test_score_table_scope_with_one_head_per_layer():
     # one head: each layer has a head variant and a whole-layer variant with the same heads
-    from analysis.disable_heads import score_table
+    from analysis.kovaleva.disable_heads import score_table
 
     gold = [1, 0]
     base = np.array([[0, 1], [1, 0]], float)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from analysis.attn_classifiers import (
+from analysis.explanation.attn_classifiers import (
     AttnClassifier,
     Explainer,
     Instance,
@@ -25,7 +25,7 @@ from analysis.attn_classifiers import (
     renormalise,
     train_all,
 )
-from analysis.explanation import (
+from analysis.explanation.faithfulness import (
     adversarial_attention,
     erasure_tables,
     js_divergence,
@@ -256,9 +256,9 @@ def test_read_sst2_and_train_word_classifiers():
 def test_row_patch_identity_and_cls_explainer():
     """Patching the [CLS] row with the identity changes nothing (padded batch included);
     keeping every item reproduces the decision."""
-    from analysis.attn_classifiers import FrozenTransformer
-    from analysis.explanation import ClsExplainer, RowPatch
-    from analysis.models import load_model, load_tokenizer
+    from analysis.core.models import load_model, load_tokenizer
+    from analysis.explanation.attn_classifiers import FrozenTransformer
+    from analysis.explanation.faithfulness import ClsExplainer, RowPatch
 
     model, tok = load_model("tiny-random-bert", device="cpu"), load_tokenizer("tiny-random-bert")
     enc = tok(["a short one", "a rather longer sentence here"], padding=True, return_tensors="pt")
@@ -288,9 +288,9 @@ def test_row_patch_identity_and_cls_explainer():
 
 def test_cls_explainer_fast_path_matches_full_forward():
     """Re-running only the layers from the patched one up gives the full model's answer."""
-    from analysis.attn_classifiers import FrozenTransformer
-    from analysis.explanation import ClsExplainer
-    from analysis.models import load_model, load_tokenizer
+    from analysis.core.models import load_model, load_tokenizer
+    from analysis.explanation.attn_classifiers import FrozenTransformer
+    from analysis.explanation.faithfulness import ClsExplainer
 
     model, tok = load_model("tiny-random-bert", device="cpu"), load_tokenizer("tiny-random-bert")
     torch.manual_seed(1)
@@ -317,7 +317,7 @@ def test_cls_explainer_fast_path_matches_full_forward():
 def test_set_summary_pairs_orders_with_attention():
     import pandas as pd
 
-    from analysis.explanation import set_summary
+    from analysis.explanation.faithfulness import set_summary
 
     nan = float("nan")
     df = pd.DataFrame(

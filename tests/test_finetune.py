@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 import torch
 
-from analysis import finetune, glue
-from analysis.finetune_change import head_cosines, mean_cosines
-from analysis.models import TINY, load_model
+from analysis.core import glue
+from analysis.core.models import TINY, load_model
+from analysis.kovaleva import finetune
+from analysis.kovaleva.finetune_change import head_cosines, mean_cosines
 from conftest import FIXTURES, random_maps
 
 

@@ -1,13 +1,13 @@
-"""GAP reader (analysis/corpora/gap.py) and pronoun -> name accuracy per head (analysis/gap_heads.py)."""
+"""GAP reader (analysis/core/corpora/gap.py) and pronoun -> name accuracy per head (analysis/clark/gap_heads.py)."""
 
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from analysis.corpora import prepare
-from analysis.corpora.gap import read_gap, window
-from analysis.gap_heads import baseline_picks, per_head_table, score, summary_table
+from analysis.clark.gap_heads import baseline_picks, per_head_table, score, summary_table
+from analysis.core.corpora import prepare
+from analysis.core.corpora.gap import read_gap, window
 from conftest import FIXTURES
 
 GAP = FIXTURES / "coref" / "gap_sample.tsv"

@@ -6,8 +6,8 @@ import shutil
 import numpy as np
 import pytest
 
-from analysis import glue
-from analysis.corpora import prepare
+from analysis.core import glue
+from analysis.core.corpora import prepare
 from conftest import FIXTURES, mirror_dir
 
 GLUE = FIXTURES / "glue"

@@ -3,10 +3,10 @@ import pytest
 import torch
 from transformers.models.bert import modeling_bert
 
-from analysis import gradient_importance as gi
-from analysis import mlm_head as mh
-from analysis.extraction import encode_records
-from analysis.models import TINY, load_tokenizer
+from analysis.clark import gradient_importance as gi
+from analysis.clark import mlm_head as mh
+from analysis.core.extraction import encode_records
+from analysis.core.models import TINY, load_tokenizer
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-from analysis.inputs import seeded_subset
+from analysis.core.inputs import seeded_subset
 
 
 def test_seeded_subset_is_ordered_reproducible_and_complete_when_n_is_large():

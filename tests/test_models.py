@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from analysis.models import (
+from analysis.core.models import (
     EMBEDDED,
     TINY,
     AttentionUnavailable,

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import patterns as P
+from analysis.kovaleva import patterns as P
 
 # [CLS] a a a [SEP] b b b [SEP]
 KINDS = "COOOSOOOS"

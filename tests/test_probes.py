@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from analysis import probes as pr
+from analysis.clark import probes as pr
 
 
 def toy_sentences(n_sent=40, n_heads=3, seed=0, with_gold_head=0):

@@ -2,7 +2,7 @@ import hashlib
 
 import pytest
 
-from analysis.sources import ChecksumError, fetch_source
+from analysis.core.sources import ChecksumError, fetch_source
 
 
 def make_mirror(tmp_path, content=b"hello\n"):

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from analysis.extraction import TooLong, encode_records, extract_shard
-from analysis.storage import Shard, Shards, write_shard
+from analysis.core.extraction import TooLong, encode_records, extract_shard
+from analysis.core.storage import Shard, Shards, write_shard
 
 
 def test_write_read_roundtrip(tmp_path):
@@ -119,7 +119,7 @@ def test_header_records_special_tokens(tmp_path, tiny_model, tokenizer):
 
 def test_pairs_use_the_tokenizers_segment_ids(tiny_model, tokenizer):
     # [CLS] A [SEP] B [SEP]: the closing separator is in segment B (type 1), as in pre-training
-    from analysis.extraction import iter_maps, segment_ids
+    from analysis.core.extraction import iter_maps, segment_ids
 
     rec = {"id": "p", "words": [["the", "dog", "barked"], ["it", "ran"]]}
     items, _ = encode_records(tokenizer, [rec], max_len=64)

@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.surface import (
+from analysis.clark.surface import (
     accumulate,
     entropy_rows,
     entropy_stats,

@@ -1,7 +1,7 @@
 import pytest
 
-from analysis.corpora import prepare
-from analysis.corpora.wikipedia import read_articles, segments
+from analysis.core.corpora import prepare
+from analysis.core.corpora.wikipedia import read_articles, segments
 from conftest import FIXTURES
 
 MINI = FIXTURES / "wikipedia" / "mini.raw"

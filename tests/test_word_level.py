@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from analysis.word_level import units, word_maps
+from analysis.core.word_level import units, word_maps
 
 
 def test_units_keep_specials_separate():

@@ -25,7 +25,7 @@ def smoke_run(tmp_path_factory):
     if mirror is None:
         pytest.skip("no offline mirror of the sources (set ATTN_MIRROR or put shared/data beside the repo)")
     work = tmp_path_factory.mktemp("smoke")
-    for item in ["Snakefile", "rules", "workflow", "config", "report", "analysis", "envs", "profiles"]:
+    for item in ["Snakefile", "rules", "scripts", "config", "report", "analysis", "envs", "profiles"]:
         src = ROOT / item
         (shutil.copytree if src.is_dir() else shutil.copy)(src, work / item)
     env = {**os.environ, "ATTN_MIRROR": str(mirror), "PYTHONPATH": str(work)}
@@ -53,7 +53,7 @@ def test_every_declared_output_exists(smoke_run):
 
 
 def test_stored_maps_are_distributions(smoke_run):
-    from analysis.storage import Shards
+    from analysis.core.storage import Shards
 
     work, _ = smoke_run
     shards = Shards(sorted((work / "resources" / "attention" / MODEL / "wiki").glob("shard-*.npy")))

@@ -1,0 +1,347 @@
+"""Antecedent selection accuracy per attention head (Clark et al. 2019, sec. 4.3, Table 2).
+
+Input: attention shards of a coreference corpus prepared by ``analysis.core.corpora.coref`` (one
+example per document window; ``meta["mentions"]`` holds every mention lying whole in the
+window with its span, head word, type, cluster and whether the window is where it is scored).
+
+For each scored mention m (one with an antecedent in the window), the *candidates* are the
+mentions of the window that precede m (start earlier, do not contain m) and whose head word
+is not m's own head word; its *antecedents* are the candidates of m's cluster. An attention
+head is right on m when, among the candidates' head words, the one m's head word attends
+to most (word-level map, ``analysis.core.word_level``) is the head word of an antecedent.
+The best head is also reported with a 2-fold estimate (chosen on the documents of one half,
+scored on the other; halves by a hash of the document id), as picking the best of many heads on
+the scored data itself flatters it. Baselines choose one candidate mention with the same criterion:
+
+- ``nearest``: the nearest preceding mention;
+- ``same_head``: the nearest one with the same head word (case-insensitive), else nearest;
+- ``rule_based``: a small sieve in the spirit of Lee et al. (2011): for non-pronouns, the
+  nearest exact string match, then the nearest non-pronoun with the same head word; for
+  pronouns, the nearest candidate agreeing in number, gender and person (word lists,
+  ``analysis.core.corpora.coref.PRONOUN_FEATURES``; unknown agrees with anything); else nearest.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from analysis.core.corpora.coref import precedes
+from analysis.core.word_level import word_maps
+
+TYPES = ("all", "pronoun", "proper", "nominal")
+BASELINES = ("nearest", "same_head", "rule_based")
+SYSTEM_LABELS = {"nearest": "nearest mention", "same_head": "nearest same head word", "rule_based": "rule-based sieve"}
+
+
+@dataclass
+class Case:
+    """One scored mention in one window."""
+
+    head: int  # window word index of the mention's head
+    type: str
+    cand_heads: np.ndarray  # distinct head words of the candidates, window word indices, sorted
+    gold: np.ndarray  # bool per cand_heads: head of an antecedent
+    baseline_correct: dict  # system -> bool
+
+
+def _agrees(m: dict, c: dict) -> bool:
+    for key in ("number", "gender"):
+        if m.get(key) is not None and c.get(key) is not None and m[key] != c[key]:
+            return False
+    return m.get("person", 3) == c.get("person", 3)
+
+
+def _nearest(cands: list[dict], pred=None) -> dict | None:
+    for c in reversed(cands):  # cands in document order: the last is the nearest
+        if pred is None or pred(c):
+            return c
+    return None
+
+
+def pick_nearest(m: dict, cands: list[dict]) -> dict:
+    return cands[-1]
+
+
+def pick_same_head(m: dict, cands: list[dict]) -> dict:
+    hw = m["head_word"].lower()
+    return _nearest(cands, lambda c: c["head_word"].lower() == hw) or cands[-1]
+
+
+def pick_rule_based(m: dict, cands: list[dict]) -> dict:
+    if m["type"] == "pronoun":
+        return _nearest(cands, lambda c: _agrees(m, c)) or cands[-1]
+    text, hw = m["text"].lower(), m["head_word"].lower()
+    return (
+        _nearest(cands, lambda c: c["text"].lower() == text)
+        or _nearest(cands, lambda c: c["type"] != "pronoun" and c["head_word"].lower() == hw)
+        or cands[-1]
+    )
+
+
+PICKERS = {"nearest": pick_nearest, "same_head": pick_same_head, "rule_based": pick_rule_based}
+
+
+def window_cases(mentions: list[dict], counts: dict | None = None) -> list[Case]:
+    """The scored mentions of one window with their candidates, antecedents and baseline picks."""
+    counts = counts if counts is not None else {}
+    order = sorted(mentions, key=lambda x: (x["start"], x["end"], str(x["cluster"])))
+    cases = []
+    for m in order:
+        if not m.get("scored"):
+            continue
+        cands = [c for c in order if precedes(c["start"], c["end"], m["start"], m["end"]) and c["head"] != m["head"]]
+        gold_heads = {c["head"] for c in cands if c["cluster"] == m["cluster"]}
+        if not gold_heads:
+            counts["skipped_antecedents_share_head"] = counts.get("skipped_antecedents_share_head", 0) + 1
+            continue
+        cand_heads = np.array(sorted({c["head"] for c in cands}), dtype=np.int64)
+        gold = np.array([h in gold_heads for h in cand_heads])
+        picks = {name: fn(m, cands)["head"] in gold_heads for name, fn in PICKERS.items()}
+        cases.append(Case(m["head"], m["type"], cand_heads, gold, picks))
+    return cases
+
+
+def head_correct(word_map: np.ndarray, unit_word: np.ndarray, case: Case) -> np.ndarray:
+    """(layers, heads) bool: does the head word attend most to an antecedent's head word?
+
+    ``word_map`` (layers, heads, U, U) and ``unit_word`` as returned by ``word_maps``."""
+    unit_of = {int(w): u for u, w in enumerate(unit_word) if w >= 0}
+    try:
+        row = unit_of[case.head]
+        cols = np.array([unit_of[int(h)] for h in case.cand_heads])
+    except KeyError as err:
+        raise ValueError(f"word {err.args[0]} of a mention is not in the attention map") from None
+    scores = word_map[:, :, row, :][..., cols]  # (L, H, k)
+    return case.gold[scores.argmax(-1)]
+
+
+def fold_of(key: str) -> int:
+    """Deterministic 2-fold assignment (document id or example id)."""
+    return zlib.crc32(key.encode()) % 2
+
+
+def two_fold(fold_correct: list[dict], groups) -> tuple[dict, list[tuple[int, int]]]:
+    """Best head chosen on one fold (group 'all') and scored on the other, both ways.
+
+    ``fold_correct[f][group]`` = (layers, heads) correct counts of fold f. Returns correct counts
+    per group summed over the two held-out folds, and the (layer, head) chosen for folds 0 and 1
+    (1-indexed). An honest estimate: the plain best head is picked on the data it is scored on."""
+    out, chosen = dict.fromkeys(groups, 0), []
+    for f in (0, 1):
+        other = fold_correct[1 - f]["all"]
+        layer, head = divmod(int(np.argmax(other)), other.shape[1])
+        chosen.append((layer + 1, head + 1))
+        for g in groups:
+            out[g] += int(fold_correct[f][g][layer, head])
+    return out, chosen
+
+
+class Tally:
+    """Correct / total counts per mention type for every head and every baseline."""
+
+    def __init__(self, n_layers: int, n_heads: int):
+        self.heads = {t: np.zeros((n_layers, n_heads), dtype=np.int64) for t in TYPES}
+        self.folds = [{t: np.zeros((n_layers, n_heads), dtype=np.int64) for t in TYPES} for _ in range(2)]
+        self.base = {t: dict.fromkeys(BASELINES, 0) for t in TYPES}
+        self.n = dict.fromkeys(TYPES, 0)
+
+    def add(self, case: Case, correct: np.ndarray, fold: int = 0) -> None:
+        for t in ("all", case.type):
+            self.heads[t] += correct
+            self.folds[fold][t] += correct
+            self.n[t] += 1
+            for b in BASELINES:
+                self.base[t][b] += int(case.baseline_correct[b])
+
+    def per_head_table(self) -> pd.DataFrame:
+        rows = []
+        L, H = self.heads["all"].shape
+        for t in TYPES:
+            for layer in range(L):
+                for head in range(H):
+                    c, n = int(self.heads[t][layer, head]), self.n[t]
+                    rows.append(
+                        {
+                            "layer": layer + 1,
+                            "head": head + 1,
+                            "mention_type": t,
+                            "n_correct": c,
+                            "n": n,
+                            "accuracy": c / n if n else np.nan,
+                        }
+                    )
+        return pd.DataFrame(rows)
+
+    def best_head(self) -> tuple[int, int]:
+        """(layer, head), 1-indexed, with the best accuracy over all mentions (first on ties)."""
+        flat = int(np.argmax(self.heads["all"]))
+        L, H = self.heads["all"].shape
+        return flat // H + 1, flat % H + 1
+
+    def summary_table(self, paper: pd.DataFrame | None = None) -> pd.DataFrame:
+        layer, head = self.best_head()
+        held_out, chosen = two_fold(self.folds, TYPES)
+        cv_label = "best head, 2-fold (" + " / ".join(f"{lay}-{hd}" for lay, hd in chosen) + ")"
+        rows = []
+        for t in TYPES:
+            n = self.n[t]
+            c = int(self.heads[t][layer - 1, head - 1])
+            rows.append(
+                {
+                    "system": "best_head",
+                    "label": f"head {layer}-{head}",
+                    "layer": layer,
+                    "head": head,
+                    "mention_type": t,
+                    "n_correct": c,
+                    "n": n,
+                    "accuracy": c / n if n else np.nan,
+                }
+            )
+            rows.append(
+                {
+                    "system": "best_head_2fold",
+                    "label": cv_label,
+                    "layer": np.nan,
+                    "head": np.nan,
+                    "mention_type": t,
+                    "n_correct": held_out[t],
+                    "n": n,
+                    "accuracy": held_out[t] / n if n else np.nan,
+                }
+            )
+            for b in BASELINES:
+                c = self.base[t][b]
+                rows.append(
+                    {
+                        "system": b,
+                        "label": SYSTEM_LABELS[b],
+                        "layer": np.nan,
+                        "head": np.nan,
+                        "mention_type": t,
+                        "n_correct": c,
+                        "n": n,
+                        "accuracy": c / n if n else np.nan,
+                    }
+                )
+        out = pd.DataFrame(rows)
+        if paper is not None:
+            p = paper.rename(columns={"accuracy": "paper_accuracy", "label": "paper_label"})
+            out = out.merge(
+                p[["system", "mention_type", "paper_label", "paper_accuracy"]],
+                on=["system", "mention_type"],
+                how="left",
+            )
+        return out
+
+
+def score(examples: Iterable, n_layers: int, n_heads: int, how: str = "mean") -> tuple[Tally, dict]:
+    """Tally every scored mention of every window (examples from ``storage.Shards``)."""
+    tally = Tally(n_layers, n_heads)
+    counts: dict = {"windows": 0, "windows_with_cases": 0, "cases": 0}
+    for ex in examples:
+        counts["windows"] += 1
+        if "part" in ex.meta or ex.meta.get("truncated"):
+            raise ValueError(
+                f"example {ex.id}: the window was split or truncated at extraction; prepare the corpus "
+                "with the same max_len as extraction"
+            )
+        if "mentions" not in ex.meta:
+            raise ValueError(f"example {ex.id}: no 'mentions' in meta; not a coreference corpus")
+        cases = window_cases(ex.meta["mentions"], counts)
+        if not cases:
+            continue
+        counts["windows_with_cases"] += 1
+        wm, unit_word = word_maps(ex.attn, ex.word_ids, how)
+        fold = fold_of(str(ex.meta.get("doc", ex.id.split("#")[0])))
+        for case in cases:
+            tally.add(case, head_correct(wm, unit_word, case), fold)
+            counts["cases"] += 1
+    counts.setdefault("skipped_antecedents_share_head", 0)
+    for t in TYPES:
+        counts[f"cases_{t}"] = tally.n[t]
+    return tally, counts
+
+
+def read_paper_numbers(path) -> pd.DataFrame:
+    """Clark et al. Table 2 (accuracy in %): columns system, label, mention_type, accuracy (fraction)."""
+    df = pd.read_csv(path, comment="#")
+    need = {"system", "label", "mention_type", "accuracy"}
+    if not need <= set(df.columns):
+        raise ValueError(f"{path}: needs columns {sorted(need)}")
+    df["accuracy"] = df["accuracy"] / 100.0
+    return df
+
+
+def plot(
+    per_head: pd.DataFrame,
+    summary: pd.DataFrame,
+    model: str,
+    n_windows: int,
+    groups=TYPES,
+    group_col: str = "mention_type",
+    title: str = "coreference (Clark Table 2)",
+    unit: str = "windows",
+    what: str = "mentions",
+    ylabel: str = "antecedent selection accuracy (%)",
+    label_above: float = 50,
+):
+    """Left: accuracy of every head (group 'all'); right: best head vs baselines per group."""
+    from analysis.shared.plots import head_heatmap, new_figure
+
+    L = int(per_head["layer"].max())
+    H = int(per_head["head"].max())
+    from matplotlib.patches import Rectangle
+
+    width = max(7.2, 4.4 + 0.28 * H)
+    fig, (ax0, ax1) = new_figure(
+        width, max(2.8, 0.25 * L + 1.4), ncols=2, gridspec_kw={"width_ratios": [max(H, 4) * 0.28 + 0.8, 4.2]}
+    )
+    t = per_head[per_head[group_col] == "all"].copy()
+    t["accuracy_pct"] = 100 * t["accuracy"]
+    head_heatmap(
+        ax0,
+        t,
+        "accuracy_pct",
+        vmin=0,
+        vmax=100,
+        cbar_label="accuracy (%)",
+        fmt="{:.0f}",
+        annotate_above=label_above if L * H <= 200 else None,
+    )
+    best = summary[summary["system"] == "best_head"].iloc[0]
+    ax0.add_patch(Rectangle((best["head"] - 1, best["layer"] - 1), 1, 1, fill=False, edgecolor="red", lw=1.5))
+    ax0.set_title(f"per-head accuracy, all {what}\n(n={int(t['n'].iloc[0])}; >= {label_above:g}% labelled; red: best)")
+    systems = list(dict.fromkeys(summary["system"]))
+    labels = dict(zip(summary["system"], summary["label"]))
+    x = np.arange(len(groups))
+    w = 0.8 / len(systems)
+    for k, s in enumerate(systems):
+        rows = summary[summary["system"] == s].set_index(group_col).reindex(groups)
+        xs = x - 0.4 + w * (k + 0.5)
+        ax1.bar(xs, 100 * rows["accuracy"], width=w, color=f"C{k}", label=labels[s])
+        if "paper_accuracy" in rows and rows["paper_accuracy"].notna().any():
+            ax1.scatter(
+                xs,
+                100 * rows["paper_accuracy"],
+                marker="_",
+                s=60,
+                color="k",
+                linewidths=1.5,
+                label="paper (bert-base)" if k == 0 else None,
+                zorder=3,
+            )
+    ns = summary[summary["system"] == systems[0]].set_index(group_col).reindex(groups)["n"]
+    ax1.set_xticks(x, [f"{t}\n(n={int(n)})" for t, n in zip(groups, ns)], fontsize=6.5)
+    ax1.set_ylim(0, 100)
+    ax1.set_ylabel(ylabel)
+    ax1.set_title("best head vs baselines")
+    ax1.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+    fig.suptitle(f"{model}: {title}, {n_windows} {unit}", y=1.02)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,147 @@
+"""GAP pronoun -> name accuracy per attention head (an extra to Clark et al. sec. 4.3).
+
+For every GAP example whose pronoun corefers with exactly one of the two candidate names A
+and B, a head is right when the pronoun attends more (word-level maps, ``analysis.core.word_level``)
+to the head word of the right name than to the other's (ties go to A, the first name).
+Baselines: ``nearest`` (the name whose head word is closer to the pronoun, ties -> A),
+``nearest_preceding`` (the closest name before the pronoun, else the nearest) and ``first_name``
+(always A). Results by pronoun gender (GAP is balanced: masculine / feminine).
+Examples labelled neither or both are counted, not scored. The best head is also reported
+2-fold (chosen on one half of the examples, by a hash of the id, scored on the other).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from analysis.clark.coref_heads import fold_of, two_fold
+from analysis.core.word_level import word_maps
+
+GROUPS = ("all", "masculine", "feminine")
+BASELINES = ("nearest", "nearest_preceding", "first_name")
+SYSTEM_LABELS = {
+    "nearest": "nearest name",
+    "nearest_preceding": "nearest preceding name",
+    "first_name": "first name (A)",
+}
+
+
+def baseline_picks(meta: dict) -> dict:
+    """system -> 'A' | 'B'."""
+    p, a, b = meta["pronoun"], meta["a_head"], meta["b_head"]
+    nearest = "A" if abs(a - p) <= abs(b - p) else "B"
+    before = [(p - h, n) for h, n in ((a, "A"), (b, "B")) if h < p]
+    preceding = min(before)[1] if before else nearest
+    return {"nearest": nearest, "nearest_preceding": preceding, "first_name": "A"}
+
+
+def head_picks_a(word_map: np.ndarray, unit_word: np.ndarray, meta: dict) -> np.ndarray:
+    """(layers, heads) bool: True where the pronoun attends at least as much to A's head as to B's."""
+    unit_of = {int(w): u for u, w in enumerate(unit_word) if w >= 0}
+    p, a, b = unit_of[meta["pronoun"]], unit_of[meta["a_head"]], unit_of[meta["b_head"]]
+    return word_map[:, :, p, a] >= word_map[:, :, p, b]
+
+
+def score(examples: Iterable, n_layers: int, n_heads: int, how: str = "mean"):
+    correct = {g: np.zeros((n_layers, n_heads), dtype=np.int64) for g in GROUPS}
+    folds = [{g: np.zeros((n_layers, n_heads), dtype=np.int64) for g in GROUPS} for _ in range(2)]
+    base = {g: dict.fromkeys(BASELINES, 0) for g in GROUPS}
+    n = dict.fromkeys(GROUPS, 0)
+    counts: dict = {"examples": 0, "scored": 0, "not_scored_neither": 0, "not_scored_both": 0}
+    for ex in examples:
+        counts["examples"] += 1
+        meta = ex.meta
+        if "part" in meta or meta.get("truncated"):
+            raise ValueError(f"example {ex.id}: split or truncated at extraction; prepare with the same max_len")
+        if meta["label"] not in ("A", "B"):
+            counts[f"not_scored_{meta['label']}"] += 1
+            continue
+        counts["scored"] += 1
+        wm, uw = word_maps(ex.attn, ex.word_ids, how)
+        picks_a = head_picks_a(wm, uw, meta)
+        right = picks_a if meta["label"] == "A" else ~picks_a
+        bp = baseline_picks(meta)
+        fold = fold_of(str(ex.id))
+        for g in ("all", meta["gender"]):
+            if g not in correct:
+                continue
+            correct[g] += right
+            folds[fold][g] += right
+            n[g] += 1
+            for s in BASELINES:
+                base[g][s] += int(bp[s] == meta["label"])
+    correct["folds"] = folds
+    return correct, base, n, counts
+
+
+def per_head_table(correct: dict, n: dict) -> pd.DataFrame:
+    rows = []
+    for g in GROUPS:
+        L, H = correct[g].shape
+        for layer in range(L):
+            for head in range(H):
+                c = int(correct[g][layer, head])
+                rows.append(
+                    {
+                        "layer": layer + 1,
+                        "head": head + 1,
+                        "gender": g,
+                        "n_correct": c,
+                        "n": n[g],
+                        "accuracy": c / n[g] if n[g] else np.nan,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def summary_table(correct: dict, base: dict, n: dict) -> pd.DataFrame:
+    flat = int(np.argmax(correct["all"]))
+    L, H = correct["all"].shape
+    layer, head = flat // H + 1, flat % H + 1
+    rows = []
+    held_out, chosen = two_fold(correct["folds"], GROUPS) if "folds" in correct else (None, None)
+    for g in GROUPS:
+        c = int(correct[g][layer - 1, head - 1])
+        rows.append(
+            {
+                "system": "best_head",
+                "label": f"head {layer}-{head}",
+                "layer": layer,
+                "head": head,
+                "gender": g,
+                "n_correct": c,
+                "n": n[g],
+                "accuracy": c / n[g] if n[g] else np.nan,
+            }
+        )
+        if held_out is not None:
+            rows.append(
+                {
+                    "system": "best_head_2fold",
+                    "label": "best head, 2-fold (" + " / ".join(f"{a}-{b}" for a, b in chosen) + ")",
+                    "layer": np.nan,
+                    "head": np.nan,
+                    "gender": g,
+                    "n_correct": held_out[g],
+                    "n": n[g],
+                    "accuracy": held_out[g] / n[g] if n[g] else np.nan,
+                }
+            )
+        for s in BASELINES:
+            c = base[g][s]
+            rows.append(
+                {
+                    "system": s,
+                    "label": SYSTEM_LABELS[s],
+                    "layer": np.nan,
+                    "head": np.nan,
+                    "gender": g,
+                    "n_correct": c,
+                    "n": n[g],
+                    "accuracy": c / n[g] if n[g] else np.nan,
+                }
+            )
+    return pd.DataFrame(rows)

@@ -1,0 +1,173 @@
+"""Attention extraction: prepared inputs -> one shard of word-piece attention maps."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import torch
+
+from analysis.core.models import checked_attentions, shape_of, token_kinds
+from analysis.core.storage import write_shard
+
+log = logging.getLogger(__name__)
+
+POLICIES = ("split", "truncate", "error")
+
+
+class TooLong(ValueError):
+    pass
+
+
+def _encode(tokenizer, words: list[list[str]]):
+    return tokenizer(*words, is_split_into_words=True, add_special_tokens=True)
+
+
+def _record_to_items(tokenizer, rec: dict, max_len: int, policy: str, counts: dict) -> list[dict]:
+    """Encode one record; inputs over ``max_len`` pieces are split, truncated or refused
+    by ``policy`` and counted in ``counts``."""
+    words = rec["words"]
+    enc = _encode(tokenizer, words)
+    if len(enc["input_ids"]) <= max_len:
+        return [_item(tokenizer, rec, enc, words, 0)]
+    counts["too_long"] = counts.get("too_long", 0) + 1
+    if policy == "error":
+        raise TooLong(f"example {rec['id']}: {len(enc['input_ids'])} word pieces > max_len {max_len}")
+    if policy == "split" and len(words) == 1:
+        # consecutive windows of whole words, each fitting max_len
+        budget = max_len - tokenizer.num_special_tokens_to_add(pair=False)
+        word_ids = enc.word_ids()
+        pieces = np.bincount([w for w in word_ids if w is not None], minlength=len(words[0]))
+        if pieces.max() > budget:
+            raise TooLong(f"example {rec['id']}: a single word has {pieces.max()} pieces > {budget}")
+        items, start, used = [], 0, 0
+        for i, p in enumerate(pieces):
+            if used + p > budget:
+                items.append((start, i))
+                start, used = i, 0
+            used += p
+        items.append((start, len(pieces)))
+        counts["split_into"] = counts.get("split_into", 0) + len(items)
+        out = []
+        for part, (a, b) in enumerate(items):
+            sub = [words[0][a:b]]
+            out.append(_item(tokenizer, rec, _encode(tokenizer, sub), sub, a, part=part))
+        return out
+    # truncate (also the fall-back for sentence pairs under 'split')
+    counts["truncated"] = counts.get("truncated", 0) + 1
+    enc = tokenizer(*words, is_split_into_words=True, truncation=True, max_length=max_len)
+    return [_item(tokenizer, rec, enc, words, 0, truncated=True)]
+
+
+def segment_ids(item: dict) -> list[int]:
+    """The token type ids of an encoded item: the tokenizer's own when it gave them, else
+    each special token in the segment of the token before it (``[CLS] A [SEP] B [SEP]`` ->
+    0 ... 0 1 ... 1, as BERT was trained; the closing separator belongs to B)."""
+    if "token_type_ids" in item:
+        return list(item["token_type_ids"])
+    out, cur = [], 0
+    for s in item["seq_ids"]:
+        cur = s if s >= 0 else cur
+        out.append(cur)
+    return out
+
+
+def _item(tokenizer, rec, enc, words, word_offset, part=None, truncated=False) -> dict:
+    ids = list(enc["input_ids"])
+    seq_ids = [-1 if s is None else int(s) for s in enc.sequence_ids()]
+    lens = [len(w) for w in words]
+    word_ids = []
+    for w, s in zip(enc.word_ids(), seq_ids):
+        if w is None:
+            word_ids.append(-1)
+        else:
+            word_ids.append(int(w) + word_offset + (lens[0] if s == 1 else 0))
+    meta = dict(rec.get("meta", {}))
+    if part is not None:
+        meta.update(part=part, word_offset=word_offset)
+    if truncated:
+        meta["truncated"] = True
+    return {
+        "id": rec["id"] if part is None else f"{rec['id']}#{part}",
+        "source_id": rec["id"],
+        "n": len(ids),
+        "tokens": tokenizer.convert_ids_to_tokens(ids),
+        "input_ids": ids,
+        "kinds": token_kinds(tokenizer, ids),
+        "word_ids": word_ids,
+        "seq_ids": seq_ids,
+        **({"token_type_ids": [int(t) for t in enc["token_type_ids"]]} if "token_type_ids" in enc else {}),
+        "meta": meta,
+    }
+
+
+def encode_records(tokenizer, records, max_len: int, policy: str = "split") -> tuple[list[dict], dict]:
+    if policy not in POLICIES:
+        raise ValueError(f"unknown max_len policy {policy!r}; one of {POLICIES}")
+    counts: dict = {"records": len(records)}
+    items = []
+    for rec in records:
+        items.extend(_record_to_items(tokenizer, rec, max_len, policy, counts))
+    counts["examples"] = len(items)
+    return items, counts
+
+
+def iter_maps(model, tokenizer, items: list[dict], batch_size: int = 32, progress: bool = True):
+    """Yield (index, float16 array (layers, heads, n, n)) for every item, in
+    length-sorted batches under ``torch.inference_mode()``."""
+    from tqdm.auto import tqdm
+
+    device = next(model.parameters()).device
+    order = sorted(range(len(items)), key=lambda i: items[i]["n"])
+    bar = tqdm(total=len(items), disable=not progress, unit="ex", mininterval=5)
+    for start in range(0, len(order), batch_size):
+        idx = order[start : start + batch_size]
+        batch = tokenizer.pad(
+            {
+                "input_ids": [items[i]["input_ids"] for i in idx],
+                "token_type_ids": [segment_ids(items[i]) for i in idx],
+            },
+            return_tensors="pt",
+        )
+        batch = {k: v.to(device) for k, v in batch.items() if k in ("input_ids", "attention_mask", "token_type_ids")}
+        if "token_type_ids" in batch and getattr(model.config, "type_vocab_size", 2) < 2:
+            del batch["token_type_ids"]
+        with torch.inference_mode():
+            out = model(**batch, output_attentions=True)
+        att = torch.stack(checked_attentions(model, out), dim=1)  # (B, L, H, N, N)
+        att = att.to(torch.float16).cpu().numpy()
+        for b, i in enumerate(idx):
+            n = items[i]["n"]
+            yield i, att[b, :, :, :n, :n]
+        bar.update(len(idx))
+    bar.close()
+
+
+def extract_shard(
+    model,
+    tokenizer,
+    records,
+    stem,
+    max_len: int,
+    policy: str = "split",
+    batch_size: int = 32,
+    model_name: str = "",
+    progress: bool = True,
+) -> dict:
+    """Encode ``records``, run the model, write the shard at ``stem``; return the counts."""
+    items, counts = encode_records(tokenizer, records, max_len, policy)
+    n_layers, n_heads = shape_of(model)
+    header = {
+        "model": model_name,
+        "n_layers": n_layers,
+        "n_heads": n_heads,
+        "max_len": max_len,
+        "policy": policy,
+        "counts": counts,
+        "cls_token": tokenizer.cls_token or tokenizer.bos_token,
+        "sep_token": tokenizer.sep_token or tokenizer.eos_token,
+    }
+    write_shard(stem, header, items, iter_maps(model, tokenizer, items, batch_size, progress))
+    if counts.get("too_long"):
+        log.warning("%d inputs longer than %d word pieces: %s", counts["too_long"], max_len, counts)
+    return counts

@@ -1,0 +1,193 @@
+"""GLUE tasks (source ``glue``): readers, the task table and the dev metrics.
+
+Files are ``<raw_dir>/<TASK>/{train,dev}.tsv`` as GLUE's download script writes them:
+
+- tab-separated, **no quoting** (sentences contain bare ``"``; a csv reader with default
+  quoting would merge rows), UTF-8; MRPC's header starts with a byte-order mark;
+- CoLA has no header line (4 columns: source, label, original label, sentence) and its dev
+  file lacks the final newline;
+- a row with too few columns, an empty sentence or a label that is not one of the task's
+  labels raises ``GlueFormatError`` naming ``file:line``.
+
+Records are prepared-input records (``analysis.core.inputs``): ``words`` = whitespace-split
+sentence(s), ``meta`` = {task, split, line, label}; ``label`` is the class index (int) or
+the similarity score (float, STS-B). Splitting on whitespace does not change what a BERT
+(word-piece) tokenizer produces, which splits on whitespace and punctuation anyway.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from analysis.core.inputs import seeded_subset
+
+
+class GlueFormatError(ValueError):
+    """A malformed GLUE file (the message names file:line)."""
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str
+    sentence_cols: tuple[int, ...]  # 0-based columns of sentence A (and B)
+    label_col: int
+    labels: tuple[str, ...] | None  # class names in index order; None = regression
+    metrics: tuple[str, ...]  # first = the task's main metric
+    header: bool = True
+    splits: tuple[str, ...] = ("train", "dev")
+
+    @property
+    def num_labels(self) -> int:
+        return 1 if self.labels is None else len(self.labels)
+
+    @property
+    def is_regression(self) -> bool:
+        return self.labels is None
+
+    @property
+    def main_metric(self) -> str:
+        return self.metrics[0]
+
+
+TASKS: dict[str, Task] = {
+    t.name: t
+    for t in [
+        Task("SST-2", (0,), 1, ("0", "1"), ("accuracy",)),
+        Task("MRPC", (3, 4), 0, ("0", "1"), ("f1", "accuracy")),
+        Task("RTE", (1, 2), 3, ("not_entailment", "entailment"), ("accuracy",)),
+        Task("STS-B", (7, 8), 9, None, ("pearson", "spearman")),
+        Task("CoLA", (3,), 1, ("0", "1"), ("mcc", "accuracy"), header=False),
+        Task("QNLI", (1, 2), 3, ("not_entailment", "entailment"), ("accuracy",), splits=("dev",)),
+    ]
+}
+
+
+def get_task(name: str) -> Task:
+    if name not in TASKS:
+        raise ValueError(f"unknown GLUE task {name!r}; one of {sorted(TASKS)}")
+    return TASKS[name]
+
+
+def task_path(raw_dir, task: str, split: str) -> Path:
+    t = get_task(task)
+    if split not in t.splits:
+        raise ValueError(f"GLUE {task} has no {split!r} split here (has {t.splits})")
+    return Path(raw_dir) / task / f"{split}.tsv"
+
+
+def read_split(raw_dir, task: str, split: str, limit: int | None = None, seed: int | None = None) -> list[dict]:
+    """Every row of ``<raw_dir>/<task>/<split>.tsv`` as a record (file order). With ``limit``,
+    the first ``limit`` rows, or ``limit`` rows drawn at random (seeded, kept in file order)
+    when ``seed`` is given. Ids are ``<task>-<split>-<row>`` (row = 0-based data row)."""
+    t = get_task(task)
+    path = task_path(raw_dir, task, split)
+    need = max(*t.sentence_cols, t.label_col) + 1
+    out: list[dict] = []
+    with path.open(encoding="utf-8-sig", newline="") as f:
+        for lineno, raw in enumerate(f, 1):
+            if t.header and lineno == 1:
+                continue
+            line = raw.rstrip("\r\n")
+            if not line.strip():
+                raise GlueFormatError(f"{path}:{lineno}: empty line")
+            parts = line.split("\t")
+            if len(parts) < need:
+                raise GlueFormatError(f"{path}:{lineno}: {len(parts)} tab-separated columns, {task} needs {need}")
+            words = [parts[c].split() for c in t.sentence_cols]
+            if not all(words):
+                raise GlueFormatError(f"{path}:{lineno}: empty sentence")
+            label = _parse_label(t, parts[t.label_col].strip(), path, lineno)
+            row = len(out)
+            out.append(
+                {
+                    "id": f"{task}-{split}-{row}",
+                    "words": words,
+                    "meta": {"task": task, "split": split, "line": lineno, "label": label},
+                }
+            )
+    if not out:
+        raise GlueFormatError(f"{path}: no data rows")
+    if limit is not None and limit < len(out):
+        if seed is None:
+            out = out[:limit]
+        else:
+            out = seeded_subset(out, limit, seed)
+    return out
+
+
+def _parse_label(t: Task, value: str, path, lineno: int):
+    if t.labels is None:
+        try:
+            return float(value)
+        except ValueError:
+            raise GlueFormatError(f"{path}:{lineno}: score {value!r} is not a number") from None
+    if value not in t.labels:
+        raise GlueFormatError(f"{path}:{lineno}: label {value!r} is not one of {t.labels}")
+    return t.labels.index(value)
+
+
+# --- metrics ------------------------------------------------------------------------------
+
+
+def accuracy(pred, gold) -> float:
+    return float(np.mean(np.asarray(pred) == np.asarray(gold)))
+
+
+def f1(pred, gold, positive: int = 1) -> float:
+    pred, gold = np.asarray(pred), np.asarray(gold)
+    tp = np.sum((pred == positive) & (gold == positive))
+    fp = np.sum((pred == positive) & (gold != positive))
+    fn = np.sum((pred != positive) & (gold == positive))
+    return float(2 * tp / (2 * tp + fp + fn)) if tp else 0.0
+
+
+def mcc(pred, gold) -> float:
+    """Matthews correlation (binary); 0 when a marginal is empty."""
+    pred, gold = np.asarray(pred), np.asarray(gold)
+    tp = float(np.sum((pred == 1) & (gold == 1)))
+    tn = float(np.sum((pred == 0) & (gold == 0)))
+    fp = float(np.sum((pred == 1) & (gold == 0)))
+    fn = float(np.sum((pred == 0) & (gold == 1)))
+    den = np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
+    return float((tp * tn - fp * fn) / den) if den else 0.0
+
+
+def pearson(x, y) -> float:
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if x.std() == 0 or y.std() == 0:
+        return 0.0
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+def _ranks(x) -> np.ndarray:
+    """Average ranks (ties share their mean rank)."""
+    x = np.asarray(x, float)
+    order = np.argsort(x, kind="stable")
+    ranks = np.empty(len(x))
+    ranks[order] = np.arange(len(x), dtype=float)
+    _, inv, counts = np.unique(x, return_inverse=True, return_counts=True)
+    sums = np.bincount(inv, weights=ranks)
+    return sums[inv] / counts[inv]
+
+
+def spearman(x, y) -> float:
+    return pearson(_ranks(x), _ranks(y))
+
+
+METRICS = {"accuracy": accuracy, "f1": f1, "mcc": mcc, "pearson": pearson, "spearman": spearman}
+
+
+def predictions(task: str, logits) -> np.ndarray:
+    """Class index (classification) or the score itself (regression) from model outputs."""
+    logits = np.asarray(logits, dtype=np.float64)
+    if get_task(task).is_regression:
+        return logits.reshape(len(logits), -1)[:, 0]
+    return logits.argmax(-1)
+
+
+def evaluate(task: str, pred, gold) -> dict[str, float]:
+    """Every metric of ``task`` (see ``TASKS``); ``pred`` from ``predictions``."""
+    return {m: METRICS[m](pred, gold) for m in get_task(task).metrics}

@@ -1,0 +1,185 @@
+"""Fine-tuning an encoder on a GLUE task (Kovaleva et al. 2019 follow BERT's recipe).
+
+The standard recipe: a classification (or, for STS-B, one-output regression) head on the
+model's pooled [CLS] output (``AutoModelForSequenceClassification``), AdamW, linear warm-up
+then linear decay, dropout as configured by the model, everything seeded. The loss is the
+model's own (cross-entropy, or mean squared error when ``num_labels == 1``).
+
+Inputs are prepared-input records from ``analysis.core.glue.read_split`` (``meta.label``).
+Pairs longer than ``max_len`` word pieces are truncated (longest first), and counted.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+
+import numpy as np
+import torch
+
+from analysis.core import glue
+
+log = logging.getLogger(__name__)
+
+
+def encode(tokenizer, records: list[dict], max_len: int) -> tuple[list[dict], dict]:
+    """Word-piece ids of every record (truncated to ``max_len``) with its label."""
+    items, truncated = [], 0
+    for rec in records:
+        full = tokenizer(*rec["words"], is_split_into_words=True)
+        enc = tokenizer(*rec["words"], is_split_into_words=True, truncation=True, max_length=max_len)
+        truncated += len(full["input_ids"]) > max_len
+        item = {"id": rec["id"], "input_ids": list(enc["input_ids"]), "label": rec["meta"]["label"]}
+        if "token_type_ids" in enc:
+            item["token_type_ids"] = list(enc["token_type_ids"])
+        items.append(item)
+    return items, {"examples": len(items), "truncated": int(truncated)}
+
+
+def collate(items: list[dict], pad_id: int, device="cpu") -> dict:
+    """Pad a list of encoded items into model inputs (+ ``labels``)."""
+    n = max(len(it["input_ids"]) for it in items)
+    ids = torch.full((len(items), n), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(items), n), dtype=torch.long)
+    types = torch.zeros((len(items), n), dtype=torch.long)
+    for i, it in enumerate(items):
+        k = len(it["input_ids"])
+        ids[i, :k] = torch.tensor(it["input_ids"])
+        mask[i, :k] = 1
+        if "token_type_ids" in it:
+            types[i, :k] = torch.tensor(it["token_type_ids"])
+    batch = {"input_ids": ids, "attention_mask": mask}
+    if "token_type_ids" in items[0]:
+        batch["token_type_ids"] = types
+    labels = [it["label"] for it in items]
+    batch["labels"] = torch.tensor(labels, dtype=torch.float if isinstance(labels[0], float) else torch.long)
+    return {k: v.to(device) for k, v in batch.items()}
+
+
+def eval_batches(items: list[dict], batch_size: int) -> list[list[int]]:
+    """Indices of ``items`` in batches of similar length (less padding); every item once."""
+    order = sorted(range(len(items)), key=lambda i: (len(items[i]["input_ids"]), i))
+    return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+
+
+def train_batches(items: list[dict], batch_size: int, rng: np.random.Generator, bucket: int = 16) -> list[list[int]]:
+    """Random batches, each item once (a fresh draw each epoch). To cut padding, a random
+    permutation is taken ``bucket`` batches at a time, sorted by length within that chunk,
+    cut into batches, and the batches are shuffled ("bucketing")."""
+    order = rng.permutation(len(items))
+    batches = []
+    for start in range(0, len(order), bucket * batch_size):
+        chunk = sorted(order[start : start + bucket * batch_size].tolist(), key=lambda i: len(items[i]["input_ids"]))
+        batches.extend(chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size))
+    return [batches[i] for i in rng.permutation(len(batches))]
+
+
+@torch.inference_mode()
+def predict(model, items: list[dict], pad_id: int, batch_size: int = 64) -> np.ndarray:
+    """Logits (n, num_labels) of every item, in the items' order."""
+    was_training = model.training
+    model.eval()
+    device = next(model.parameters()).device
+    out = np.zeros((len(items), model.config.num_labels), dtype=np.float64)
+    for idx in eval_batches(items, batch_size):
+        batch = collate([items[i] for i in idx], pad_id, device)
+        batch.pop("labels")
+        out[idx] = model(**batch).logits.double().cpu().numpy()
+    model.train(was_training)
+    return out
+
+
+def score(model, task: str, items: list[dict], pad_id: int, batch_size: int = 64) -> dict[str, float]:
+    logits = predict(model, items, pad_id, batch_size)
+    return glue.evaluate(task, glue.predictions(task, logits), [it["label"] for it in items])
+
+
+def linear_schedule(optimizer, warmup_steps: int, total_steps: int):
+    """Linear warm-up from 0 to the peak rate over ``warmup_steps``, then linear decay to 0."""
+
+    def factor(step: int) -> float:
+        if step < warmup_steps:
+            return (step + 1) / max(1, warmup_steps)
+        return max(0.0, (total_steps - step) / max(1, total_steps - warmup_steps))
+
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+
+
+def train(
+    model,
+    items: list[dict],
+    pad_id: int,
+    epochs: float = 3,
+    lr: float = 2e-5,
+    batch_size: int = 32,
+    warmup: float = 0.1,
+    weight_decay: float = 0.01,
+    seed: int = 0,
+    max_steps: int | None = None,
+    progress: bool = True,
+) -> list[dict]:
+    """Fine-tune ``model`` in place; returns one history row per optimiser step.
+
+    ``epochs`` may be fractional; ``max_steps`` caps the number of steps (smoke runs).
+    Weight decay spares biases and LayerNorm weights, as in BERT.
+    """
+    from tqdm.auto import tqdm
+
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    device = next(model.parameters()).device
+    steps_per_epoch = math.ceil(len(items) / batch_size)
+    total = math.ceil(epochs * steps_per_epoch)
+    if max_steps is not None:
+        total = min(total, max_steps)
+    if total < 1:
+        raise ValueError("no training steps: check epochs, batch_size and the number of examples")
+    decay, no_decay = [], []
+    for name, p in model.named_parameters():
+        (no_decay if p.ndim < 2 or "LayerNorm" in name or "layer_norm" in name else decay).append(p)
+    opt = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}], lr=lr
+    )
+    sched = linear_schedule(opt, int(round(warmup * total)), total)
+    model.train()
+    history, step, t0 = [], 0, time.perf_counter()
+    bar = tqdm(total=total, desc="fine-tuning", mininterval=10, disable=not progress)
+    while step < total:
+        for idx in train_batches(items, batch_size, rng):
+            batch = collate([items[i] for i in idx], pad_id, device)
+            loss = model(**batch).loss
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            opt.zero_grad(set_to_none=True)
+            history.append(
+                {
+                    "step": step + 1,
+                    "epoch": step / steps_per_epoch,
+                    "loss": loss.item(),
+                    "lr": opt.param_groups[0]["lr"],
+                    "seconds": time.perf_counter() - t0,
+                }
+            )
+            step += 1
+            bar.update(1)
+            bar.set_postfix(loss=f"{history[-1]['loss']:.3f}", refresh=False)
+            if step >= total:
+                break
+    bar.close()
+    model.eval()
+    return history
+
+
+def majority_score(task: str, train_items: list[dict], dev_items: list[dict]) -> dict[str, float]:
+    """Dev metrics of always predicting the training set's majority class (mean score for
+    regression, whose correlations are then undefined and reported as 0)."""
+    gold = [it["label"] for it in dev_items]
+    labels = [it["label"] for it in train_items]
+    if glue.get_task(task).is_regression:
+        pred = np.full(len(gold), float(np.mean(labels)))
+    else:
+        pred = np.full(len(gold), int(np.bincount(labels).argmax()))
+    return glue.evaluate(task, pred, gold)

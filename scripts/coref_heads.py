@@ -1,0 +1,25 @@
+import json
+
+from analysis.clark.coref_heads import plot, read_paper_numbers, score
+from analysis.core.storage import Shards
+from analysis.shared.plots import close
+from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
+
+log = setup_logging(snakemake)
+shards = Shards(snakemake.input.shards)
+tally, counts = score(shards, shards.n_layers, shards.n_heads, how=snakemake.params.how)
+reader_counts = json.loads(open(snakemake.input.counts).read())
+per_head = tally.per_head_table()
+summary = tally.summary_table(read_paper_numbers(snakemake.input.paper))
+write_table(per_head, snakemake.output.per_head)
+write_table(summary, snakemake.output.table)
+write_json(
+    {"corpus": snakemake.params.corpus, "reader": reader_counts, "scoring": counts, "extraction": shards.counts()},
+    snakemake.output.counts,
+)
+log.info("reader counts: %s", reader_counts)
+log.info("scoring counts: %s", counts)
+log.info("summary:\n%s", summary.to_string())
+fig = plot(per_head, summary, shards.header["model"], counts["windows"])
+save_figure(fig, snakemake.output.figure)
+close(fig)

@@ -1,0 +1,40 @@
+import pandas as pd
+
+from analysis.clark.dep_heads import grid_table, paper_table, plot_best, plot_grid, score_examples, table1
+from analysis.core.storage import Shards
+from analysis.shared.plots import close, paper_style
+from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
+
+log = setup_logging(snakemake)
+p = snakemake.params
+shards = Shards(snakemake.input.shards)
+model, corpus = shards.header["model"], snakemake.wildcards.corpus
+sc = score_examples(shards, shards.n_layers, shards.n_heads, max_offset=p.max_offset, how=p.how, reverse=p.reverse_mode)
+counts = sc.finish_counts()
+counts["extraction"] = shards.counts()
+counts.update(
+    how=p.how, reverse=p.reverse_mode, max_offset=p.max_offset, min_count=p.min_count, corpus=corpus, model=model
+)
+if not sc.n:
+    raise ValueError(f"{corpus}: no arc could be scored ({counts})")
+
+full = pd.DataFrame(sc.tidy())
+main, rare = table1(sc, paper_table(snakemake.input.paper), min_count=p.min_count, counts=counts)
+write_table(full, snakemake.output.full)
+write_table(pd.DataFrame(sc.baselines()), snakemake.output.baselines)
+write_table(main, snakemake.output.table)
+write_table(rare, snakemake.output.rare)
+write_json(counts, snakemake.output.counts)
+
+paper_style()
+fig = plot_best(main, model, corpus)
+save_figure(fig, snakemake.output.figure)
+close(fig)
+cells = grid_table(full, main, p.relations)
+write_table(cells, snakemake.output.grid_table)
+fig = plot_grid(cells, model, corpus, shards.n_layers, shards.n_heads)
+save_figure(fig, snakemake.output.grid)
+close(fig)
+log.info("%s: %s", corpus, {k: v for k, v in counts.items() if k != "arcs_lost_by_relation"})
+log.info("arcs lost by relation: %s", counts["arcs_lost_by_relation"])
+log.info("best heads:\n%s", main[main["best_direction"]].to_string())

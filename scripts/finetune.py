@@ -1,0 +1,68 @@
+import json
+from pathlib import Path
+
+import pandas as pd
+import torch
+
+from analysis.core import glue
+from analysis.core.models import load_model, load_tokenizer, model_slug
+from analysis.kovaleva import finetune
+from analysis.shared.rule_io import setup_logging, write_json, write_table
+
+log = setup_logging(snakemake)
+torch.set_num_threads(snakemake.threads)
+task, spec, s, seed = snakemake.wildcards.task, snakemake.params.spec, snakemake.params.settings, snakemake.params.seed
+t = glue.get_task(task)
+raw = Path(snakemake.input[0]).parent
+tok = load_tokenizer(spec)
+
+train_recs = glue.read_split(raw, task, "train", limit=s["train_examples"], seed=seed)
+dev_recs = glue.read_split(raw, task, "dev", limit=s["dev_examples"], seed=seed)
+train_items, train_counts = finetune.encode(tok, train_recs, s["max_len"])
+dev_items, dev_counts = finetune.encode(tok, dev_recs, s["max_len"])
+log.info("%s: train %s, dev %s (max_len %d)", task, train_counts, dev_counts, s["max_len"])
+
+torch.manual_seed(seed)  # the new head's initialisation
+model = load_model(spec, head="classification", num_labels=t.num_labels)
+before = finetune.score(model, task, dev_items, tok.pad_token_id)
+log.info("pre-trained model with its untrained head: %s", before)
+history = finetune.train(
+    model,
+    train_items,
+    tok.pad_token_id,
+    epochs=s["epochs"],
+    lr=s["lr"],
+    batch_size=s["batch_size"],
+    warmup=s["warmup"],
+    weight_decay=s["weight_decay"],
+    seed=seed,
+    max_steps=s["max_steps"],
+)
+after = finetune.score(model, task, dev_items, tok.pad_token_id)
+log.info("fine-tuned: %s (%d steps, %.0f s)", after, len(history), history[-1]["seconds"])
+
+out = Path(snakemake.output.checkpoint)
+model.config.id2label = {i: name for i, name in enumerate(t.labels or ["score"])}
+model.config.label2id = {name: i for i, name in model.config.id2label.items()}
+model.save_pretrained(out)
+tok.save_pretrained(out)
+info = {
+    "task": task,
+    "base_model": spec,
+    "model": model_slug(spec),
+    "settings": s,
+    "seed": seed,
+    "train": train_counts,
+    "dev": dev_counts,
+    "train_rows_total": len(glue.read_split(raw, task, "train")),
+    "dev_rows_total": len(glue.read_split(raw, task, "dev")),
+    "metrics": t.metrics,
+    "finetuned": after,
+    "pretrained": before,
+    "majority": finetune.majority_score(task, train_items, dev_items),
+    "steps": len(history),
+    "train_seconds": history[-1]["seconds"],
+}
+(out / "finetune.json").write_text(json.dumps(info, indent=2) + "\n")
+write_json(info, snakemake.output.metrics)
+write_table(pd.DataFrame(history), snakemake.output.history)

@@ -1,0 +1,37 @@
+import json
+
+from analysis.clark.coref_heads import plot
+from analysis.clark.gap_heads import GROUPS, per_head_table, score, summary_table
+from analysis.core.storage import Shards
+from analysis.shared.plots import close
+from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
+
+log = setup_logging(snakemake)
+shards = Shards(snakemake.input.shards)
+correct, base, n, counts = score(shards, shards.n_layers, shards.n_heads, how=snakemake.params.how)
+per_head = per_head_table(correct, n)
+summary = summary_table(correct, base, n)
+write_table(per_head, snakemake.output.per_head)
+write_table(summary, snakemake.output.table)
+reader_counts = json.loads(open(snakemake.input.counts).read())
+write_json(
+    {"corpus": snakemake.params.corpus, "reader": reader_counts, "scoring": counts, "extraction": shards.counts()},
+    snakemake.output.counts,
+)
+log.info("reader counts: %s; scoring counts: %s", reader_counts, counts)
+log.info("summary:\n%s", summary.to_string())
+fig = plot(
+    per_head,
+    summary,
+    shards.header["model"],
+    counts["examples"],
+    groups=GROUPS,
+    group_col="gender",
+    title="GAP pronoun -> name",
+    unit="examples",
+    what="pronouns",
+    ylabel="pronoun -> name accuracy (%)",
+    label_above=65,
+)
+save_figure(fig, snakemake.output.figure)
+close(fig)

@@ -1,0 +1,26 @@
+from pathlib import Path
+
+import torch
+
+from analysis.core import glue
+from analysis.core.extraction import extract_shard
+from analysis.core.models import load_model, load_tokenizer
+from analysis.shared.rule_io import setup_logging
+
+log = setup_logging(snakemake)
+torch.set_num_threads(snakemake.threads)
+wc, p = snakemake.wildcards, snakemake.params
+records = glue.read_split(Path(snakemake.input.raw).parent, wc.task, "dev", limit=p.n_examples, seed=p.seed)
+# the same inputs and tokenizer for both variants; only the weights differ
+source = snakemake.input.checkpoint if wc.variant == "finetuned" else p.spec
+counts = extract_shard(
+    load_model(source, head="base"),
+    load_tokenizer(p.spec),
+    records,
+    snakemake.output[0][: -len(".npy")],
+    max_len=p.max_len,
+    policy="truncate",
+    batch_size=p.batch_size,
+    model_name=f"{p.spec} ({wc.variant}{' on ' + wc.task if wc.variant == 'finetuned' else ''})",
+)
+log.info("%s %s dev maps: %s", wc.variant, wc.task, counts)

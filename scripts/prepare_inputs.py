@@ -1,0 +1,17 @@
+from pathlib import Path
+
+from analysis.core.corpora import prepare
+from analysis.core.inputs import write_jsonl
+from analysis.core.models import load_tokenizer
+from analysis.shared.rule_io import setup_logging, write_json
+
+log = setup_logging(snakemake)
+opts = dict(snakemake.params.corpus)
+name = opts.pop("reader")
+opts.pop("source")
+opts.pop("n_shards", None)
+opts.setdefault("max_len", snakemake.params.max_len)
+records, counts = prepare(name, Path(snakemake.input[0]).parent, load_tokenizer(snakemake.params.spec), **opts)
+write_jsonl(snakemake.output.records, records)
+write_json(counts, snakemake.output.counts)
+log.info("%s: %d records; %s", snakemake.wildcards.corpus, len(records), counts)
