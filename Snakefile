@@ -2,8 +2,12 @@
 # attention-as-explanation tests, for any Hugging Face encoder.
 #
 #   snakemake --cores all                                 # everything, default config
+#   snakemake --cores all clark_syntax                    # one paper section (an aggregate rule)
 #   snakemake --cores all --configfile config/smoke.yaml  # tiny CI run
 #   snakemake --cores all results/all-MiniLM-L6-v2/figures/entropy.png   # one figure
+#
+# rules/<section>.smk holds a paper section's rules and ends with its aggregate rule;
+# scripts/<rule>.py is the one script of each rule; analysis/ holds the science.
 
 import os
 
@@ -29,17 +33,26 @@ os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [workflow.basedir, os.
 
 
 include: "rules/common.smk"
-include: "rules/data.smk"
-include: "rules/surface.smk"
-include: "rules/syntax.smk"
-include: "rules/coref.smk"
-include: "rules/clark_sec5.smk"
+include: "rules/spine.smk"
+include: "rules/clark_surface.smk"
+include: "rules/clark_syntax.smk"
+include: "rules/clark_coref.smk"
+include: "rules/clark_probes.smk"
+include: "rules/clark_clusters.smk"
+include: "rules/kovaleva_finetune.smk"
+include: "rules/kovaleva_patterns.smk"
 include: "rules/explanation.smk"
-include: "rules/kovaleva.smk"
-include: "rules/patterns.smk"
 
 
 rule all:
+    """Every figure and table of every paper section, for every configured model."""
     input:
-        ALL_TARGETS,
+        rules.clark_surface.input,
+        rules.clark_syntax.input,
+        rules.clark_coref.input,
+        rules.clark_probes.input,
+        rules.clark_clusters.input,
+        rules.kovaleva_finetune.input,
+        rules.kovaleva_patterns.input,
+        rules.explanation.input,
     default_target: True

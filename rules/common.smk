@@ -1,12 +1,22 @@
-import os
+# Shared by every rules/*.smk: the configured models and corpora, and how outputs are named.
+#
+# Naming: every file a rule writes starts with the rule's name, then "." (no rule name has
+# one), then the parts that tell its files apart:
+#   results/{model}/tables/<rule>[.<part>...].csv    tables (one beside every figure, same stem)
+#   results/{model}/figures/<rule>[.<part>...].png   figures
+#   results/{model}/tables/<rule>[.<part>...].json   sidecars (counts, run info)
+#   logs/{model}/<rule>[.<part>...].log, benchmarks/{model}/<rule>[.<part>...].tsv
+# so the rule (and scripts/<rule>.py) behind any file is found from its name.
 
-from analysis.core.models import model_slug
+import os
+import re
+
+from analysis.core.model_names import model_slug
 
 # model slug (the {model} wildcard) -> model spec
 MODELS = {model_slug(m): m for m in ([config["model"]] if isinstance(config["model"], str) else config["model"])}
-MIRROR = os.environ.get("ATTN_MIRROR") or config.get("mirror")
+MIRROR = os.environ.get("ATTN_MIRROR") or config["mirror"]
 CORPORA = config["corpora"]
-ALL_TARGETS = []  # each rules/*.smk appends its final outputs
 CONDA_ENV = "../envs/attention.yaml"  # every rule's software (--sdm conda); relative to rules/
 
 
@@ -20,52 +30,57 @@ def model_spec(wildcards):
     return MODELS[wildcards.model]
 
 
-def attention_shards(corpus):
-    """The .npy files of every shard of ``corpus`` for the rule's {model} (an input function)."""
-
-    def inner(wildcards):
-        n = CORPORA[corpus].get("n_shards", 1)
-        return expand(
-            "resources/attention/{model}/{corpus}/shard-{shard}.npy",
-            model=wildcards.model,
-            corpus=corpus,
-            shard=range(n),
-        )
-
-    return inner
+def _stem(rule, parts):
+    return ".".join([rule, *parts])
 
 
-def per_model(*patterns):
-    """Expand result paths over every configured model."""
-    return expand(list(patterns), model=list(MODELS))
+def table(rule, *parts):
+    """results/{model}/tables/<rule>[.<part>...].csv"""
+    return f"results/{{model}}/tables/{_stem(rule, parts)}.csv"
 
 
-def table(name):
-    return f"results/{{model}}/tables/{name}.csv"
+def sidecar(rule, *parts):
+    """results/{model}/tables/<rule>[.<part>...].json (counts, run info)"""
+    return f"results/{{model}}/tables/{_stem(rule, parts)}.json"
 
 
-def figure(name, category, caption=None):
+def figure(rule, *parts, category, caption=None):
+    """results/{model}/figures/<rule>[.<part>...].png, in the report with report/<rule>[.<part>].rst"""
     return report(
-        f"results/{{model}}/figures/{name}.png",
-        caption=caption or f"../report/{name}.rst",
+        f"results/{{model}}/figures/{_stem(rule, parts)}.png",
+        caption=caption or f"../report/{rule}.rst",
         category=category,
         subcategory="{model}",
     )
 
 
-def rule_log(name):
-    return f"logs/{{model}}/{name}.log"
+def rule_log(rule, *parts):
+    return f"logs/{{model}}/{_stem(rule, parts)}.log"
 
 
-def checkpoint_dir(wildcards):
-    """The fine-tuned checkpoint of {model} on GLUE {task} (rules/kovaleva.smk)."""
-    return f"resources/finetune/{wildcards.model}/{wildcards.task}/model"
+def rule_benchmark(rule, *parts):
+    return f"benchmarks/{{model}}/{_stem(rule, parts)}.tsv"
 
 
-def glue_shards(variant):
-    """Maps of the GLUE dev inputs of every configured task, for {model} (rules/kovaleva.smk)."""
-    return expand(
-        "resources/attention_glue/{{model}}/{variant}/{task}/shard-0.npy",
-        variant=variant,
-        task=config["kovaleva"]["tasks"],
-    )
+def inputs_of(corpus, ext="jsonl"):
+    """The prepared inputs of ``corpus`` (rule prepare_inputs): records (jsonl) or counts (counts.json)."""
+    return f"resources/inputs/{{model}}/{corpus}.{ext}"
+
+
+def attention_shards(corpus):
+    """The .npy files of every shard of ``corpus`` for the rule's {model} (an input function)."""
+
+    def inner(wildcards):
+        return expand(
+            "resources/attention/{model}/{corpus}/shard-{shard}.npy",
+            model=wildcards.model,
+            corpus=corpus,
+            shard=range(CORPORA[corpus]["n_shards"]),
+        )
+
+    return inner
+
+
+def per_model(*outputs, **wildcards):
+    """Expand output patterns (e.g. ``rules.X.output.figure``) over every configured model."""
+    return expand(list(outputs), model=list(MODELS), **wildcards)

@@ -18,24 +18,15 @@ from pathlib import Path
 
 import torch
 
+from analysis.core.model_names import EMBEDDED, TINY, model_slug  # noqa: F401 (re-exported)
+
 log = logging.getLogger(__name__)
 
-EMBEDDED = "embedded:all-MiniLM-L6-v2"
-TINY = "tiny-random-bert"
 TINY_SHAPE = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64)
 
 
 class AttentionUnavailable(RuntimeError):
     """The model returned fewer attention tensors than it has layers (e.g. SDPA)."""
-
-
-def model_slug(spec: str) -> str:
-    """A file-system-safe name for a model spec, used as the ``{model}`` wildcard."""
-    if spec.startswith("embedded:"):
-        spec = spec.split(":", 1)[1]
-    elif Path(spec).is_dir():
-        spec = Path(spec).resolve().name
-    return re.sub(r"[^A-Za-z0-9._-]+", "--", spec).strip("-")
 
 
 def embedded_model_path() -> str:

