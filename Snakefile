@@ -11,15 +11,21 @@
 
 import os
 
+import yaml
 from snakemake.utils import min_version, validate
+
+from analysis.core.config_defaults import apply_defaults
 
 min_version("8.0")
 
 
-configfile: "config/sources.yaml"
 configfile: "config/config.yaml"
 
 
+# The schema is the one place defaults are written (config/config.yaml repeats them for reading);
+# every object in it is closed, so a misspelt key fails here with its name.
+with open(os.path.join(workflow.basedir, "config/schema/config.schema.yaml")) as f:
+    apply_defaults(config, yaml.safe_load(f))
 validate(config, "config/schema/config.schema.yaml")
 
 
@@ -45,6 +51,7 @@ include: "rules/explanation.smk"
 
 
 rule all:
+    default_target: True
     """Every figure and table of every paper section, for every configured model."""
     input:
         rules.clark_surface.input,
@@ -55,4 +62,3 @@ rule all:
         rules.kovaleva_finetune.input,
         rules.kovaleva_patterns.input,
         rules.explanation.input,
-    default_target: True

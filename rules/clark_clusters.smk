@@ -1,36 +1,42 @@
 # Clark et al. 2019 sec. 6, Fig. 6: clustering heads by the Jensen-Shannon distance of their maps.
 
-SEC5 = config.get("clark_sec5", {})
-
 
 rule head_clusters:
     """Jensen-Shannon distances between every pair of heads, 2-D MDS coloured by behaviour and layer (Clark Fig. 6)."""
     input:
         shards=attention_shards("wiki"),
-        relative_position=table("relative_position"),
-        special_tokens=table("special_tokens"),
-        entropy=table("entropy"),
+        relative_position=rules.relative_position.output.table,
+        special_tokens=rules.special_tokens.output.table,
+        entropy=rules.entropy.output.table,
     output:
-        distances=table("head_distances"),
+        distances=table("head_clusters", "distances"),
         points=table("head_clusters"),
-        counts="results/{model}/tables/head_clusters.counts.json",
-        figure=figure("head_clusters", "Clark sec. 6 (head clusters)"),
-    params:
-        cfg=SEC5.get("head_clusters", {}),
+        counts=sidecar("head_clusters", "counts"),
+        figure=figure("head_clusters", category="Clark sec. 6 (head clusters)"),
+    log:
+        rule_log("head_clusters"),
+    benchmark:
+        rule_benchmark("head_clusters")
+    conda:
+        CONDA_ENV
     threads: 2
     resources:
         mem_mb=4000,
         runtime=20,
-    log:
-        rule_log("head_clusters"),
-    benchmark:
-        "benchmarks/{model}/head_clusters.tsv"
-    conda:
-        CONDA_ENV
+    params:
+        n_segments=config["clark_sec5"]["head_clusters"]["n_segments"],
+        smoothing_eps=config["clark_sec5"]["head_clusters"]["smoothing_eps"],
+        seed=config["clark_sec5"]["head_clusters"]["seed"],
+        thresholds=config["clark_sec5"]["head_clusters"]["thresholds"],
     script:
         "../scripts/head_clusters.py"
 
 
-ALL_TARGETS.extend(per_model("results/{model}/figures/head_clusters.png"))
-
-
+rule clark_clusters:
+    """Clark sec. 6 for every model: heads clustered by the distance of their maps (Fig. 6)."""
+    input:
+        per_model(
+            rules.head_clusters.output.figure,
+            rules.head_clusters.output.points,
+            rules.head_clusters.output.distances,
+        ),

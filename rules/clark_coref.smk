@@ -1,66 +1,78 @@
-# Clark et al. 2019 sec. 4.3, Table 2: which heads select a mention's antecedent.
-
-COREF = config.get("coref", {})
-COREF_CORPUS = COREF.get("corpus", "ontogum_dev")
+# Clark et al. 2019 sec. 4.3, Table 2: which heads select a mention's antecedent (+ GAP, an extra).
 
 
 rule coref_heads:
-    """Antecedent selection accuracy per head and mention type, with the three baselines."""
+    """Antecedent selection accuracy per head and mention type, with the three baselines (Clark Table 2)."""
     input:
-        shards=attention_shards(COREF_CORPUS),
-        counts=f"resources/inputs/{{model}}/{COREF_CORPUS}.counts.json",
-        paper=COREF.get("paper_numbers", "config/paper_numbers/clark_table2.csv"),
+        shards=attention_shards(config["coref"]["corpus"]),
+        counts=inputs_of(config["coref"]["corpus"], "counts.json"),
+        paper=config["coref"]["paper_numbers"],
     output:
         table=table("coref_heads"),
-        per_head=table("coref_heads_per_head"),
-        counts="results/{model}/tables/coref_heads.counts.json",
-        figure=figure("coref_heads", "Clark sec. 4 (coreference)"),
-    params:
-        how=COREF.get("how", "mean"),
-        corpus=COREF_CORPUS,
-    resources:
-        mem_mb=4000,
-        runtime=30,
+        per_head=table("coref_heads", "per_head"),
+        counts=sidecar("coref_heads", "counts"),
+        figure=figure("coref_heads", category="Clark sec. 4 (coreference)"),
     log:
         rule_log("coref_heads"),
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        how=config["coref"]["how"],
+        corpus=config["coref"]["corpus"],
     script:
         "../scripts/coref_heads.py"
 
 
-if COREF_CORPUS in CORPORA:
-    ALL_TARGETS.extend(per_model(table("coref_heads"), "results/{model}/figures/coref_heads.png"))
-
-
-GAP_CORPUS = COREF.get("gap_corpus")
-
-
-if GAP_CORPUS:
+if config["coref"]["gap_corpus"]:
 
     rule gap_heads:
         """Extra: GAP pronoun -> name accuracy per head, by pronoun gender, with distance baselines."""
         input:
-            shards=attention_shards(GAP_CORPUS),
-            counts=f"resources/inputs/{{model}}/{GAP_CORPUS}.counts.json",
+            shards=attention_shards(config["coref"]["gap_corpus"]),
+            counts=inputs_of(config["coref"]["gap_corpus"], "counts.json"),
         output:
             table=table("gap_heads"),
-            per_head=table("gap_heads_per_head"),
-            counts="results/{model}/tables/gap_heads.counts.json",
-            figure=figure("gap_heads", "Clark sec. 4 (coreference)"),
-        params:
-            how=COREF.get("how", "mean"),
-            corpus=GAP_CORPUS,
-        resources:
-            mem_mb=4000,
-            runtime=30,
+            per_head=table("gap_heads", "per_head"),
+            counts=sidecar("gap_heads", "counts"),
+            figure=figure("gap_heads", category="Clark sec. 4 (coreference)"),
         log:
             rule_log("gap_heads"),
         conda:
             CONDA_ENV
+        resources:
+            mem_mb=4000,
+            runtime=30,
+        params:
+            how=config["coref"]["how"],
+            corpus=config["coref"]["gap_corpus"],
         script:
             "../scripts/gap_heads.py"
 
 
-if GAP_CORPUS and GAP_CORPUS in CORPORA:
-    ALL_TARGETS.extend(per_model(table("gap_heads"), "results/{model}/figures/gap_heads.png"))
+rule clark_coref:
+    """Clark sec. 4.3 coreference: Table 2 (and the GAP extra when coref.gap_corpus is set), figures
+    and tables, for every model."""
+    input:
+        (
+            per_model(
+                rules.coref_heads.output.figure,
+                rules.coref_heads.output.table,
+                rules.coref_heads.output.per_head,
+                rules.coref_heads.output.counts,
+            )
+            if config["coref"]["corpus"] in CORPORA
+            else []
+        ),
+        (
+            per_model(
+                rules.gap_heads.output.figure,
+                rules.gap_heads.output.table,
+                rules.gap_heads.output.per_head,
+                rules.gap_heads.output.counts,
+            )
+            if config["coref"]["gap_corpus"] in CORPORA
+            else []
+        ),

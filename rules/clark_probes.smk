@@ -1,42 +1,72 @@
 # Clark et al. 2019 sec. 5, Table 3: attention-based dependency probes.
 
-SEC5 = config["clark_sec5"]
 
-
-PROBES = SEC5.get("probes", {})
-
-
-rule probes:
-    """Attention-only and attention-and-words dependency probes with baselines (Clark Table 3)."""
+rule probes_train:
+    """Train the attention-only and attention-and-words dependency probes and their baselines;
+    dev UAS and training curves (Clark Table 3). Rule probes draws them beside the paper's."""
     input:
-        train=attention_shards(PROBES.get("train", "gum_sd_train")),
-        dev=attention_shards(PROBES.get("dev", "gum_sd_dev")),
-        train_records=f"resources/inputs/{{model}}/{PROBES.get('train', 'gum_sd_train')}.jsonl",
-        dev_records=f"resources/inputs/{{model}}/{PROBES.get('dev', 'gum_sd_dev')}.jsonl",
+        train=attention_shards(config["clark_sec5"]["probes"]["train"]),
+        dev=attention_shards(config["clark_sec5"]["probes"]["dev"]),
+        train_records=inputs_of(config["clark_sec5"]["probes"]["train"]),
+        dev_records=inputs_of(config["clark_sec5"]["probes"]["dev"]),
     output:
-        table=table("probes"),
-        curves=table("probes_curves"),
-        info="results/{model}/tables/probes.json",
-        figure=figure("probes", "Clark sec. 5 (probes)"),
-    params:
-        spec=model_spec,
-        cfg=PROBES,
-        dev_name=PROBES.get("dev", "gum_sd_dev"),
-        max_len=config["max_len"],
-        batch_size=config["batch_size"],
+        table=table("probes_train"),
+        curves=table("probes_train", "curves"),
+        info=sidecar("probes_train"),
+    log:
+        rule_log("probes_train"),
+    benchmark:
+        rule_benchmark("probes_train")
+    conda:
+        CONDA_ENV
     threads: 2
     resources:
         gpu=1,
-        mem_mb=8000,
-        runtime=30,
+        mem_mb=16000,
+        runtime=120,
+    params:
+        spec=model_spec,
+        max_len=config["max_len"],
+        batch_size=config["batch_size"],
+        max_train_sentences=config["clark_sec5"]["probes"]["max_train_sentences"],
+        vectors=config["clark_sec5"]["probes"]["vectors"],
+        how=config["clark_sec5"]["probes"]["how"],
+        epochs=config["clark_sec5"]["probes"]["epochs"],
+        probe_batch_size=config["clark_sec5"]["probes"]["batch_size"],
+        lr=config["clark_sec5"]["probes"]["lr"],
+        mlp_hidden=config["clark_sec5"]["probes"]["mlp_hidden"],
+        random_init=config["clark_sec5"]["probes"]["random_init"],
+        seed=config["clark_sec5"]["probes"]["seed"],
+        punct_pos=config["clark_sec5"]["probes"]["punct_pos"],
+    script:
+        "../scripts/probes_train.py"
+
+
+rule probes:
+    """Dev UAS of every probe beside the paper's (Clark Table 3) and the training curves."""
+    input:
+        scores=rules.probes_train.output.table,
+        curves=rules.probes_train.output.curves,
+    output:
+        table=table("probes"),
+        figure=figure("probes", category="Clark sec. 5 (probes)"),
     log:
         rule_log("probes"),
-    benchmark:
-        "benchmarks/{model}/probes.tsv"
     conda:
         CONDA_ENV
+    params:
+        spec=model_spec,
+        dev_name=config["clark_sec5"]["probes"]["dev"],
+        paper_uas=config["clark_sec5"]["probes"]["paper_uas"],
     script:
         "../scripts/probes.py"
 
 
-ALL_TARGETS.extend(per_model("results/{model}/figures/probes.png"))
+rule clark_probes:
+    """Clark sec. 5 for every model: the dependency probes and their baselines (Table 3)."""
+    input:
+        per_model(
+            rules.probes.output.figure,
+            rules.probes.output.table,
+            rules.probes_train.output.curves,
+        ),

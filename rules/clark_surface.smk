@@ -1,6 +1,4 @@
-# Clark et al. 2019 sec. 3: surface-level patterns on Wikipedia segments.
-
-SURFACE = ["relative_position", "special_tokens", "sep_attention", "entropy"]
+# Clark et al. 2019 sec. 3: surface-level patterns on Wikipedia segments (Fig. 1, 2, 3, 4).
 
 
 rule relative_position:
@@ -9,7 +7,7 @@ rule relative_position:
         attention_shards("wiki"),
     output:
         table=table("relative_position"),
-        figure=figure("relative_position", "Clark sec. 3 (surface patterns)"),
+        figure=figure("relative_position", category="Clark sec. 3 (surface patterns)"),
     log:
         rule_log("relative_position"),
     conda:
@@ -19,13 +17,13 @@ rule relative_position:
 
 
 rule special_tokens:
-    """Per head: mean attention to [CLS], [SEP], and to periods or commas (Clark Fig. 2)."""
+    """Per head: mean attention to [CLS], [SEP], and to periods or commas (Clark Fig. 2, top)."""
     input:
         attention_shards("wiki"),
     output:
         table=table("special_tokens"),
-        layers=table("special_tokens_by_layer"),
-        figure=figure("special_tokens", "Clark sec. 3 (surface patterns)"),
+        layers=table("special_tokens", "by_layer"),
+        figure=figure("special_tokens", category="Clark sec. 3 (surface patterns)"),
     log:
         rule_log("special_tokens"),
     conda:
@@ -35,13 +33,13 @@ rule special_tokens:
 
 
 rule sep_attention:
-    """Per head: mean attention to [SEP] from [SEP] tokens vs from other tokens."""
+    """Per head: mean attention to [SEP] from [SEP] tokens vs from other tokens (Clark Fig. 2, bottom)."""
     input:
         attention_shards("wiki"),
     output:
         table=table("sep_attention"),
-        layers=table("sep_attention_by_layer"),
-        figure=figure("sep_attention", "Clark sec. 3 (surface patterns)"),
+        layers=table("sep_attention", "by_layer"),
+        figure=figure("sep_attention", category="Clark sec. 3 (surface patterns)"),
     log:
         rule_log("sep_attention"),
     conda:
@@ -51,13 +49,13 @@ rule sep_attention:
 
 
 rule entropy:
-    """Per head: mean attention entropy, from all tokens and from [CLS], with the uniform baseline."""
+    """Per head: mean attention entropy, from all tokens and from [CLS], with the uniform baseline (Clark Fig. 4)."""
     input:
         attention_shards("wiki"),
     output:
         table=table("entropy"),
-        layers=table("entropy_by_layer"),
-        figure=figure("entropy", "Clark sec. 3 (surface patterns)"),
+        layers=table("entropy", "by_layer"),
+        figure=figure("entropy", category="Clark sec. 3 (surface patterns)"),
     log:
         rule_log("entropy"),
     conda:
@@ -70,28 +68,22 @@ rule example_heads:
     """Maps of the most extreme head for each behaviour on one segment (Clark Fig. 1)."""
     input:
         shards=attention_shards("wiki"),
-        relative_position=table("relative_position"),
-        special_tokens=table("special_tokens"),
-        entropy=table("entropy"),
+        relative_position=rules.relative_position.output.table,
+        special_tokens=rules.special_tokens.output.table,
+        entropy=rules.entropy.output.table,
     output:
         table=table("example_heads"),
-        maps=table("example_heads_maps"),
-        figure=figure("example_heads", "Clark sec. 3 (surface patterns)"),
-    params:
-        segment=config["surface"]["example_segment"],
-        window=config["surface"]["example_window"],
+        maps=table("example_heads", "maps"),
+        figure=figure("example_heads", category="Clark sec. 3 (surface patterns)"),
     log:
         rule_log("example_heads"),
     conda:
         CONDA_ENV
+    params:
+        segment=config["surface"]["example_segment"],
+        window=config["surface"]["example_window"],
     script:
         "../scripts/example_heads.py"
-
-
-ALL_TARGETS.extend(per_model(*(f"results/{{model}}/figures/{n}.png" for n in SURFACE + ["example_heads"])))
-
-
-SEC5 = config["clark_sec5"]
 
 
 rule mlm_head:
@@ -99,63 +91,95 @@ rule mlm_head:
     missing keys), else fitted on the frozen encoder on Wikipedia segments not in the evaluation sample."""
     input:
         raw=lambda wc: f"resources/raw/{CORPORA['wiki']['source']}/SHA256SUMS",
-        evaluation="resources/inputs/{model}/wiki.jsonl",
+        evaluation=inputs_of("wiki"),
     output:
         head="resources/mlm_head/{model}/head.pt",
-        info="results/{model}/tables/mlm_head.json",
+        info=sidecar("mlm_head"),
         table=table("mlm_head"),
-    params:
-        spec=model_spec,
-        cfg=SEC5.get("mlm_head", {}),
-        wiki=CORPORA["wiki"],
-        max_len=config["max_len"],
-    threads: 2
-    resources:
-        gpu=1,
-        mem_mb=6000,
-        runtime=30,
     log:
         rule_log("mlm_head"),
     benchmark:
-        "benchmarks/{model}/mlm_head.tsv"
+        rule_benchmark("mlm_head")
     conda:
         CONDA_ENV
+    threads: 2
+    resources:
+        gpu=1,
+        mem_mb=16000,
+        runtime=120,
+    params:
+        spec=model_spec,
+        # the wiki corpus options that rebuild its segments exactly as rule prepare_inputs did
+        wiki_file=CORPORA["wiki"]["file"],
+        wiki_seed=CORPORA["wiki"]["seed"],
+        max_len=config["max_len"],
+        n_train=config["clark_sec5"]["mlm_head"]["n_train"],
+        n_heldout=config["clark_sec5"]["mlm_head"]["n_heldout"],
+        epochs=config["clark_sec5"]["mlm_head"]["epochs"],
+        lr=config["clark_sec5"]["mlm_head"]["lr"],
+        batch_size=config["clark_sec5"]["mlm_head"]["batch_size"],
+        mask_prob=config["clark_sec5"]["mlm_head"]["mask_prob"],
+        seed=config["clark_sec5"]["mlm_head"]["seed"],
     script:
         "../scripts/mlm_head.py"
 
 
 rule gradient_importance:
-    """Mean |d masked-LM loss / d attention weight| per layer by attended token type (Clark Fig. 5)."""
+    """Mean |d masked-LM loss / d attention weight| per layer by attended token type (Clark Fig. 3)."""
     input:
-        records="resources/inputs/{model}/wiki.jsonl",
-        head="resources/mlm_head/{model}/head.pt",
-        head_info="results/{model}/tables/mlm_head.json",
-        head_table=table("mlm_head"),
+        records=inputs_of("wiki"),
+        head=rules.mlm_head.output.head,
+        head_info=rules.mlm_head.output.info,
+        head_table=rules.mlm_head.output.table,
     output:
         table=table("gradient_importance"),
-        heads=table("gradient_importance_heads"),
-        info="results/{model}/tables/gradient_importance.json",
-        figure=figure("gradient_importance", "Clark sec. 3 (surface patterns)"),
-    params:
-        spec=model_spec,
-        cfg=SEC5.get("gradient_importance", {}),
-        max_len=config["max_len"],
-        policy=config["max_len_policy"],
-    threads: 2
-    resources:
-        gpu=1,
-        mem_mb=6000,
-        runtime=30,
+        heads=table("gradient_importance", "heads"),
+        info=sidecar("gradient_importance"),
+        figure=figure("gradient_importance", category="Clark sec. 3 (surface patterns)"),
     log:
         rule_log("gradient_importance"),
     benchmark:
-        "benchmarks/{model}/gradient_importance.tsv"
+        rule_benchmark("gradient_importance")
     conda:
         CONDA_ENV
+    threads: 2
+    resources:
+        gpu=1,
+        mem_mb=16000,
+        runtime=120,
+    params:
+        spec=model_spec,
+        max_len=config["max_len"],
+        policy=config["max_len_policy"],
+        n_segments=config["clark_sec5"]["gradient_importance"]["n_segments"],
+        mask_prob=config["clark_sec5"]["gradient_importance"]["mask_prob"],
+        batch_size=config["clark_sec5"]["gradient_importance"]["batch_size"],
+        seed=config["clark_sec5"]["gradient_importance"]["seed"],
     script:
         "../scripts/gradient_importance.py"
 
 
-ALL_TARGETS.extend(per_model("results/{model}/figures/gradient_importance.png"))
-
-
+rule clark_surface:
+    """Clark sec. 3 for every model: relative position, special tokens and [SEP] (Fig. 2), entropy (Fig. 4),
+    example heads (Fig. 1), gradient importance (Fig. 3) with its masked-LM head."""
+    input:
+        per_model(
+            rules.relative_position.output.figure,
+            rules.relative_position.output.table,
+            rules.special_tokens.output.figure,
+            rules.special_tokens.output.table,
+            rules.special_tokens.output.layers,
+            rules.sep_attention.output.figure,
+            rules.sep_attention.output.table,
+            rules.sep_attention.output.layers,
+            rules.entropy.output.figure,
+            rules.entropy.output.table,
+            rules.entropy.output.layers,
+            rules.example_heads.output.figure,
+            rules.example_heads.output.table,
+            rules.example_heads.output.maps,
+            rules.mlm_head.output.table,
+            rules.gradient_importance.output.figure,
+            rules.gradient_importance.output.table,
+            rules.gradient_importance.output.heads,
+        ),

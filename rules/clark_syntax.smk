@@ -1,62 +1,72 @@
-# Clark et al. 2019 sec. 4: heads that track dependency relations (Table 1, Fig. 4).
-
-DEP = config["dependency"]
+# Clark et al. 2019 sec. 4: heads that track dependency relations (Table 1, Fig. 5 syntax example).
 
 
 rule dep_heads:
     """Per head, relation and direction: accuracy of 'the most-attended word is the gold
-    head / dependent'; best fixed-offset baseline; Table 1, best-head bars, heat-map grid."""
+    head / dependent'; best fixed-offset baseline; Table 1 (bars), heat-map grid."""
     input:
         shards=lambda wc: attention_shards(wc.corpus)(wc),
-        paper=DEP["paper_numbers"],
+        paper=config["dependency"]["paper_numbers"],
     output:
-        table=table("dep_heads_{corpus}"),
-        full=table("dep_heads_full_{corpus}"),
-        rare=table("dep_heads_rare_{corpus}"),
-        grid_table=table("dep_heads_grid_{corpus}"),
-        baselines=table("dep_heads_baselines_{corpus}"),
-        counts="results/{model}/tables/dep_heads_counts_{corpus}.json",
-        figure=figure("dep_heads_{corpus}", "Clark sec. 4 (syntax)", caption="../report/dep_heads.rst"),
-        grid=figure("dep_heads_grid_{corpus}", "Clark sec. 4 (syntax)", caption="../report/dep_heads_grid.rst"),
-    params:
-        how=DEP["how"],
-        reverse_mode=DEP["reverse"],
-        max_offset=DEP["max_offset"],
-        min_count=DEP["min_count"],
-        relations=DEP["relations"],
+        table=table("dep_heads", "{corpus}"),
+        full=table("dep_heads", "full", "{corpus}"),
+        rare=table("dep_heads", "rare", "{corpus}"),
+        baselines=table("dep_heads", "baselines", "{corpus}"),
+        grid_table=table("dep_heads", "grid", "{corpus}"),
+        counts=sidecar("dep_heads", "counts", "{corpus}"),
+        figure=figure("dep_heads", "{corpus}", category="Clark sec. 4 (syntax)"),
+        grid=figure(
+            "dep_heads", "grid", "{corpus}", category="Clark sec. 4 (syntax)", caption="../report/dep_heads.grid.rst"
+        ),
     log:
-        rule_log("dep_heads_{corpus}"),
+        rule_log("dep_heads", "{corpus}"),
     conda:
         CONDA_ENV
+    params:
+        how=config["dependency"]["how"],
+        reverse_mode=config["dependency"]["reverse"],
+        max_offset=config["dependency"]["max_offset"],
+        min_count=config["dependency"]["min_count"],
+        relations=config["dependency"]["relations"],
     script:
         "../scripts/dep_heads.py"
 
 
 rule dobj_head_example:
-    """The best dobj head's word-level map on one sentence with a direct object (Clark Fig. 4)."""
+    """The best dobj head's word-level map on one sentence with a direct object (Clark Fig. 5)."""
     input:
-        shards=attention_shards(DEP["example_corpus"]),
-        table=table(f"dep_heads_{DEP['example_corpus']}"),
+        shards=attention_shards(config["dependency"]["example_corpus"]),
+        table=expand(rules.dep_heads.output.table, corpus=config["dependency"]["example_corpus"], allow_missing=True)[0],
     output:
-        maps=table("dobj_head_example"),
-        figure=figure("dobj_head_example", "Clark sec. 4 (syntax)"),
-    params:
-        relation=DEP["example_relation"],
-        direction=DEP["example_direction"],
-        sentence=DEP["example_sentence"],
-        max_words=DEP["example_max_words"],
-        how=DEP["how"],
+        table=table("dobj_head_example"),
+        figure=figure("dobj_head_example", category="Clark sec. 4 (syntax)"),
     log:
         rule_log("dobj_head_example"),
     conda:
         CONDA_ENV
+    params:
+        relation=config["dependency"]["example_relation"],
+        direction=config["dependency"]["example_direction"],
+        sentence=config["dependency"]["example_sentence"],
+        max_words=config["dependency"]["example_max_words"],
+        how=config["dependency"]["how"],
     script:
         "../scripts/dobj_head_example.py"
 
 
-ALL_TARGETS.extend(
-    per_model(
-        *(f"results/{{model}}/figures/dep_heads{kind}_{c}.png" for c in DEP["corpora"] for kind in ("", "_grid")),
-        "results/{model}/figures/dobj_head_example.png",
-    )
-)
+rule clark_syntax:
+    """Clark sec. 4 syntax: Table 1 (bars and heat-map grid) on every dependency corpus, and the
+    Fig. 5 example head, with their tables, for every model."""
+    input:
+        per_model(
+            rules.dep_heads.output.figure,
+            rules.dep_heads.output.table,
+            rules.dep_heads.output.grid,
+            rules.dep_heads.output.grid_table,
+            rules.dep_heads.output.full,
+            rules.dep_heads.output.rare,
+            rules.dep_heads.output.baselines,
+            rules.dep_heads.output.counts,
+            corpus=config["dependency"]["corpora"],
+        ),
+        per_model(rules.dobj_head_example.output.figure, rules.dobj_head_example.output.table),

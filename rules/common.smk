@@ -11,7 +11,15 @@
 import os
 import re
 
+import yaml
+
 from analysis.core.model_names import model_slug
+
+# every source file with its upstream URL and sha256 (config["sources_file"], checked against its schema)
+with open(config["sources_file"]) as f:
+    SOURCES_FILE = yaml.safe_load(f)
+validate(SOURCES_FILE, os.path.join(workflow.basedir, "config/schema/sources.schema.yaml"))
+SOURCES = SOURCES_FILE["sources"]
 
 # model slug (the {model} wildcard) -> model spec
 MODELS = {model_slug(m): m for m in ([config["model"]] if isinstance(config["model"], str) else config["model"])}

@@ -2,10 +2,8 @@
 # (permutation, adversarial attention, rank agreement) on SST-2 attention classifiers,
 # and the erasure tests on the transformer's own [CLS] attention row.
 
-EXPLANATION = config["explanation"]
 EXPLANATION_CATEGORY = "Attention as explanation"
 GLUE_SUMS = "resources/raw/glue/SHA256SUMS"
-ATTN_CLASSIFIERS = "resources/explanation/{model}/attn_classifiers.pt"
 
 
 rule attn_classifiers:
@@ -13,23 +11,32 @@ rule attn_classifiers:
     input:
         GLUE_SUMS,
     output:
-        model=ATTN_CLASSIFIERS,
+        model="resources/explanation/{model}/attn_classifiers.pt",
         table=table("attn_classifiers"),
-    params:
-        spec=model_spec,
-        cfg=EXPLANATION,
-        max_len=config["max_len"],
-    threads: 2
-    resources:
-        gpu=1,
-        mem_mb=8000,
-        runtime=30,
     log:
         rule_log("attn_classifiers"),
     benchmark:
-        "benchmarks/{model}/attn_classifiers.tsv"
+        rule_benchmark("attn_classifiers")
     conda:
         CONDA_ENV
+    threads: 2
+    resources:
+        gpu=1,
+        mem_mb=16000,
+        runtime=120,
+    params:
+        spec=model_spec,
+        max_len=config["max_len"],
+        task=config["explanation"]["task"],
+        encoders=config["explanation"]["encoders"],
+        n_train=config["explanation"]["n_train"],
+        n_dev=config["explanation"]["n_dev"],
+        epochs=config["explanation"]["epochs"],
+        batch_size=config["explanation"]["batch_size"],
+        lr=config["explanation"]["lr"],
+        hidden=config["explanation"]["hidden"],
+        attention_dim=config["explanation"]["attention_dim"],
+        seed=config["explanation"]["seed"],
     script:
         "../scripts/attn_classifiers.py"
 
@@ -37,28 +44,30 @@ rule attn_classifiers:
 rule erasure:
     """Single-weight and set erasure (Serrano & Smith 2019) for every attention classifier."""
     input:
-        model=ATTN_CLASSIFIERS,
+        model=rules.attn_classifiers.output.model,
         glue=GLUE_SUMS,
     output:
-        single=table("erasure_single"),
-        sets=table("erasure_set"),
-        summary=table("erasure_summary"),
-        fig_single=figure("erasure_single", EXPLANATION_CATEGORY),
-        fig_set=figure("erasure_set", EXPLANATION_CATEGORY),
-    params:
-        spec=model_spec,
-        cfg=EXPLANATION,
-    threads: 1
-    resources:
-        gpu=1,
-        mem_mb=4000,
-        runtime=20,
+        single=table("erasure", "single"),
+        sets=table("erasure", "set"),
+        summary=table("erasure", "summary"),
+        fig_single=figure("erasure", "single", category=EXPLANATION_CATEGORY, caption="../report/erasure.single.rst"),
+        fig_set=figure("erasure", "set", category=EXPLANATION_CATEGORY, caption="../report/erasure.set.rst"),
     log:
         rule_log("erasure"),
     benchmark:
-        "benchmarks/{model}/erasure.tsv"
+        rule_benchmark("erasure")
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        gpu=1,
+        mem_mb=8000,
+        runtime=60,
+    params:
+        spec=model_spec,
+        task=config["explanation"]["task"],
+        n_explain=config["explanation"]["n_explain"],
+        seed=config["explanation"]["seed"],
     script:
         "../scripts/erasure.py"
 
@@ -66,28 +75,33 @@ rule erasure:
 rule erasure_cls:
     """The erasure tests on the transformer's own attention: one layer's [CLS] row, heads averaged."""
     input:
-        model=ATTN_CLASSIFIERS,
+        model=rules.attn_classifiers.output.model,
         glue=GLUE_SUMS,
     output:
-        single=table("erasure_cls_single"),
-        sets=table("erasure_cls_set"),
-        summary=table("erasure_cls_summary"),
-        fig_single=figure("erasure_cls_single", EXPLANATION_CATEGORY),
-        fig_set=figure("erasure_cls_set", EXPLANATION_CATEGORY),
-    params:
-        spec=model_spec,
-        cfg=EXPLANATION,
-    threads: 1
-    resources:
-        gpu=1,
-        mem_mb=4000,
-        runtime=20,
+        single=table("erasure_cls", "single"),
+        sets=table("erasure_cls", "set"),
+        summary=table("erasure_cls", "summary"),
+        fig_single=figure(
+            "erasure_cls", "single", category=EXPLANATION_CATEGORY, caption="../report/erasure_cls.single.rst"
+        ),
+        fig_set=figure("erasure_cls", "set", category=EXPLANATION_CATEGORY, caption="../report/erasure_cls.set.rst"),
     log:
         rule_log("erasure_cls"),
     benchmark:
-        "benchmarks/{model}/erasure_cls.tsv"
+        rule_benchmark("erasure_cls")
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        gpu=1,
+        mem_mb=8000,
+        runtime=60,
+    params:
+        spec=model_spec,
+        task=config["explanation"]["task"],
+        n_explain=config["explanation"]["n_explain"],
+        seed=config["explanation"]["seed"],
+        cls_layer=config["explanation"]["cls_layer"],
     script:
         "../scripts/erasure_cls.py"
 
@@ -95,25 +109,28 @@ rule erasure_cls:
 rule permutation:
     """Permute the attention weights (Jain & Wallace 2019): median output change vs max attention."""
     input:
-        model=ATTN_CLASSIFIERS,
+        model=rules.attn_classifiers.output.model,
         glue=GLUE_SUMS,
     output:
         table=table("permutation"),
-        figure=figure("permutation", EXPLANATION_CATEGORY),
-    params:
-        spec=model_spec,
-        cfg=EXPLANATION,
-    threads: 1
-    resources:
-        gpu=1,
-        mem_mb=4000,
-        runtime=20,
+        figure=figure("permutation", category=EXPLANATION_CATEGORY),
     log:
         rule_log("permutation"),
     benchmark:
-        "benchmarks/{model}/permutation.tsv"
+        rule_benchmark("permutation")
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        gpu=1,
+        mem_mb=8000,
+        runtime=60,
+    params:
+        spec=model_spec,
+        task=config["explanation"]["task"],
+        n_explain=config["explanation"]["n_explain"],
+        n_permutations=config["explanation"]["n_permutations"],
+        seed=config["explanation"]["seed"],
     script:
         "../scripts/permutation.py"
 
@@ -121,25 +138,31 @@ rule permutation:
 rule adversarial:
     """Adversarial attention (Jain & Wallace 2019): max JSD from the original with output change <= tolerance."""
     input:
-        model=ATTN_CLASSIFIERS,
+        model=rules.attn_classifiers.output.model,
         glue=GLUE_SUMS,
     output:
         table=table("adversarial"),
-        figure=figure("adversarial", EXPLANATION_CATEGORY),
-    params:
-        spec=model_spec,
-        cfg=EXPLANATION,
-    threads: 1
-    resources:
-        gpu=1,
-        mem_mb=4000,
-        runtime=20,
+        figure=figure("adversarial", category=EXPLANATION_CATEGORY),
     log:
         rule_log("adversarial"),
     benchmark:
-        "benchmarks/{model}/adversarial.tsv"
+        rule_benchmark("adversarial")
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        gpu=1,
+        mem_mb=8000,
+        runtime=60,
+    params:
+        spec=model_spec,
+        task=config["explanation"]["task"],
+        n_explain=config["explanation"]["n_explain"],
+        tolerance=config["explanation"]["adversarial"]["tolerance"],
+        steps=config["explanation"]["adversarial"]["steps"],
+        lr=config["explanation"]["adversarial"]["lr"],
+        penalty=config["explanation"]["adversarial"]["penalty"],
+        seed=config["explanation"]["seed"],
     script:
         "../scripts/adversarial.py"
 
@@ -147,36 +170,51 @@ rule adversarial:
 rule rank_agreement:
     """Kendall tau between attention and gradient / leave-one-out importance (Jain & Wallace 2019)."""
     input:
-        model=ATTN_CLASSIFIERS,
+        model=rules.attn_classifiers.output.model,
         glue=GLUE_SUMS,
     output:
         table=table("rank_agreement"),
-        figure=figure("rank_agreement", EXPLANATION_CATEGORY),
-    params:
-        spec=model_spec,
-        cfg=EXPLANATION,
-    threads: 1
-    resources:
-        gpu=1,
-        mem_mb=4000,
-        runtime=20,
+        figure=figure("rank_agreement", category=EXPLANATION_CATEGORY),
     log:
         rule_log("rank_agreement"),
     benchmark:
-        "benchmarks/{model}/rank_agreement.tsv"
+        rule_benchmark("rank_agreement")
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        gpu=1,
+        mem_mb=8000,
+        runtime=60,
+    params:
+        spec=model_spec,
+        task=config["explanation"]["task"],
+        n_explain=config["explanation"]["n_explain"],
     script:
         "../scripts/rank_agreement.py"
 
 
-ALL_TARGETS.extend(
-    per_model(
-        table("attn_classifiers"),
-        table("erasure_summary"),
-        table("erasure_cls_summary"),
-        table("permutation"),
-        table("adversarial"),
-        table("rank_agreement"),
-    )
-)
+rule explanation:
+    """Attention as explanation for every model: the SST-2 attention classifiers' dev accuracy,
+    erasure (Serrano & Smith 2019), permutation, adversarial attention and rank agreement
+    (Jain & Wallace 2019), and erasure on the transformer's own [CLS] row."""
+    input:
+        per_model(
+            rules.attn_classifiers.output.table,
+            rules.erasure.output.fig_single,
+            rules.erasure.output.single,
+            rules.erasure.output.fig_set,
+            rules.erasure.output.sets,
+            rules.erasure.output.summary,
+            rules.erasure_cls.output.fig_single,
+            rules.erasure_cls.output.single,
+            rules.erasure_cls.output.fig_set,
+            rules.erasure_cls.output.sets,
+            rules.erasure_cls.output.summary,
+            rules.permutation.output.figure,
+            rules.permutation.output.table,
+            rules.adversarial.output.figure,
+            rules.adversarial.output.table,
+            rules.rank_agreement.output.figure,
+            rules.rank_agreement.output.table,
+        ),

@@ -1,6 +1,6 @@
-# Kovaleva et al. 2019 ("Revealing the dark secrets of BERT"): fine-tuning on GLUE (Tab. 1),
-# change of the maps after fine-tuning (Fig. 4), attention to special tokens after
-# fine-tuning (Fig. 5), disabling heads and layers (Fig. 6).
+# Kovaleva et al. 2019 ("Revealing the dark secrets of BERT"): fine-tuning on GLUE, change of
+# the maps after fine-tuning (Fig. 4), attention to special tokens after fine-tuning (Fig. 5),
+# disabling heads and layers (Fig. 6).
 #
 # Paths other rules may use (the {task} wildcard is a GLUE task name, e.g. SST-2):
 #   resources/finetune/{model}/{task}/model/            fine-tuned checkpoint (save_pretrained dir,
@@ -10,10 +10,10 @@
 #                                                       maps (analysis.core.storage.Shards) of the first
 #                                                       kovaleva.change_examples dev inputs (seeded draw),
 #                                                       variant = pretrained | finetuned; meta.label = gold
+#   GLUE_SHARDS[variant]: those maps of every configured task (an input list with {model})
 # GLUE dev inputs themselves: analysis.core.glue.read_split("resources/raw/glue", task, "dev").
 
-KOV = config["kovaleva"]
-GLUE_TASKS = KOV["tasks"]
+GLUE_TASKS = config["kovaleva"]["tasks"]
 GLUE_RAW = "resources/raw/glue/SHA256SUMS"
 
 
@@ -30,21 +30,21 @@ rule finetune:
         checkpoint=directory("resources/finetune/{model}/{task}/model"),
         metrics="resources/finetune/{model}/{task}/dev_metrics.json",
         history="resources/finetune/{model}/{task}/history.csv",
-    params:
-        spec=model_spec,
-        settings=KOV["finetune"],
-        seed=KOV["seed"],
+    log:
+        rule_log("finetune", "{task}"),
+    benchmark:
+        rule_benchmark("finetune", "{task}")
+    conda:
+        CONDA_ENV
     threads: 2
     resources:
         gpu=1,
-        mem_mb=8000,
-        runtime=120,
-    log:
-        "logs/{model}/finetune/{task}.log",
-    benchmark:
-        "benchmarks/{model}/finetune/{task}.tsv"
-    conda:
-        CONDA_ENV
+        mem_mb=32000,
+        runtime=600,
+    params:
+        spec=model_spec,
+        settings=config["kovaleva"]["finetune"],  # every key is used (and recorded in dev_metrics.json)
+        seed=config["kovaleva"]["seed"],
     script:
         "../scripts/finetune.py"
 
@@ -52,10 +52,10 @@ rule finetune:
 rule finetune_scores:
     """Dev scores of every fine-tuned task next to the pre-trained (random head) and majority scores."""
     input:
-        expand("resources/finetune/{{model}}/{task}/dev_metrics.json", task=GLUE_TASKS),
+        expand(rules.finetune.output.metrics, task=GLUE_TASKS, allow_missing=True),
     output:
         table=table("finetune_scores"),
-        figure=figure("finetune_scores", "Kovaleva (fine-tuning)"),
+        figure=figure("finetune_scores", category="Kovaleva (fine-tuning)"),
     log:
         rule_log("finetune_scores"),
     conda:
@@ -68,42 +68,51 @@ rule glue_attention:
     """Maps of the pre-trained or fine-tuned model on a task's dev inputs (the same inputs for both)."""
     input:
         raw=GLUE_RAW,
-        checkpoint=lambda wc: checkpoint_dir(wc) if wc.variant == "finetuned" else [],
+        checkpoint=lambda wc: (
+            rules.finetune.output.checkpoint.format(model=wc.model, task=wc.task) if wc.variant == "finetuned" else []
+        ),
     output:
-        multiext("resources/attention_glue/{model}/{variant}/{task}/shard-0", ".npy", ".json"),
-    params:
-        spec=model_spec,
-        n_examples=KOV["change_examples"],
-        seed=KOV["seed"],
-        max_len=KOV["finetune"]["max_len"],
-        batch_size=config["batch_size"],
+        multiext("resources/attention_glue/{model}/{variant}/{task}/shard-0", npy=".npy", json=".json"),
+    log:
+        rule_log("glue_attention", "{variant}", "{task}"),
+    conda:
+        CONDA_ENV
     threads: 2
     resources:
         gpu=1,
-        mem_mb=4000,
-        runtime=30,
-    log:
-        "logs/{model}/glue_attention/{variant}-{task}.log",
-    conda:
-        CONDA_ENV
+        mem_mb=16000,
+        runtime=60,
+    params:
+        spec=model_spec,
+        n_examples=config["kovaleva"]["change_examples"],
+        seed=config["kovaleva"]["seed"],
+        max_len=config["kovaleva"]["finetune"]["max_len"],
+        batch_size=config["batch_size"],
     script:
         "../scripts/glue_attention.py"
+
+
+# variant -> the maps of the GLUE dev inputs of every configured task, for {model} (rule glue_attention)
+GLUE_SHARDS = {
+    variant: expand(rules.glue_attention.output.npy, variant=variant, task=GLUE_TASKS, allow_missing=True)
+    for variant in ("pretrained", "finetuned")
+}
 
 
 rule finetune_change:
     """Per head: cosine similarity of pre-trained vs fine-tuned maps on the same dev inputs (Fig. 4)."""
     input:
-        pretrained=glue_shards("pretrained"),
-        finetuned=glue_shards("finetuned"),
+        pretrained=GLUE_SHARDS["pretrained"],
+        finetuned=GLUE_SHARDS["finetuned"],
     output:
         table=table("finetune_change"),
-        figure=figure("finetune_change", "Kovaleva (fine-tuning)"),
-    params:
-        tasks=GLUE_TASKS,
+        figure=figure("finetune_change", category="Kovaleva (fine-tuning)"),
     log:
         rule_log("finetune_change"),
     conda:
         CONDA_ENV
+    params:
+        tasks=config["kovaleva"]["tasks"],
     script:
         "../scripts/finetune_change.py"
 
@@ -111,17 +120,17 @@ rule finetune_change:
 rule finetune_special_tokens:
     """Per layer: attention to [CLS], [SEP], '.' or ',' in the fine-tuned models, per task (Fig. 5)."""
     input:
-        pretrained=glue_shards("pretrained"),
-        finetuned=glue_shards("finetuned"),
+        pretrained=GLUE_SHARDS["pretrained"],
+        finetuned=GLUE_SHARDS["finetuned"],
     output:
         table=table("finetune_special_tokens"),
-        figure=figure("finetune_special_tokens", "Kovaleva (fine-tuning)"),
-    params:
-        tasks=GLUE_TASKS,
+        figure=figure("finetune_special_tokens", category="Kovaleva (fine-tuning)"),
     log:
         rule_log("finetune_special_tokens"),
     conda:
         CONDA_ENV
+    params:
+        tasks=config["kovaleva"]["tasks"],
     script:
         "../scripts/finetune_special_tokens.py"
 
@@ -130,26 +139,26 @@ rule disable_heads_scores:
     """Dev score of the fine-tuned model with each head (and each layer) made uniform, one task."""
     input:
         raw=GLUE_RAW,
-        checkpoint=checkpoint_dir,
+        checkpoint=rules.finetune.output.checkpoint,
     output:
         scores="resources/disable_heads/{model}/{task}.csv",
         cost="resources/disable_heads/{model}/{task}.cost.json",
-    params:
-        n_examples=KOV["disable_examples"],
-        max_batch=KOV["disable_max_batch"],
-        max_len=KOV["finetune"]["max_len"],
-        seed=KOV["seed"],
+    log:
+        rule_log("disable_heads_scores", "{task}"),
+    benchmark:
+        rule_benchmark("disable_heads_scores", "{task}")
+    conda:
+        CONDA_ENV
     threads: 2
     resources:
         gpu=1,
-        mem_mb=8000,
-        runtime=60,
-    log:
-        "logs/{model}/disable_heads_scores/{task}.log",
-    benchmark:
-        "benchmarks/{model}/disable_heads_scores/{task}.tsv"
-    conda:
-        CONDA_ENV
+        mem_mb=32000,
+        runtime=240,
+    params:
+        n_examples=config["kovaleva"]["disable_examples"],
+        max_batch=config["kovaleva"]["disable_max_batch"],
+        max_len=config["kovaleva"]["finetune"]["max_len"],
+        seed=config["kovaleva"]["seed"],
     script:
         "../scripts/disable_heads_scores.py"
 
@@ -157,27 +166,34 @@ rule disable_heads_scores:
 rule disable_heads:
     """Heat-maps of the change in dev score when one head / one layer is disabled (Fig. 6)."""
     input:
-        scores=expand("resources/disable_heads/{{model}}/{task}.csv", task=GLUE_TASKS),
-        cost=expand("resources/disable_heads/{{model}}/{task}.cost.json", task=GLUE_TASKS),
+        scores=expand(rules.disable_heads_scores.output.scores, task=GLUE_TASKS, allow_missing=True),
+        cost=expand(rules.disable_heads_scores.output.cost, task=GLUE_TASKS, allow_missing=True),
     output:
         table=table("disable_heads"),
-        cost=table("disable_heads_cost"),
-        figure=figure("disable_heads", "Kovaleva (fine-tuning)"),
-    params:
-        tasks=GLUE_TASKS,
+        cost=table("disable_heads", "cost"),
+        figure=figure("disable_heads", category="Kovaleva (fine-tuning)"),
     log:
         rule_log("disable_heads"),
     conda:
         CONDA_ENV
+    params:
+        tasks=config["kovaleva"]["tasks"],
     script:
         "../scripts/disable_heads.py"
 
 
-ALL_TARGETS.extend(
-    per_model(
-        *(
-            f"results/{{model}}/figures/{n}.png"
-            for n in ["finetune_scores", "finetune_change", "finetune_special_tokens", "disable_heads"]
-        )
-    )
-)
+rule kovaleva_finetune:
+    """Kovaleva et al. 2019 fine-tuning section, every model: dev scores after fine-tuning, change of
+    the maps (Fig. 4), attention to special tokens (Fig. 5), disabled heads (Fig. 6)."""
+    input:
+        per_model(
+            rules.finetune_scores.output.table,
+            rules.finetune_scores.output.figure,
+            rules.finetune_change.output.table,
+            rules.finetune_change.output.figure,
+            rules.finetune_special_tokens.output.table,
+            rules.finetune_special_tokens.output.figure,
+            rules.disable_heads.output.table,
+            rules.disable_heads.output.cost,
+            rules.disable_heads.output.figure,
+        ),

@@ -1,38 +1,41 @@
 # Kovaleva et al. 2019, Fig. 1-2: attention pattern types (Vertical, Diagonal, Vertical+Diagonal,
 # Block, Heterogeneous). Hand labels of maps of the embedded model (config/patterns/labels.csv,
-# regenerated from config/patterns/recipe.yaml) train a classifier on interpretable map
-# features; it classifies every head's map on the GLUE dev inputs of rule glue_attention
-# (rules/kovaleva.smk), pre-trained and fine-tuned.
+# regenerated from config/patterns/recipe.yaml by rule pattern_features) train a classifier on
+# interpretable map features; it classifies every head's map on the GLUE dev inputs of rule
+# glue_attention (GLUE_SHARDS of rules/kovaleva_finetune.smk), pre-trained and fine-tuned.
 
 import yaml
 
-PAT = config["patterns"]
-PAT_RECIPE = yaml.safe_load(open(PAT["recipe"]))
-PAT_DIR = "results/pattern_labels"  # model-independent: the labels are of the embedded model only
+PAT_RECIPE = yaml.safe_load(open(config["patterns"]["recipe"]))
 PAT_SOURCES = sorted({s["folder"] for s in PAT_RECIPE["sources"]})
+# model-independent outputs (the labels are of the embedded model only), named as in rules/common.smk
+PAT_TABLES = "results/pattern_labels/tables"
+PAT_FIGURES = "results/pattern_labels/figures"
+PAT_LOGS = "logs/pattern_labels"
+PAT_CATEGORY = "Kovaleva (attention patterns)"
 
 
 rule pattern_features:
     """Regenerate the hand-labelled maps (recipe) and compute their features."""
     input:
-        labels=PAT["labels"],
-        recipe=PAT["recipe"],
+        labels=config["patterns"]["labels"],
+        recipe=config["patterns"]["recipe"],
         raw=expand("resources/raw/{source}/SHA256SUMS", source=PAT_SOURCES),
-        code="analysis/kovaleva/patterns.py",  # the feature definitions: recompute when they change
+        code="analysis/kovaleva/pattern_features.py",  # the feature definitions: recompute when they change
     output:
         table="resources/patterns/labelled_features.csv",
         maps="resources/patterns/labelled_maps.npz",
+    log:
+        f"{PAT_LOGS}/pattern_features.log",
+    benchmark:
+        "benchmarks/pattern_labels/pattern_features.tsv"
+    conda:
+        CONDA_ENV
     threads: 2
     resources:
         gpu=1,
-        mem_mb=4000,
-        runtime=10,
-    log:
-        "logs/patterns/pattern_features.log",
-    benchmark:
-        "benchmarks/patterns/pattern_features.tsv"
-    conda:
-        CONDA_ENV
+        mem_mb=16000,
+        runtime=60,
     script:
         "../scripts/pattern_features.py"
 
@@ -43,24 +46,25 @@ rule pattern_classifier:
         table=rules.pattern_features.output.table,
         maps=rules.pattern_features.output.maps,
     output:
-        table=f"{PAT_DIR}/tables/pattern_classifier.csv",
-        confusion=f"{PAT_DIR}/tables/pattern_confusion.csv",
-        label_shares=f"{PAT_DIR}/tables/pattern_label_shares.csv",
-        figure=report(f"{PAT_DIR}/figures/pattern_classifier.png", caption="../report/pattern_classifier.rst",
-                      category="Kovaleva (attention patterns)"),
+        table=f"{PAT_TABLES}/pattern_classifier.csv",
+        confusion=f"{PAT_TABLES}/pattern_classifier.confusion.csv",
+        label_shares=f"{PAT_TABLES}/pattern_classifier.label_shares.csv",
+        figure=report(
+            f"{PAT_FIGURES}/pattern_classifier.png", caption="../report/pattern_classifier.rst", category=PAT_CATEGORY
+        ),
         model="resources/patterns/classifier.pkl",
-    params:
-        classifier=PAT["classifier"],
-        folds=PAT["cv_folds"],
-        seed=PAT["seed"],
-        labelled_model=PAT_RECIPE["model"],
-        cnn_epochs=PAT.get("cnn_epochs", 0),
     log:
-        "logs/patterns/pattern_classifier.log",
+        f"{PAT_LOGS}/pattern_classifier.log",
     benchmark:
-        "benchmarks/patterns/pattern_classifier.tsv"
+        "benchmarks/pattern_labels/pattern_classifier.tsv"
     conda:
         CONDA_ENV
+    params:
+        classifier=config["patterns"]["classifier"],
+        folds=config["patterns"]["cv_folds"],
+        seed=config["patterns"]["seed"],
+        labelled_model=PAT_RECIPE["model"],
+        cnn_epochs=config["patterns"]["cnn_epochs"],
     script:
         "../scripts/pattern_classifier.py"
 
@@ -71,29 +75,32 @@ rule pattern_labelled_examples:
         table=rules.pattern_features.output.table,
         maps=rules.pattern_features.output.maps,
     output:
-        examples=f"{PAT_DIR}/tables/pattern_labelled_examples.csv",
-        figure=report(f"{PAT_DIR}/figures/pattern_labelled_examples.png",
-                      caption="../report/pattern_labelled_examples.rst", category="Kovaleva (attention patterns)"),
+        table=f"{PAT_TABLES}/pattern_labelled_examples.csv",
+        figure=report(
+            f"{PAT_FIGURES}/pattern_labelled_examples.png",
+            caption="../report/pattern_labelled_examples.rst",
+            category=PAT_CATEGORY,
+        ),
+    log:
+        f"{PAT_LOGS}/pattern_labelled_examples.log",
+    conda:
+        CONDA_ENV
     params:
         per_class=4,
         labelled_model=PAT_RECIPE["model"],
-    log:
-        "logs/patterns/pattern_labelled_examples.log",
-    conda:
-        CONDA_ENV
     script:
         "../scripts/pattern_labelled_examples.py"
 
 
 rule pattern_label_sheets:
-    """Contact sheets of every labelled map with its hand label, for auditing (not in `all`)."""
+    """Contact sheets of every labelled map with its hand label, for auditing (on demand, not in `all`)."""
     input:
         table=rules.pattern_features.output.table,
         maps=rules.pattern_features.output.maps,
     output:
-        directory(f"{PAT_DIR}/label_sheets"),
+        directory(f"{PAT_FIGURES}/pattern_label_sheets"),
     log:
-        "logs/patterns/pattern_label_sheets.log",
+        f"{PAT_LOGS}/pattern_label_sheets.log",
     conda:
         CONDA_ENV
     script:
@@ -104,24 +111,24 @@ rule patterns:
     """Share of each pattern type per GLUE task, pre-trained and fine-tuned (Kovaleva Fig. 2)."""
     input:
         classifier=rules.pattern_classifier.output.model,
-        pretrained=glue_shards("pretrained"),
-        finetuned=glue_shards("finetuned") if PAT["finetuned"] else [],
+        pretrained=GLUE_SHARDS["pretrained"],
+        finetuned=GLUE_SHARDS["finetuned"] if config["patterns"]["finetuned"] else [],
     output:
         table=table("patterns"),
-        layers=table("patterns_by_layer"),
+        layers=table("patterns", "by_layer"),
         predictions="resources/patterns/{model}/predictions.csv",
-        figure=figure("patterns", "Kovaleva (attention patterns)"),
-    params:
-        spec=model_spec,
-        tasks=GLUE_TASKS,
-        max_inputs=PAT["max_inputs"],
-        finetuned=PAT["finetuned"],
+        figure=figure("patterns", category=PAT_CATEGORY),
     log:
         rule_log("patterns"),
     benchmark:
-        "benchmarks/{model}/patterns.tsv"
+        rule_benchmark("patterns")
     conda:
         CONDA_ENV
+    params:
+        spec=model_spec,
+        tasks=config["kovaleva"]["tasks"],
+        max_inputs=config["patterns"]["max_inputs"],
+        finetuned=config["patterns"]["finetuned"],
     script:
         "../scripts/patterns.py"
 
@@ -130,23 +137,37 @@ rule pattern_examples:
     """The most confidently classified map of each type on the dev inputs (Kovaleva Fig. 1)."""
     input:
         predictions=rules.patterns.output.predictions,
-        pretrained=glue_shards("pretrained"),
+        pretrained=GLUE_SHARDS["pretrained"],
     output:
         table=table("pattern_examples"),
-        figure=figure("pattern_examples", "Kovaleva (attention patterns)"),
-    params:
-        spec=model_spec,
-        tasks=GLUE_TASKS,
-        min_tokens=24,  # examples drawn from inputs of at least this many word pieces (if every type has one)
+        figure=figure("pattern_examples", category=PAT_CATEGORY),
     log:
         rule_log("pattern_examples"),
     conda:
         CONDA_ENV
+    params:
+        spec=model_spec,
+        tasks=config["kovaleva"]["tasks"],
+        min_tokens=24,  # examples drawn from inputs of at least this many word pieces (if every type has one)
     script:
         "../scripts/pattern_examples.py"
 
 
-ALL_TARGETS.extend(
-    [rules.pattern_classifier.output.figure, rules.pattern_labelled_examples.output.figure]
-    + per_model("results/{model}/figures/patterns.png", "results/{model}/figures/pattern_examples.png")
-)
+rule kovaleva_patterns:
+    """Kovaleva et al. 2019 attention pattern types (Fig. 1-2): the classifier trained on the hand labels
+    and its labelled examples (model-independent), then per model the share of each type per task and
+    an example map of each type."""
+    input:
+        rules.pattern_classifier.output.table,
+        rules.pattern_classifier.output.confusion,
+        rules.pattern_classifier.output.label_shares,
+        rules.pattern_classifier.output.figure,
+        rules.pattern_labelled_examples.output.table,
+        rules.pattern_labelled_examples.output.figure,
+        per_model(
+            rules.patterns.output.table,
+            rules.patterns.output.layers,
+            rules.patterns.output.figure,
+            rules.pattern_examples.output.table,
+            rules.pattern_examples.output.figure,
+        ),

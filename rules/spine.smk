@@ -5,15 +5,15 @@ rule fetch_source:
     """Download a source from upstream (or copy it from the mirror) and check every sha256."""
     output:
         "resources/raw/{source}/SHA256SUMS",
-    params:
-        source=lambda wc: config["sources"][wc.source],
-        mirror=MIRROR,
     log:
         "logs/fetch_source/{source}.log",
     wildcard_constraints:
-        source="|".join(config["sources"]),
+        source="|".join(SOURCES),
     conda:
         CONDA_ENV
+    params:
+        source=lambda wc: SOURCES[wc.source],
+        mirror=MIRROR,
     script:
         "../scripts/fetch_source.py"
 
@@ -25,14 +25,14 @@ rule prepare_inputs:
     output:
         records=inputs_of("{corpus}"),
         counts=inputs_of("{corpus}", "counts.json"),
-    params:
-        spec=model_spec,
-        corpus=lambda wc: CORPORA[wc.corpus],
-        max_len=config["max_len"],
     log:
         "logs/{model}/prepare_inputs.{corpus}.log",
     conda:
         CONDA_ENV
+    params:
+        spec=model_spec,
+        corpus=lambda wc: CORPORA[wc.corpus],
+        max_len=config["max_len"],
     script:
         "../scripts/prepare_inputs.py"
 
@@ -43,22 +43,22 @@ rule extract_attention:
         inputs_of("{corpus}"),
     output:
         multiext("resources/attention/{model}/{corpus}/shard-{shard}", ".npy", ".json"),
-    params:
-        spec=model_spec,
-        n_shards=lambda wc: CORPORA[wc.corpus]["n_shards"],
-        max_len=config["max_len"],
-        policy=config["max_len_policy"],
-        batch_size=config["batch_size"],
-    threads: 2
-    resources:
-        gpu=1,
-        mem_mb=32000,
-        runtime=120,
     log:
         "logs/{model}/extract_attention.{corpus}.{shard}.log",
     benchmark:
         "benchmarks/{model}/extract_attention.{corpus}.{shard}.tsv"
     conda:
         CONDA_ENV
+    threads: 2
+    resources:
+        gpu=1,
+        mem_mb=32000,
+        runtime=120,
+    params:
+        spec=model_spec,
+        n_shards=lambda wc: CORPORA[wc.corpus]["n_shards"],
+        max_len=config["max_len"],
+        policy=config["max_len_policy"],
+        batch_size=config["batch_size"],
     script:
         "../scripts/extract_attention.py"

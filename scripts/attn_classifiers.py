@@ -4,32 +4,36 @@ import pandas as pd
 import torch
 
 from analysis.core.models import load_model, load_tokenizer
-from analysis.explanation.attn_classifiers import FrozenTransformer, TrainConfig, read_sst2, train_all
+from analysis.explanation.attn_classifiers import TrainConfig, train_all
+from analysis.explanation.frozen_transformer import FrozenTransformer
+from analysis.explanation.sst2 import read_sst2
 from analysis.shared.rule_io import setup_logging, write_table
 
 log = setup_logging(snakemake)
 torch.set_num_threads(snakemake.threads)
-cfg = snakemake.params.cfg
 raw_dir = Path(snakemake.input[0]).parent
-train, train_counts = read_sst2(raw_dir, "train", cfg["n_train"], cfg["seed"], task=cfg["task"])
-dev, dev_counts = read_sst2(raw_dir, "dev", cfg.get("n_dev"), cfg["seed"], task=cfg["task"])
-log.info("train %s; dev %s", train_counts, dev_counts)
-spec = snakemake.params.spec
-tf = FrozenTransformer(load_model(spec), load_tokenizer(spec), snakemake.params.max_len)
-tc = TrainConfig(
-    epochs=cfg["epochs"],
-    batch_size=cfg["batch_size"],
-    lr=cfg["lr"],
-    seed=cfg["seed"],
-    hidden=cfg["hidden"],
-    d_att=cfg["attention_dim"],
+train, train_counts = read_sst2(
+    raw_dir, "train", snakemake.params.n_train, snakemake.params.seed, task=snakemake.params.task
 )
-bundle, rows = train_all(train, dev, cfg["encoders"], tc, tf)
-bundle.update(spec=spec, max_len=snakemake.params.max_len)
+dev, dev_counts = read_sst2(raw_dir, "dev", snakemake.params.n_dev, snakemake.params.seed, task=snakemake.params.task)
+log.info("train %s; dev %s", train_counts, dev_counts)
+tf = FrozenTransformer(
+    load_model(snakemake.params.spec), load_tokenizer(snakemake.params.spec), snakemake.params.max_len
+)
+tc = TrainConfig(
+    epochs=snakemake.params.epochs,
+    batch_size=snakemake.params.batch_size,
+    lr=snakemake.params.lr,
+    seed=snakemake.params.seed,
+    hidden=snakemake.params.hidden,
+    d_att=snakemake.params.attention_dim,
+)
+bundle, rows = train_all(train, dev, snakemake.params.encoders, tc, tf)
+bundle.update(spec=snakemake.params.spec, max_len=snakemake.params.max_len)
 Path(snakemake.output.model).parent.mkdir(parents=True, exist_ok=True)
 torch.save(bundle, snakemake.output.model)
 df = pd.DataFrame(rows)
-df["model"] = spec
+df["model"] = snakemake.params.spec
 df["train_rows_not_used"] = train_counts["not_used"]
 df["dev_rows_not_used"] = dev_counts["not_used"]
 write_table(df, snakemake.output.table)

@@ -1,6 +1,7 @@
 import json
 
-from analysis.clark.coref_heads import plot, read_paper_numbers, score
+from analysis.clark.coref_heads import read_paper_numbers, score
+from analysis.clark.coref_plots import plot_coref_heads
 from analysis.core.storage import Shards
 from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
@@ -20,6 +21,6 @@ write_json(
 log.info("reader counts: %s", reader_counts)
 log.info("scoring counts: %s", counts)
 log.info("summary:\n%s", summary.to_string())
-fig = plot(per_head, summary, shards.header["model"], counts["windows"])
+fig = plot_coref_heads(per_head, summary, shards.header["model"], counts["windows"])
 save_figure(fig, snakemake.output.figure)
 close(fig)

@@ -1,8 +1,10 @@
 import pandas as pd
 
-from analysis.clark.dep_heads import grid_table, paper_table, plot_best, plot_grid, score_examples, table1
+from analysis.clark.dep_heads import score_examples
+from analysis.clark.dep_heads_plots import plot_dep_heads, plot_dep_heads_grid
+from analysis.clark.dep_tables import grid_table, paper_table, table1
 from analysis.core.storage import Shards
-from analysis.shared.plots import close, paper_style
+from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
 
 log = setup_logging(snakemake)
@@ -26,13 +28,12 @@ write_table(main, snakemake.output.table)
 write_table(rare, snakemake.output.rare)
 write_json(counts, snakemake.output.counts)
 
-paper_style()
-fig = plot_best(main, model, corpus)
+fig = plot_dep_heads(main, model, corpus)
 save_figure(fig, snakemake.output.figure)
 close(fig)
 cells = grid_table(full, main, p.relations)
 write_table(cells, snakemake.output.grid_table)
-fig = plot_grid(cells, model, corpus, shards.n_layers, shards.n_heads)
+fig = plot_dep_heads_grid(cells, model, corpus, shards.n_layers, shards.n_heads)
 save_figure(fig, snakemake.output.grid)
 close(fig)
 log.info("%s: %s", corpus, {k: v for k, v in counts.items() if k != "arcs_lost_by_relation"})

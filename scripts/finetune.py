@@ -5,7 +5,8 @@ import pandas as pd
 import torch
 
 from analysis.core import glue
-from analysis.core.models import load_model, load_tokenizer, model_slug
+from analysis.core.model_names import model_slug
+from analysis.core.models import load_model, load_tokenizer
 from analysis.kovaleva import finetune
 from analysis.shared.rule_io import setup_logging, write_json, write_table
 

@@ -1,7 +1,7 @@
 import json
 
-from analysis.clark.coref_heads import plot
-from analysis.clark.gap_heads import GROUPS, per_head_table, score, summary_table
+from analysis.clark.coref_plots import plot_gap_heads
+from analysis.clark.gap_heads import per_head_table, score, summary_table
 from analysis.core.storage import Shards
 from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
@@ -20,18 +20,6 @@ write_json(
 )
 log.info("reader counts: %s; scoring counts: %s", reader_counts, counts)
 log.info("summary:\n%s", summary.to_string())
-fig = plot(
-    per_head,
-    summary,
-    shards.header["model"],
-    counts["examples"],
-    groups=GROUPS,
-    group_col="gender",
-    title="GAP pronoun -> name",
-    unit="examples",
-    what="pronouns",
-    ylabel="pronoun -> name accuracy (%)",
-    label_above=65,
-)
+fig = plot_gap_heads(per_head, summary, shards.header["model"], counts["examples"])
 save_figure(fig, snakemake.output.figure)
 close(fig)

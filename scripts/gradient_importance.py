@@ -1,52 +1,32 @@
 import json
 
-import matplotlib.pyplot as plt
 import pandas as pd
 import torch
 
-from analysis.clark import gradient_importance as gi
-from analysis.clark import mlm_head as mh
+from analysis.clark.gradient_importance import accumulate, plot_gradient_importance
+from analysis.clark.mlm_head import head_description, load_fitted_head, load_mlm
 from analysis.core.extraction import encode_records
 from analysis.core.inputs import read_jsonl, seeded_subset
 from analysis.core.models import load_tokenizer
+from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
 
 log = setup_logging(snakemake)
 torch.set_num_threads(snakemake.threads)
-cfg, spec = snakemake.params.cfg, snakemake.params.spec
-tok = load_tokenizer(spec)
-model, info = mh.load_mlm(spec)
+p = snakemake.params
+tok = load_tokenizer(p.spec)
+model, info = load_mlm(p.spec)
 head_info = json.loads(open(snakemake.input.head_info).read())
-if info["pretrained_head"] != head_info["pretrained_head"]:
-    raise RuntimeError(
-        f"{snakemake.input.head_info} disagrees with the checkpoint about its masked-LM head; rerun mlm_head"
-    )
-if not info["pretrained_head"]:
-    state = torch.load(snakemake.input.head, map_location="cpu")
-    missing, unexpected = mh.head_module(model).load_state_dict(state, strict=False)
-    shared = {p.data_ptr() for p in model.base_model.parameters()}
-    missing = [k for k in missing if mh.head_module(model).get_parameter(k).data_ptr() not in shared]
-    if missing or unexpected:
-        raise RuntimeError(
-            f"{snakemake.input.head}: head state does not fit (missing {missing}, unexpected {unexpected})"
-        )
-held = pd.read_csv(snakemake.input.head_table)
-held = held[(held.split == "held-out") & (held["head"] != "initial (unigram bias)")].iloc[-1]
-head_used = f"{head_info['head_source']}; held-out MLM loss {held.loss:.2f}, accuracy {100 * held.accuracy:.1f}%"
+load_fitted_head(model, info, head_info, snakemake.input.head)
+head_used = head_description(head_info, pd.read_csv(snakemake.input.head_table))
 log.info("masked-LM head: %s", head_used)
 
 records = read_jsonl(snakemake.input.records)
-items, enc_counts = encode_records(tok, records, snakemake.params.max_len, snakemake.params.policy)
+items, enc_counts = encode_records(tok, records, p.max_len, p.policy)
 # a seeded sample over the whole corpus (the inputs are in article order), kept in order
-used = seeded_subset(items, cfg.get("n_segments"), int(cfg.get("seed", 0)))
-per_layer, per_head, counts = gi.accumulate(
-    model,
-    tok,
-    used,
-    seed=int(cfg.get("seed", 0)),
-    prob=float(cfg.get("mask_prob", 0.15)),
-    batch_size=int(cfg.get("batch_size", 16)),
-    log=log,
+used = seeded_subset(items, p.n_segments, int(p.seed))
+per_layer, per_head, counts = accumulate(
+    model, tok, used, seed=int(p.seed), prob=float(p.mask_prob), batch_size=int(p.batch_size), log=log
 )
 counts.update(
     head=head_used, segments_available=len(items), segments_not_used=len(items) - len(used), encoding=enc_counts
@@ -58,8 +38,8 @@ write_json(counts, snakemake.output.info)
 
 labels = {"cls": tok.cls_token or "[CLS]", "sep": tok.sep_token or "[SEP]", "punct": ". or ,", "other": "other"}
 title = (
-    f"{spec}: gradient of the masked-LM loss w.r.t. attention ({counts['segments']} segments)\nMLM head: {head_used}"
+    f"{p.spec}: gradient of the masked-LM loss w.r.t. attention ({counts['segments']} segments)\nMLM head: {head_used}"
 )
-fig = gi.plot(per_layer, title, labels)
+fig = plot_gradient_importance(per_layer, title, labels)
 save_figure(fig, snakemake.output.figure)
-plt.close(fig)
+close(fig)

@@ -3,7 +3,7 @@ from pathlib import Path
 import torch
 import yaml
 
-from analysis.kovaleva.patterns import labelled_features, read_labels, save_maps
+from analysis.kovaleva.pattern_labels import labelled_features, read_labels, save_maps
 from analysis.shared.rule_io import setup_logging, write_table
 
 log = setup_logging(snakemake)

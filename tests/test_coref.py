@@ -1,19 +1,12 @@
-"""Coreference readers (CoNLL-2012, OntoGUM), mention heads/types, windows (analysis/core/corpora/coref.py)."""
+"""Coreference readers (CoNLL-2012, OntoGUM), mention heads/types, windows (analysis/core/corpora/coref/)."""
 
 import pytest
 
 from analysis.core.corpora import prepare
-from analysis.core.corpora.coref import (
-    CorefDoc,
-    Mention,
-    make_windows,
-    mention_head,
-    mention_type,
-    parse_coref_cell,
-    read_conll2012,
-    read_ontogum,
-    rule_head,
-)
+from analysis.core.corpora.coref.document import CorefDoc, Mention, parse_coref_cell
+from analysis.core.corpora.coref.formats import read_conll2012, read_ontogum
+from analysis.core.corpora.coref.mentions import mention_head, mention_type, rule_head
+from analysis.core.corpora.coref.windows import make_windows
 from conftest import FIXTURES
 
 COREF = FIXTURES / "coref"
@@ -221,3 +214,10 @@ def test_conll2012_reader_registered(tokenizer):
     recs, counts = prepare("conll2012", COREF, tokenizer, pattern="*_conll", max_len=64)
     assert [r["id"] for r in recs] == ["test/doc_0/part_000#w000", "test/doc_0/part_001#w000"]
     assert counts["documents"] == 2 and counts["anaphors"] == 4  # his, She, the tall man, herself
+
+
+@pytest.mark.parametrize("name, opts", [("ontogum", {"split": "dev"}), ("conll2012", {"pattern": "*_conll"})])
+def test_coref_readers_refuse_unknown_options(tokenizer, name, opts):
+    src = OG if name == "ontogum" else COREF
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['max_doc'\]"):
+        prepare(name, src, tokenizer, max_len=64, max_doc=1, **opts)

@@ -1,13 +1,17 @@
-"""Antecedent selection per head and the baselines (analysis/clark/coref_heads.py) on hand-made cases."""
+"""Antecedent selection per head and the baselines (analysis/clark/coref_heads.py), the 2-fold best head
+(analysis/shared/head_selection.py), on hand-made cases."""
 
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from analysis.clark.coref_heads import Case, head_correct, read_paper_numbers, score, two_fold, window_cases
+from analysis.clark.coref_heads import Case, head_correct, read_paper_numbers, score, window_cases
+from analysis.clark.coref_plots import plot_coref_heads
 from analysis.core.corpora import prepare
 from analysis.core.word_level import word_maps
+from analysis.shared.head_selection import fold_of, two_fold
+from analysis.shared.plots import close
 from conftest import FIXTURES, ROOT
 
 
@@ -173,6 +177,11 @@ def test_score_and_tables():
     near = summ[(summ.system == "nearest") & (summ.mention_type == "all")]
     assert near["accuracy"].item() == 1.0  # nearest of w4 is w2, of w3 is w1: both antecedents
     assert len(summ) == 20  # best head, best head 2-fold, 3 baselines x 4 mention types
+    fig = plot_coref_heads(per_head, summ, "m", counts["windows"])
+    assert fig.axes[0].get_title().startswith("per-head accuracy, all mentions") and fig._suptitle.get_text() == (
+        "m: coreference (Clark Table 2), 3 windows"
+    )
+    close(fig)
 
 
 def test_two_fold_best_head():
@@ -183,6 +192,10 @@ def test_two_fold_best_head():
     # fold 0 is scored with the head best on fold 1 (1-2), fold 1 with the head best on fold 0 (1-1)
     out, chosen = two_fold(folds, ("all", "pronoun"))
     assert chosen == [(1, 2), (1, 1)] and out == {"all": 1 + 0, "pronoun": 1 + 0}
+
+
+def test_fold_of_is_deterministic():
+    assert [fold_of(k) for k in "abcde"] == [1, 1, 1, 0, 0]  # crc32 % 2: the same on every run
 
 
 def test_split_windows_are_refused():

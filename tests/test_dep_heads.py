@@ -6,8 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.clark.dep_heads import ALL, DepScorer, grid_table, paper_table, predictions, score_examples, table1
+from analysis.clark.dep_examples import best_head_row, example_arcs, example_table, pick_example
+from analysis.clark.dep_heads import ALL, DepScorer, predictions, score_examples, word_text
+from analysis.clark.dep_heads_plots import plot_dep_heads, plot_dep_heads_grid, plot_dobj_head_example
+from analysis.clark.dep_tables import grid_table, paper_table, table1
 from analysis.core.word_level import word_maps
+from analysis.shared.plots import close
 
 # units: [CLS] the dog saw cats [SEP]; gold: the->dog (det), dog->saw (nsubj), saw root, cats->saw (dobj)
 UNIT_WORD = np.array([-1, 0, 1, 2, 3, -1])
@@ -33,7 +37,7 @@ MAPS = np.array([[H0, H1]])  # (1 layer, 2 heads, 6, 6)
 
 
 def scored(reverse="row", max_offset=3):
-    sc = DepScorer(1, 2, max_offset=max_offset, reverse=reverse)
+    sc = DepScorer(1, 2, max_offset=max_offset, how="mean", reverse=reverse)
     sc.add_word_maps(MAPS, UNIT_WORD, HEADS, RELS, "s1")
     return sc
 
@@ -84,7 +88,7 @@ def test_offset_baseline_best_per_relation():
 
 
 def test_offsets_beyond_k_are_not_tried():
-    sc = DepScorer(1, 1, max_offset=1)
+    sc = DepScorer(1, 1, max_offset=1, how="mean", reverse="row")
     wm = np.full((1, 1, 5, 5), 0.2)
     sc.add_word_maps(wm, np.arange(5), [-1, 0, 0, 0, 0], ["root", "x", "x", "x", "x"], "s")
     base = {(r["offset"], r["direction"]): r["accuracy"] for r in sc.baselines() if r["relation"] == "x"}
@@ -93,7 +97,7 @@ def test_offsets_beyond_k_are_not_tried():
 
 
 def test_split_windows_score_only_arcs_inside_one_window():
-    sc = DepScorer(1, 1, max_offset=2)
+    sc = DepScorer(1, 1, max_offset=2, how="mean", reverse="row")
     w1 = np.full((1, 1, 4, 4), 0.25)  # [CLS] the dog [SEP]
     w2 = np.full((1, 1, 4, 4), 0.25)  # [CLS] saw cats [SEP]
     sc.add_word_maps(w1, np.array([-1, 0, 1, -1]), HEADS, RELS, "s1", part=0)
@@ -114,7 +118,7 @@ def test_add_uses_word_level_maps():
     a /= a.sum(-1, keepdims=True)
     wid = [-1, 0, 1, 1, 2, -1]
     heads, rels = [1, 2, -1], ["det", "nsubj", "root"]
-    s1, s2 = DepScorer(1, 2, how="mean"), DepScorer(1, 2, how="mean")
+    s1, s2 = DepScorer(1, 2, 3, "mean", "row"), DepScorer(1, 2, 3, "mean", "row")
     s1.add(a, wid, heads, rels, "s")
     wm, uw = word_maps(a, wid, "mean")
     s2.add_word_maps(wm, uw, heads, rels, "s")
@@ -122,7 +126,7 @@ def test_add_uses_word_level_maps():
 
 
 def test_unlabeled_relation_counts_in_all_only():
-    sc = DepScorer(1, 2)
+    sc = DepScorer(1, 2, 3, "mean", "row")
     sc.add_word_maps(MAPS, UNIT_WORD, HEADS, ["_"] * 4, "s1")
     assert set(sc.n) == {ALL}
 
@@ -134,6 +138,23 @@ def test_table1_min_count_and_paper_numbers():
     det = rare[(rare.relation == "det") & (rare.direction == "dep->head")].iloc[0]
     assert (det.paper_head, det.paper_accuracy, det.paper_baseline) == ("8-11", 94.3, 51.7)
     assert main.best_direction.sum() == 1
+
+
+def test_plots_draw_the_tables():
+    sc = scored()
+    main, _ = table1(sc, None, min_count=1)
+    fig = plot_dep_heads(main, "m", "c")
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()][0] == "All (n=3)"
+    close(fig)
+    cells = grid_table(pd.DataFrame(sc.tidy()), main, ["det", "nsubj"])
+    fig = plot_dep_heads_grid(cells, "m", "c", 1, 2)
+    assert [ax.get_title().split(" ")[0] for ax in fig.axes[:3]] == [ALL, "det", "nsubj"]
+    close(fig)
+    labels = ["[CLS]", "the", "dog", "saw", "cats", "[SEP]"]
+    arcs = example_arcs(UNIT_WORD, HEADS, RELS, "dep->head")
+    fig = plot_dobj_head_example(np.asarray(H0), labels, arcs, "dobj", "m", 1, 1, "dep->head", 1.0, "a:0")
+    assert fig.axes[0].get_title().startswith("m: head 1-1\nbest dobj head (dep->head, accuracy 1.00)")
+    close(fig)
 
 
 def test_grid_table_holds_the_plotted_cells():
@@ -156,7 +177,7 @@ class _Ex:
 
 def test_score_examples_needs_gold_trees():
     with pytest.raises(ValueError, match="no gold"):
-        score_examples([_Ex("a", MAPS, [-1, 0, -1], {})], 1, 2)
+        score_examples([_Ex("a", MAPS, [-1, 0, -1], {})], 1, 2, 3, "mean", "row")
 
 
 def test_extraction_split_end_to_end(tmp_path):
@@ -174,7 +195,7 @@ def test_extraction_split_end_to_end(tmp_path):
         load_model(TINY, device="cpu"), tok, recs, tmp_path / "shard-0", max_len=5, policy="split", progress=False
     )
     shards = Shards([tmp_path / "shard-0.npy"])
-    sc = score_examples(shards, shards.n_layers, shards.n_heads)
+    sc = score_examples(shards, shards.n_layers, shards.n_heads, 3, "mean", "row")
     c = sc.finish_counts()
     assert c["sentences"] == len(recs) and c["sentences_split"] >= 2
     assert c["arcs_scored"] + c["arcs_lost"] == c["arcs_total"]
@@ -182,17 +203,47 @@ def test_extraction_split_end_to_end(tmp_path):
 
 
 def test_pick_example_prefers_a_sentence_the_head_gets_right():
-    from analysis.clark.dep_heads import pick_example
-
     wid = [-1, 0, 1, 2, 3, -1]
     meta = {"heads": HEADS, "rels": RELS}
     wrong = _Ex("a:0", MAPS[:, ::-1], wid, meta)  # heads swapped: head 1-1 is now H1
     right = _Ex("a:1", MAPS, wid, meta)
-    assert pick_example([wrong, right], "dobj", min_words=2, head=(1, 1)).id == "a:1"
-    assert pick_example([wrong, right], "dobj", min_words=2).id == "a:0"
-    assert pick_example([wrong, right], "dobj", sentence="a:1").id == "a:1"
+    kw = {"max_words": 16, "direction": "dep->head", "how": "mean"}
+    assert pick_example([wrong, right], "dobj", None, head=(1, 1), min_words=2, **kw).id == "a:1"
+    assert pick_example([wrong, right], "dobj", None, head=None, min_words=2, **kw).id == "a:0"
+    assert pick_example([wrong, right], "dobj", "a:1", head=None, **kw).id == "a:1"
     with pytest.raises(ValueError, match="no sentence"):
-        pick_example([right], "prt", min_words=2)
+        pick_example([right], "prt", None, head=None, min_words=2, **kw)
+
+
+def test_example_arcs_and_table():
+    # units: [CLS] the dog saw cats [SEP]; the root arc (saw) is not drawn
+    arcs = example_arcs(UNIT_WORD, HEADS, RELS, "dep->head")
+    assert arcs == [(1, 2, "det"), (2, 3, "nsubj"), (4, 3, "dobj")]
+    assert example_arcs(UNIT_WORD, HEADS, RELS, "head->dep") == [(2, 1, "det"), (3, 2, "nsubj"), (3, 4, "dobj")]
+    labels = ["[CLS]", "the", "dog", "saw", "cats", "[SEP]"]
+    t = example_table("a:0", 1, 1, np.asarray(H0), labels, arcs)
+    assert len(t) == 36 and list(t.columns[:3]) == ["sentence", "layer", "head"]
+    gold = t[t.gold_arc != ""]
+    assert gold[["from_word", "to_word", "gold_arc"]].values.tolist() == [
+        ["the", "dog", "det"],
+        ["dog", "saw", "nsubj"],
+        ["cats", "saw", "dobj"],
+    ]
+    assert t.attention[(t.from_index == 4) & (t.to_index == 3)].item() == pytest.approx(0.3)
+
+
+def test_best_head_row():
+    main, _ = table1(scored(), None, min_count=1)
+    row = best_head_row(main, "dobj", "dep->head")
+    assert (row["layer"], row["head"], row["accuracy"]) == (1, 1, 1.0)
+    with pytest.raises(ValueError, match="t.csv: no row for relation 'prt'"):
+        best_head_row(main, "prt", "dep->head", source="t.csv")
+
+
+def test_word_text_joins_pieces():
+    ex = _Ex("a:0", None, [-1, 0, 1, 1, -1], {})
+    ex.tokens = ["[CLS]", "the", "do", "##g", "[SEP]"]
+    assert (word_text(ex, 0), word_text(ex, 1), word_text(ex, 2)) == ("the", "dog", "?")
 
 
 def test_poss_scored_through_the_clitic():
@@ -204,7 +255,7 @@ def test_poss_scored_through_the_clitic():
     m[1, 4] = m[2, 3] = m[3, 4] = m[4, 3] = 0.9  # john -> barked (wrong), 's -> dog
     m /= m.sum(-1, keepdims=True)
     maps = m[None, None]
-    with_words, without = DepScorer(1, 1, reverse="transpose"), DepScorer(1, 1, reverse="transpose")
+    with_words, without = DepScorer(1, 1, 3, "mean", "transpose"), DepScorer(1, 1, 3, "mean", "transpose")
     with_words.add_word_maps(maps, unit_word, heads, rels, "s", words=["john", "'s", "dog", "barked"])
     without.add_word_maps(maps, unit_word, heads, rels, "s")
     poss = lambda sc: sc.correct["poss"][0, 0, 0]  # noqa: E731  (dep->head)

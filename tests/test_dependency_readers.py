@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from analysis.core.corpora import prepare
-from analysis.core.corpora.dependency import check_tree, read_splits, read_treebank
+from analysis.core.corpora.dependency import check_tree, read_treebank
+from analysis.core.corpora.splits import read_splits
 
 FIX = Path(__file__).parent / "fixtures" / "dependency"
 
@@ -15,6 +16,14 @@ def test_splits_md_sections():
     s = read_splits(FIX / "splits.md")
     assert s["dev"] == ["docA", "docZ_not_present"]
     assert s["test"] == ["docB"]
+
+
+def test_splits_md_headings_and_bullets(tmp_path):
+    # one parser for GUM-SD and OntoGUM: '##' or deeper headings, lower-cased; '*', '-', '+' bullets;
+    # a heading seen twice adds to its list; bullets before any heading are ignored
+    p = tmp_path / "splits.md"
+    p.write_text("# Splits\n* stray\n## Dev\n* a\n- b\n### test\n+ c\n\n## dev\n  * d extra words\n")
+    assert read_splits(p) == {"dev": ["a", "b", "d"], "test": ["c"]}
 
 
 def test_conllx_dev_split_records():
@@ -126,3 +135,8 @@ def test_check_tree_accepts_forest_and_rejects_self_loop():
 def test_missing_split_section(tmp_path):
     with pytest.raises(ValueError, match="no '## nope' section"):
         read_treebank(FIX, "conllx", files="*.conll10", split="nope")
+
+
+def test_treebank_readers_refuse_unknown_options():
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['max_sentence'\]"):
+        prepare("conllx", FIX, None, files="*.conll10", max_sentence=3)

@@ -176,3 +176,53 @@ def test_score_table_scope_with_one_head_per_layer():
     assert t.scope.tolist() == ["head", "layer", "head", "layer"]
     assert t["layer"].tolist() == [1, 1, 2, 2]
     assert t.change.tolist() == pytest.approx([0.0, -0.5, 0.0, -0.5])
+
+
+def _two_task_scores():
+    from analysis.kovaleva.disable_heads import score_table
+
+    gold = [1, 0, 1, 0]
+    base = np.array([[0, 1], [1, 0], [1, 0], [1, 0]], float)  # accuracy 0.75
+    var = np.stack([np.array([[0, 1], [0, 1], [0, 1], [1, 0]], float), base, np.array([[1, 0]] * 4, float)])
+    return [score_table("SST-2", base, var, gold, 1, 2), score_table("MRPC", base, var, gold, 1, 2)]
+
+
+def test_disable_heads_tables_gather_the_tasks():
+    from analysis.kovaleva.finetune_tables import (
+        disable_heads_cost,
+        disable_heads_summary,
+        disable_heads_table,
+        main_metric_rows,
+    )
+
+    table = disable_heads_table(_two_task_scores())
+    assert str(table["head"].dtype) == "Int64" and len(table) == 3 + 2 * 3  # MRPC: f1 and accuracy
+    main = main_metric_rows(table)
+    assert main.groupby("task").metric.unique().map(list).to_dict() == {"SST-2": ["accuracy"], "MRPC": ["f1"]}
+    line = disable_heads_summary(main[main.task == "SST-2"])
+    assert line.startswith("SST-2: unmodified accuracy 0.7500; best head L1-H1 +0.0000; 0 heads improve, 0 hurt")
+    assert line.endswith("layers [-0.25]")
+    cost = disable_heads_cost(
+        [{"seconds": 2.0, "examples": 4, "layer_passes": 30, "layer_passes_without_cache": 40, "task": "SST-2"}]
+    )
+    assert cost.seconds_per_example.tolist() == [0.5] and cost.layer_pass_saving.tolist() == [0.25]
+
+
+def test_disable_heads_grid_and_figure():
+    from analysis.kovaleva.finetune_plots import disable_heads_grid, plot_disable_heads
+    from analysis.kovaleva.finetune_tables import disable_heads_table, main_metric_rows
+    from analysis.shared.plots import close
+
+    main = main_metric_rows(disable_heads_table(_two_task_scores()))
+    sst = main[main.task == "SST-2"].copy()
+    sst.loc[sst.scope == "layer", "mcnemar_p"] = 0.01
+    grid, annot = disable_heads_grid(sst, 1, 2)
+    assert list(grid.columns) == ["1", "2", "all"] and list(grid.index) == [1]
+    np.testing.assert_allclose(grid.to_numpy(), [[0.0, 0.0, -25.0]])
+    assert annot.tolist() == [["0.0", "0.0", "-25.0*"]]
+    fig = plot_disable_heads(main, ["SST-2", "MRPC"], "tiny")
+    assert [ax.get_title() for ax in fig.axes if ax.get_title()] == [
+        "SST-2: accuracy 75.0 unmodified (4 dev)",
+        "MRPC: f1 66.7 unmodified (4 dev)",
+    ]
+    close(fig)

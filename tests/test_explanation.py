@@ -11,31 +11,26 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 
-from analysis.explanation.attn_classifiers import (
-    AttnClassifier,
-    Explainer,
-    Instance,
-    TrainConfig,
-    Vocab,
-    load_explainers,
-    read_sst2,
-    renormalise,
-    train_all,
-)
-from analysis.explanation.faithfulness import (
-    adversarial_attention,
+from analysis.explanation.adversarial import adversarial_attention
+from analysis.explanation.attn_classifiers import TrainConfig, train_all
+from analysis.explanation.classifiers import AttnClassifier, Vocab
+from analysis.explanation.divergences import js_divergence, tvd
+from analysis.explanation.erasure import (
     erasure_tables,
-    js_divergence,
-    kendall_tau,
-    permutation_test,
     rankings,
     set_erasure,
+    set_summary,
     single_erasure,
-    tvd,
 )
+from analysis.explanation.explainer import Explainer, Instance, instance_fields, renormalise
+from analysis.explanation.permutation import permutation_test
+from analysis.explanation.rank_agreement import kendall_tau
+from analysis.explanation.setup import load_explainers
+from analysis.explanation.sst2 import read_sst2
 
 FIXTURES = Path(__file__).parent / "fixtures" / "explanation"
 
@@ -186,12 +181,12 @@ def test_adversarial_attention_respects_tolerance():
     a0 = torch.full((2, 4), 0.25)
     mask = torch.ones((2, 4), dtype=torch.bool)
     p0 = torch.softmax(out_fn(H, a0), -1).detach()
-    res = adversarial_attention(H, mask, a0, out_fn, p0, tolerance=0.01, steps=150, lr=0.2, seed=0)
+    res = adversarial_attention(H, mask, a0, out_fn, p0, tolerance=0.01, steps=150, lr=0.2, penalty=100.0, seed=0)
     assert res["jsd"][0] > 0.3
     assert (res["jsd"] <= math.log(2) + 1e-9).all()
     assert (res["output_change"] <= 0.01 + 1e-9).all()
     assert res["jsd"][1] < res["jsd"][0]
-    again = adversarial_attention(H, mask, a0, out_fn, p0, tolerance=0.01, steps=150, lr=0.2, seed=0)
+    again = adversarial_attention(H, mask, a0, out_fn, p0, tolerance=0.01, steps=150, lr=0.2, penalty=100.0, seed=0)
     assert np.array_equal(again["jsd"], res["jsd"])
 
 
@@ -257,8 +252,9 @@ def test_row_patch_identity_and_cls_explainer():
     """Patching the [CLS] row with the identity changes nothing (padded batch included);
     keeping every item reproduces the decision."""
     from analysis.core.models import load_model, load_tokenizer
-    from analysis.explanation.attn_classifiers import FrozenTransformer
-    from analysis.explanation.faithfulness import ClsExplainer, RowPatch
+    from analysis.explanation.attention_patch import RowPatch
+    from analysis.explanation.erasure_cls import ClsExplainer
+    from analysis.explanation.frozen_transformer import FrozenTransformer
 
     model, tok = load_model("tiny-random-bert", device="cpu"), load_tokenizer("tiny-random-bert")
     enc = tok(["a short one", "a rather longer sentence here"], padding=True, return_tensors="pt")
@@ -289,8 +285,8 @@ def test_row_patch_identity_and_cls_explainer():
 def test_cls_explainer_fast_path_matches_full_forward():
     """Re-running only the layers from the patched one up gives the full model's answer."""
     from analysis.core.models import load_model, load_tokenizer
-    from analysis.explanation.attn_classifiers import FrozenTransformer
-    from analysis.explanation.faithfulness import ClsExplainer
+    from analysis.explanation.erasure_cls import ClsExplainer
+    from analysis.explanation.frozen_transformer import FrozenTransformer
 
     model, tok = load_model("tiny-random-bert", device="cpu"), load_tokenizer("tiny-random-bert")
     torch.manual_seed(1)
@@ -315,10 +311,6 @@ def test_cls_explainer_fast_path_matches_full_forward():
 
 
 def test_set_summary_pairs_orders_with_attention():
-    import pandas as pd
-
-    from analysis.explanation.faithfulness import set_summary
-
     nan = float("nan")
     df = pd.DataFrame(
         {
@@ -337,3 +329,14 @@ def test_set_summary_pairs_orders_with_attention():
     assert out.loc["attention", "vs_attention_same_share"] == 1.0
     assert out.loc["attention", "never_flips"] == 1
     assert out.loc["attention", "median_fraction_never_as_1"] == pytest.approx(0.65)
+
+
+def test_instance_fields():
+    inst = HandBuilt().instance(H4, A4, i=7)
+    assert instance_fields(inst) == {
+        "id": 7,
+        "label": 1,
+        "prediction": 1,
+        "n_items": 4,
+        "max_attention": pytest.approx(0.4),
+    }

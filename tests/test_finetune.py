@@ -1,6 +1,7 @@
 """Fine-tuning on a tiny random model and hand-made fixtures; map change by hand."""
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 
@@ -44,7 +45,17 @@ def test_training_is_seeded_and_learns_the_fixture(tokenizer, task):
         torch.manual_seed(0)
         model = load_model(TINY, head="classification", device="cpu", num_labels=t.num_labels)
         hist = finetune.train(
-            model, items, tokenizer.pad_token_id, epochs=40, lr=5e-3, batch_size=4, warmup=0.1, seed=0, progress=False
+            model,
+            items,
+            tokenizer.pad_token_id,
+            epochs=40,
+            lr=5e-3,
+            batch_size=4,
+            warmup=0.1,
+            weight_decay=0.01,
+            seed=0,
+            max_steps=None,
+            progress=False,
         )
         runs.append((model, hist))
     (m1, h1), (m2, h2) = runs
@@ -60,10 +71,20 @@ def test_training_is_seeded_and_learns_the_fixture(tokenizer, task):
 def test_max_steps_caps_training(tokenizer):
     items, _ = finetune.encode(tokenizer, glue.read_split(FIXTURES / "glue", "SST-2", "train"), 32)
     model = load_model(TINY, head="classification", device="cpu", num_labels=2)
-    assert (
-        len(finetune.train(model, items, tokenizer.pad_token_id, epochs=10, batch_size=1, max_steps=4, progress=False))
-        == 4
+    hist = finetune.train(
+        model,
+        items,
+        tokenizer.pad_token_id,
+        epochs=10,
+        lr=2e-5,
+        batch_size=1,
+        warmup=0.1,
+        weight_decay=0.01,
+        seed=0,
+        max_steps=4,
+        progress=False,
     )
+    assert len(hist) == 4
 
 
 def test_majority_score():
@@ -104,3 +125,75 @@ def test_train_batches_cover_every_item_once():
     flat = sorted(i for b in batches for i in b)
     assert flat == list(range(103)) and max(len(b) for b in batches) == 8
     assert batches == finetune.train_batches(items, 8, np.random.default_rng(1), bucket=4)
+
+
+def test_adamw_decays_only_matrices_outside_layernorm():
+    model = load_model(TINY, head="classification", device="cpu", num_labels=2)
+    opt = finetune.adamw(model, lr=1e-3, weight_decay=0.01)
+    decay, no_decay = opt.param_groups
+    assert decay["weight_decay"] == 0.01 and no_decay["weight_decay"] == 0.0
+    names = {id(p): n for n, p in model.named_parameters()}
+    assert all(p.ndim >= 2 and "LayerNorm" not in names[id(p)] for p in decay["params"])
+    assert all(p.ndim < 2 or "LayerNorm" in names[id(p)] for p in no_decay["params"])
+    assert len(decay["params"]) + len(no_decay["params"]) == len(list(model.parameters()))
+
+
+def _info(task, metrics):
+    return {
+        "task": task,
+        "metrics": metrics,
+        "finetuned": {m: 0.9 for m in metrics},
+        "pretrained": {m: 0.5 for m in metrics},
+        "majority": {m: 0.4 for m in metrics},
+        "train": {"examples": 10, "truncated": 1},
+        "dev": {"examples": 5, "truncated": 0},
+        "train_rows_total": 20,
+        "dev_rows_total": 8,
+        "settings": {"epochs": 2},
+        "steps": 3,
+        "train_seconds": 1.0,
+    }
+
+
+def test_scores_table_and_its_figure():
+    from analysis.kovaleva.finetune_plots import plot_finetune_scores
+    from analysis.kovaleva.finetune_tables import scores_table
+    from analysis.shared.plots import close
+
+    t = scores_table([_info("SST-2", ["accuracy"]), _info("MRPC", ["f1", "accuracy"])])
+    assert list(zip(t.task, t.metric)) == [("SST-2", "accuracy"), ("MRPC", "f1"), ("MRPC", "accuracy")]
+    row = t.iloc[0]
+    assert (row.finetuned, row.pretrained_random_head, row.majority, row.epochs) == (0.9, 0.5, 0.4, 2)
+    assert (row.train_examples, row.train_truncated, row.dev_rows_total) == (10, 1, 8)
+    fig = plot_finetune_scores(t, "tiny")
+    assert len(fig.axes[0].patches) == 3 * len(t)
+    close(fig)
+
+
+def test_change_and_special_token_figures_have_a_panel_per_task():
+    from analysis.kovaleva.finetune_plots import plot_finetune_change, plot_finetune_special_tokens
+    from analysis.shared.plots import close
+
+    tasks = ["SST-2", "RTE", "MRPC"]
+    L, H = 2, 3
+    layer, head = np.meshgrid(np.arange(1, L + 1), np.arange(1, H + 1), indexing="ij")
+    change = pd.concat(
+        [
+            pd.DataFrame({"task": t, "layer": layer.ravel(), "head": head.ravel(), "cosine": 0.9, "n_examples": 4})
+            for t in tasks
+        ]
+    )
+    fig = plot_finetune_change(change, tasks, "tiny")
+    assert [ax.get_title() for ax in fig.axes[:3]] == [f"{t} (4 dev inputs)" for t in tasks]
+    close(fig)
+    special = pd.DataFrame(
+        [
+            {"task": t, "variant": v, "layer": li, "cls": 0.2, "sep": 0.5, "punct": 0.1}
+            for t in tasks
+            for v in ("finetuned", "pretrained")
+            for li in (1, 2)
+        ]
+    )
+    fig = plot_finetune_special_tokens(special, tasks, "tiny", "[CLS]", "[SEP]")
+    assert [ax.get_title() for ax in fig.axes] == tasks and len(fig.axes[0].lines) == 6
+    close(fig)

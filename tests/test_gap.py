@@ -5,9 +5,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from analysis.clark.coref_plots import plot_gap_heads
 from analysis.clark.gap_heads import baseline_picks, per_head_table, score, summary_table
 from analysis.core.corpora import prepare
 from analysis.core.corpora.gap import read_gap, window
+from analysis.shared.plots import close
 from conftest import FIXTURES
 
 GAP = FIXTURES / "coref" / "gap_sample.tsv"
@@ -81,9 +83,17 @@ def test_score_hand_made(tokenizer):
     assert s[(s.system == "best_head") & (s.gender == "all")]["label"].item() == "head 1-1"
     t = per_head_table(correct, n)
     assert len(t) == 2 * 3 and t[t.gender == "masculine"]["accuracy"].tolist() == [1.0, 0.0]
+    fig = plot_gap_heads(t, s, "m", c["examples"])
+    assert fig._suptitle.get_text() == "m: GAP pronoun -> name, 3 examples"
+    close(fig)
 
 
 def test_max_examples_balanced_by_gender(tokenizer):
     recs, counts = prepare("gap", GAP.parent, tokenizer, file=GAP.name, max_len=64, max_examples=2)
     # rows: fix-1 he, fix-2 she, fix-3 he -> one masculine, one feminine
     assert [r["id"] for r in recs] == ["fix-1", "fix-2"] and counts["rows_used"] == 2
+
+
+def test_gap_reader_refuses_unknown_options(tokenizer):
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['max_example'\]"):
+        prepare("gap", GAP.parent, tokenizer, file=GAP.name, max_len=64, max_example=2)

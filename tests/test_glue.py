@@ -8,6 +8,7 @@ import pytest
 
 from analysis.core import glue
 from analysis.core.corpora import prepare
+from analysis.shared import metrics
 from conftest import FIXTURES, mirror_dir
 
 GLUE = FIXTURES / "glue"
@@ -88,21 +89,21 @@ def test_limit_and_seeded_sample_and_corpus_reader():
 
 def test_metrics_by_hand():
     pred, gold = [1, 1, 0, 0, 1], [1, 0, 0, 1, 1]
-    assert glue.accuracy(pred, gold) == 0.6
+    assert metrics.accuracy(pred, gold) == 0.6
     # tp=2 fp=1 fn=1 -> F1 = 4/6
-    assert glue.f1(pred, gold) == pytest.approx(2 / 3)
+    assert metrics.f1(pred, gold) == pytest.approx(2 / 3)
     # tp=2 tn=1 fp=1 fn=1: (2-1)/sqrt(3*3*2*2) = 1/6
-    assert glue.mcc(pred, gold) == pytest.approx(1 / 6)
-    assert glue.mcc([1, 1], [0, 1]) == 0.0
-    assert glue.pearson([1, 2, 3], [2, 4, 6]) == pytest.approx(1.0)
+    assert metrics.mcc(pred, gold) == pytest.approx(1 / 6)
+    assert metrics.mcc([1, 1], [0, 1]) == 0.0
+    assert metrics.pearson([1, 2, 3], [2, 4, 6]) == pytest.approx(1.0)
     # ranks of [1, 2, 2, 3] are [0, 1.5, 1.5, 3]; spearman of a monotone map is 1
-    assert glue.spearman([1, 2, 2, 3], [10, 20, 20, 100]) == pytest.approx(1.0)
-    assert glue.spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
+    assert metrics.spearman([1, 2, 2, 3], [10, 20, 20, 100]) == pytest.approx(1.0)
+    assert metrics.spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
     x, y = [0.0, 1.0, 2.0, 5.0], [1.0, 0.0, 3.0, 2.0]
-    assert glue.pearson(x, y) == pytest.approx(np.corrcoef(x, y)[0, 1])
-    assert glue.evaluate("STS-B", np.array([1.0, 2.0, 3.0]), [1.0, 2.0, 2.5]).keys() == {"pearson", "spearman"}
-    assert list(glue.predictions("MRPC", [[0.1, 0.9], [2.0, -1.0]])) == [1, 0]
-    assert math.isclose(glue.predictions("STS-B", [[3.5], [1.0]])[0], 3.5)
+    assert metrics.pearson(x, y) == pytest.approx(np.corrcoef(x, y)[0, 1])
+    assert metrics.evaluate("STS-B", np.array([1.0, 2.0, 3.0]), [1.0, 2.0, 2.5]).keys() == {"pearson", "spearman"}
+    assert list(metrics.predictions("MRPC", [[0.1, 0.9], [2.0, -1.0]])) == [1, 0]
+    assert math.isclose(metrics.predictions("STS-B", [[3.5], [1.0]])[0], 3.5)
 
 
 @pytest.mark.skipif(mirror_dir() is None, reason="no offline mirror")

@@ -5,6 +5,7 @@ from transformers.models.bert import modeling_bert
 
 from analysis.clark import gradient_importance as gi
 from analysis.clark import mlm_head as mh
+from analysis.clark import mlm_head_fit as mf
 from analysis.core.extraction import encode_records
 from analysis.core.models import TINY, load_tokenizer
 
@@ -123,10 +124,10 @@ def test_accumulate_groups_by_attended_token(tiny):
 
 def test_fit_head_lowers_heldout_loss(tiny):
     model, _, tok, items = tiny
-    h, t, _ = mh.masked_hidden(model, items * 4, tok, seed=0, prob=0.3)
+    h, t, _ = mf.masked_hidden(model, items * 4, tok, seed=0, prob=0.3)
     enc_before = {k: v.clone() for k, v in model.base_model.state_dict().items()}
-    before = mh.evaluate_head(model, h, t)
-    curve = mh.fit_head(model, h, t, epochs=3, lr=1e-2, batch=8, seed=0, heldout=(h, t))
+    before = mf.evaluate_head(model, h, t)
+    curve = mf.fit_head(model, h, t, epochs=3, lr=1e-2, batch=8, seed=0, heldout=(h, t))
     assert curve[-1]["heldout_loss"] < before["loss"]
     # the encoder (and the decoder weight tied to its input embeddings) is never changed
     for k, v in model.base_model.state_dict().items():
@@ -135,4 +136,75 @@ def test_fit_head_lowers_heldout_loss(tiny):
     assert state and not any(k.endswith("decoder.weight") for k in state)
     fresh, _ = mh.load_mlm(TINY, device="cpu")
     mh.head_module(fresh).load_state_dict(state, strict=False)
-    assert mh.evaluate_head(fresh, h, t)["loss"] == pytest.approx(mh.evaluate_head(model, h, t)["loss"])
+    assert mf.evaluate_head(fresh, h, t)["loss"] == pytest.approx(mf.evaluate_head(model, h, t)["loss"])
+
+
+def test_score_or_fit_head_and_load_it_back(tiny, tmp_path):
+    model, info, tok, items = tiny
+    rows, curve, state = mf.score_or_fit_head(
+        model, info, tok, items * 3, items, seed=0, prob=0.3, epochs=2, lr=1e-2, batch=8
+    )
+    assert [(r["head"], r["split"]) for r in rows] == [
+        ("initial (unigram bias)", "held-out"),
+        ("fitted on frozen encoder", "train"),
+        ("fitted on frozen encoder", "held-out"),
+    ]
+    assert len(curve) == 2 and state and not any(k.endswith("decoder.weight") for k in state)
+    torch.save(state, tmp_path / "head.pt")
+    fresh, fresh_info = mh.load_mlm(TINY, device="cpu")
+    mh.load_fitted_head(fresh, fresh_info, {"pretrained_head": False}, tmp_path / "head.pt")
+    h, t, _ = mf.masked_hidden(model, items, tok, seed=1, prob=0.3)
+    assert mf.evaluate_head(fresh, h, t)["loss"] == pytest.approx(rows[-1]["loss"])
+    with pytest.raises(RuntimeError, match="disagrees"):
+        mh.load_fitted_head(fresh, fresh_info, {"pretrained_head": True}, tmp_path / "head.pt")
+    torch.save({"not.a.key": torch.zeros(1)}, tmp_path / "bad.pt")
+    with pytest.raises(RuntimeError, match="does not fit"):
+        mh.load_fitted_head(fresh, fresh_info, {"pretrained_head": False}, tmp_path / "bad.pt")
+    # a checkpoint's own head is only scored
+    rows, curve, state = mf.score_or_fit_head(
+        model, {"pretrained_head": True}, tok, items, items, seed=0, prob=0.3, epochs=2, lr=1e-2, batch=8
+    )
+    assert [(r["head"], r["split"]) for r in rows] == [("pre-trained", "held-out")] and curve is None and state == {}
+
+
+def test_head_description_takes_the_last_held_out_row():
+    import pandas as pd
+
+    table = pd.DataFrame(
+        {
+            "head": ["initial (unigram bias)", "fitted on frozen encoder", "fitted on frozen encoder"],
+            "split": ["held-out", "train", "held-out"],
+            "loss": [9.0, 6.0, 7.123],
+            "accuracy": [0.01, 0.2, 0.1234],
+        }
+    )
+    text = mh.head_description({"head_source": "fitted"}, table)
+    assert text == "fitted; held-out MLM loss 7.12, accuracy 12.3%"
+
+
+def test_check_resegmented():
+    segs = [{"id": "a", "words": [["x"]]}, {"id": "b", "words": [["y"]]}]
+    mf.check_resegmented(segs, [{"id": "b", "words": [["y"]]}], "wiki.jsonl", "wiki.test.raw")
+    with pytest.raises(ValueError, match="segment b does not match"):
+        mf.check_resegmented(segs, [{"id": "b", "words": [["z"]]}], "wiki.jsonl", "wiki.test.raw")
+    with pytest.raises(ValueError, match="segment c"):
+        mf.check_resegmented(segs, [{"id": "c", "words": [["y"]]}], "wiki.jsonl", "wiki.test.raw")
+
+
+def test_plot_gradient_importance_skips_empty_groups():
+    import pandas as pd
+
+    from analysis.shared.plots import close
+
+    per_layer = pd.DataFrame(
+        {
+            "layer": [1, 1, 2, 2],
+            "attended": ["sep", "cls", "sep", "cls"],
+            "mean_abs_grad": [1e-3, 1.0, 1e-4, 1.0],
+            "mean_attention": [0.5, 0.1, 0.6, 0.1],
+            "n_weights": [10, 0, 10, 0],
+        }
+    )
+    fig = gi.plot_gradient_importance(per_layer, "title", {"sep": "[SEP]"})
+    assert [t.get_text() for t in fig.axes[1].get_legend().get_texts()] == ["[SEP]"]
+    close(fig)

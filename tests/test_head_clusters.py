@@ -6,6 +6,9 @@ import pytest
 
 from analysis.clark import head_clusters as hc
 
+# config/config.yaml: clark_sec5.head_clusters.thresholds
+THRESHOLDS = {"next": 0.5, "prev": 0.5, "cls": 0.5, "sep": 0.5, "punct": 0.3, "broad": 0.7}
+
 
 def test_js_identical_heads_is_zero_and_symmetric():
     rng = np.random.default_rng(0)
@@ -75,12 +78,12 @@ def test_surface_stats_and_behaviour():
     assert s["next"][0, 0] == 2 and s["n_next"][0, 0] == 2
     assert s["sep"][0, 1] == 3 and s["cls"][0, 1] == 0
     row = dict(next=1.0, prev=0.0, cls=0.0, sep=1 / 3, punct=0.0, entropy_ratio=0.0)
-    assert hc.behaviour(row, {}) == "next"
+    assert hc.behaviour(row, THRESHOLDS) == "next"
     row = dict(next=0.1, prev=0.0, cls=0.0, sep=0.9, punct=0.0, entropy_ratio=0.0)
-    assert hc.behaviour(row, {}) == "sep"
+    assert hc.behaviour(row, THRESHOLDS) == "sep"
     row = dict(next=0.1, prev=0.0, cls=0.0, sep=0.1, punct=0.0, entropy_ratio=0.95)
-    assert hc.behaviour(row, {"broad": 0.9}) == "broad"
-    assert hc.behaviour(row, {"broad": 0.99}) == "other"
+    assert hc.behaviour(row, {**THRESHOLDS, "broad": 0.9}) == "broad"
+    assert hc.behaviour(row, {**THRESHOLDS, "broad": 0.99}) == "other"
 
 
 def test_distance_table_is_tidy_and_mds_seeded():
@@ -107,4 +110,27 @@ def test_behaviour_table_from_the_surface_tables():
     en = pd.DataFrame({**keys, "entropy": [1.0, 0.5], "uniform_entropy": [2.0, 2.0]})
     t = hc.behaviour_table(rp, st, en)
     assert t["head"].tolist() == [1, 2] and t.entropy_ratio.tolist() == [0.25, 0.5]
-    assert [hc.behaviour(r, {}) for _, r in t.iterrows()] == ["prev", "sep"]
+    assert [hc.behaviour(r, THRESHOLDS) for _, r in t.iterrows()] == ["prev", "sep"]
+
+
+def test_head_points_in_layer_major_order():
+    keys = {"layer": [1, 1, 2, 2], "head": [1, 2, 1, 2]}
+    heads = pd.DataFrame({**keys, "next": [0.9, 0, 0, 0], "prev": [0, 0.9, 0, 0], "cls": [0, 0, 0.9, 0]})
+    heads = heads.assign(sep=0.0, punct=0.0, entropy_ratio=0.0)
+    xy = np.arange(8.0).reshape(4, 2)
+    pts = hc.head_points(heads.copy(), xy, n_layers=2, n_heads=2, thresholds=THRESHOLDS)
+    assert pts.behaviour.tolist() == ["next", "prev", "cls", "other"]
+    assert pts.x.tolist() == [0, 2, 4, 6] and pts.y.tolist() == [1, 3, 5, 7]
+    with pytest.raises(ValueError, match="not the 2 x 3"):
+        hc.head_points(heads.copy(), xy, n_layers=2, n_heads=3, thresholds=THRESHOLDS)
+
+
+def test_plot_head_clusters_names_the_special_tokens():
+    from analysis.shared.plots import close
+
+    pts = pd.DataFrame({"layer": [1, 2], "head": [1, 1], "x": [0.0, 1.0], "y": [1.0, 0.0], "behaviour": ["cls", "sep"]})
+    fig = hc.plot_head_clusters(pts, "m", 2, "", cls_token="<s>", sep_token="</s>")
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert legend == ["<s> (1)", "</s> (1)"]
+    assert hc.BEHAVIOUR_LABELS["cls"] == "[CLS]"  # the module's labels are left alone
+    close(fig)

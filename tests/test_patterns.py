@@ -5,7 +5,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.kovaleva import patterns as P
+from analysis.kovaleva import pattern_classifier as C
+from analysis.kovaleva import pattern_features as F
+from analysis.kovaleva import pattern_labels as Lab
+from analysis.kovaleva import pattern_plots
 
 # [CLS] a a a [SEP] b b b [SEP]
 KINDS = "COOOSOOOS"
@@ -47,7 +50,7 @@ def uniform(n=N):
 
 
 def test_vertical_features():
-    f = P.map_features(vertical(), KINDS, SEQ)
+    f = F.map_features(vertical(), KINDS, SEQ)
     assert f["special_mass"] == pytest.approx(1.0)
     assert f["cls_mass"] == pytest.approx(0.5)
     assert f["sep_mass"] == pytest.approx(0.5)
@@ -63,7 +66,7 @@ def test_vertical_features():
 
 
 def test_diagonal_features():
-    f = P.map_features(diagonal(), KINDS, SEQ)
+    f = F.map_features(diagonal(), KINDS, SEQ)
     assert f["prev_mass"] == pytest.approx((N - 1) / N)
     assert f["self_mass"] == pytest.approx(1 / N)
     assert f["diag_mass"] == pytest.approx(1.0)
@@ -75,7 +78,7 @@ def test_diagonal_features():
 
 
 def test_block_features():
-    f = P.map_features(block(), KINDS, SEQ)
+    f = F.map_features(block(), KINDS, SEQ)
     assert f["within_seg"] == pytest.approx(1.0)
     assert f["cross_seg"] == pytest.approx(0.0)
     # uniform over the 3 own-segment tokens out of 6 non-special ones: excess = 1 - 3/6
@@ -84,7 +87,7 @@ def test_block_features():
 
 
 def test_uniform_features():
-    f = P.map_features(uniform(), KINDS, SEQ)
+    f = F.map_features(uniform(), KINDS, SEQ)
     assert f["entropy"] == pytest.approx(1.0)
     assert f["row_consistency"] == pytest.approx(1.0)
     assert f["col_gini"] == pytest.approx(0.0, abs=1e-12)
@@ -94,15 +97,7 @@ def test_uniform_features():
 
 def test_features_reject_mismatched_kinds():
     with pytest.raises(ValueError, match="token kinds"):
-        P.map_features(uniform(), KINDS[:-1])
-
-
-def test_features_of_example_is_layer_major():
-    attn = np.stack([np.stack([vertical(), diagonal()]), np.stack([block(), uniform()])])  # (2, 2, n, n)
-    F = P.features_of_example(attn, KINDS, SEQ)
-    assert F.shape == (4, len(P.FEATURES))
-    col = P.FEATURES.index("prev_mass")
-    assert F[1, col] == pytest.approx((N - 1) / N)  # layer 1, head 2 = diagonal
+        F.map_features(uniform(), KINDS[:-1])
 
 
 def _noisy(proto, rng, noise):
@@ -122,7 +117,7 @@ def _training_set(rng, per_class=25):
     for label, make in protos.items():
         for _ in range(per_class):
             m = _noisy(make(), rng, 0.08)
-            X.append([P.map_features(m, KINDS, SEQ)[f] for f in P.FEATURES])
+            X.append([F.map_features(m, KINDS, SEQ)[f] for f in F.FEATURES])
             y.append(label)
     return np.array(X), np.array(y)
 
@@ -131,7 +126,7 @@ def _training_set(rng, per_class=25):
 def test_classifier_gets_the_obvious_maps_right(kind):
     rng = np.random.default_rng(0)
     X, y = _training_set(rng)
-    clf = P.make_classifier(kind, seed=0).fit(X, y)
+    clf = C.make_classifier(kind, seed=0).fit(X, y)
     obj = {"model": clf, "classes": list(clf.classes_), "kind": kind}
     clean = {
         "Vertical": vertical(),
@@ -139,44 +134,44 @@ def test_classifier_gets_the_obvious_maps_right(kind):
         "Block": block(),
         "Vertical+Diagonal": 0.5 * vertical() + 0.5 * diagonal(),
     }
-    feats = pd.DataFrame([P.map_features(m, KINDS, SEQ) for m in clean.values()])
-    out = P.classify(obj, feats)
+    feats = pd.DataFrame([F.map_features(m, KINDS, SEQ) for m in clean.values()])
+    out = C.classify(obj, feats)
     assert list(out["label"]) == list(clean)
-    assert out[[f"p_{c}" for c in P.CLASSES]].sum(axis=1).to_numpy() == pytest.approx(np.ones(len(clean)))
+    assert out[[f"p_{c}" for c in F.CLASSES]].sum(axis=1).to_numpy() == pytest.approx(np.ones(len(clean)))
 
 
 def test_cross_validate_per_class_table():
     X, y = _training_set(np.random.default_rng(1), per_class=12)
-    table, cm, pred = P.cross_validate(X, y, "logistic", folds=4, seed=0)
+    table, cm, pred = C.cross_validate(X, y, "logistic", folds=4, seed=0)
     per_class = table.set_index("label")
-    assert set(P.CLASSES) <= set(per_class.index)
-    assert per_class.loc[list(P.CLASSES), "support"].sum() == len(y)
+    assert set(F.CLASSES) <= set(per_class.index)
+    assert per_class.loc[list(F.CLASSES), "support"].sum() == len(y)
     assert per_class.loc["macro avg", "f1"] > 0.9  # separable synthetic classes
     assert cm.to_numpy().sum() == len(y)
     assert len(pred) == len(y)
     # seeded: identical on a rerun
-    again, _, _ = P.cross_validate(X, y, "logistic", folds=4, seed=0)
+    again, _, _ = C.cross_validate(X, y, "logistic", folds=4, seed=0)
     pd.testing.assert_frame_equal(table, again)
 
 
 def test_grouped_splits_keep_each_input_on_one_side():
     X, y = _training_set(np.random.default_rng(2), per_class=12)
     groups = np.arange(len(y)) // 3  # three maps per input
-    for tr, te in P.cv_splits(X, y, 4, 0, groups):
+    for tr, te in C.cv_splits(X, y, 4, 0, groups):
         assert not set(groups[tr]) & set(groups[te])
-    table, _, pred = P.cross_validate(X, y, "logistic", folds=4, seed=0, groups=groups)
+    table, _, pred = C.cross_validate(X, y, "logistic", folds=4, seed=0, groups=groups)
     assert table.set_index("label").loc["macro avg", "support"] == len(y) and (pred != None).all()  # noqa: E711
 
 
 def test_cross_validate_refuses_a_singleton_class():
     X = np.zeros((5, 2))
     with pytest.raises(ValueError, match="fewer than 2"):
-        P.cross_validate(X, np.array(["Vertical"] * 4 + ["Block"]))
+        C.cross_validate(X, np.array(["Vertical"] * 4 + ["Block"]))
 
 
 def test_share_table_sums_to_one():
     pred = pd.DataFrame({"task": ["A", "A", "A", "B"], "label": ["Vertical", "Vertical", "Block", "Heterogeneous"]})
-    t = P.share_table(pred, ["task"])
+    t = C.share_table(pred, ["task"])
     assert t.groupby("task")["share"].sum().to_dict() == pytest.approx({"A": 1.0, "B": 1.0})
     a = t[t["task"] == "A"].set_index("label")["share"]
     assert a["Vertical"] == pytest.approx(2 / 3) and a["Diagonal"] == 0
@@ -186,8 +181,8 @@ def test_share_table_sums_to_one():
 def test_sample_batches_first_batch_is_uniform_draw_and_later_ones_exclude_it():
     inputs = [(f"w{i}", "wiki") for i in range(4)] + [(f"m{i}", "MRPC") for i in range(4)]
     batches = [{"seed": 0, "n_maps": 20}, {"seed": 1, "n_maps": 10, "sources": ["MRPC"], "layers": [2, 3]}]
-    t = P.sample_batches(inputs, 3, 4, batches)
-    first = P.sample_triples([i for i, _ in inputs], 3, 4, 20, 0)
+    t = Lab.sample_batches(inputs, 3, 4, batches)
+    first = Lab.sample_triples([i for i, _ in inputs], 3, 4, 20, 0)
     assert (
         t.iloc[:20][["input_id", "layer", "head"]].to_numpy() == first[["input_id", "layer", "head"]].to_numpy()
     ).all()
@@ -197,36 +192,36 @@ def test_sample_batches_first_batch_is_uniform_draw_and_later_ones_exclude_it():
     assert not t.duplicated(["input_id", "layer", "head"]).any()
     assert list(t["map"]) == list(range(30))
     with pytest.raises(ValueError, match="unknown keys"):
-        P.sample_batches(inputs, 3, 4, [{"seed": 0, "n_maps": 2, "sourcse": []}])
+        Lab.sample_batches(inputs, 3, 4, [{"seed": 0, "n_maps": 2, "sourcse": []}])
 
 
 def test_read_labels_checks_labels(tmp_path):
     p = tmp_path / "labels.csv"
     p.write_text("# comment\nmap,input_id,layer,head,label\n0,x,1,1,Vertical\n1,x,1,2,Stripy\n")
     with pytest.raises(ValueError, match=r"labels.csv:4: label 'Stripy'"):
-        P.read_labels(p)
+        Lab.read_labels(p)
 
 
 def test_repo_labels_are_complete():
     """The committed hand labels: >= 200 maps, every class present, no duplicates."""
-    t = P.read_labels("config/patterns/labels.csv")
+    t = Lab.read_labels("config/patterns/labels.csv")
     assert len(t) >= 200
-    assert set(t["label"]) == set(P.CLASSES)
+    assert set(t["label"]) == set(F.CLASSES)
     assert not t.duplicated(["input_id", "layer", "head"]).any()
     assert (t["layer"] >= 1).all() and (t["head"] >= 1).all()
 
 
 def test_save_and_load_maps_roundtrip(tmp_path):
     maps = {3: (vertical(), KINDS, SEQ), 7: (diagonal(), KINDS, SEQ)}
-    P.save_maps(maps, tmp_path / "m.npz")
-    back = P.load_maps(tmp_path / "m.npz")
+    Lab.save_maps(maps, tmp_path / "m.npz")
+    back = Lab.load_maps(tmp_path / "m.npz")
     assert set(back) == {3, 7}
     assert back[3][1] == KINDS and back[3][2] == SEQ
     assert np.allclose(back[7][0], diagonal(), atol=1e-3)
 
 
 def test_downsample_map_keeps_a_vertical_stripe_and_marks_special_columns():
-    img = P.downsample_map(vertical(), KINDS, size=8, over=4)
+    img = C.downsample_map(vertical(), KINDS, size=8, over=4)
     assert img.shape == (2, 8, 8)
     assert img[0].max() == pytest.approx(1.0)
     assert img[0][:, 0].min() > 0.5 and img[0][:, 3].max() == 0  # [CLS] column bright, a middle one empty
@@ -240,8 +235,116 @@ def test_cnn_cross_validate_runs_and_reports_every_class():
     images, y = [], []
     for proto, label in maps:
         for _ in range(6):
-            images.append(P.downsample_map(_noisy(proto, rng, 0.05), KINDS, size=8))
+            images.append(C.downsample_map(_noisy(proto, rng, 0.05), KINDS, size=8))
             y.append(label)
-    t = P.cnn_cross_validate(np.stack(images), np.array(y), folds=3, seed=0, epochs=30)
+    t = C.cnn_cross_validate(np.stack(images), np.array(y), folds=3, seed=0, epochs=30)
     assert set(t["label"]) == {"Vertical", "Diagonal", "Block", "macro avg", "weighted avg"}
     assert t.set_index("label").loc["weighted avg", "f1"] > 0.6
+
+
+def _labelled_table(rng, per_class=6):
+    """A labelled feature table as rule pattern_features writes it (two maps per input)."""
+    X, y = _training_set(rng, per_class)
+    t = pd.DataFrame(X, columns=list(F.FEATURES))
+    t.insert(0, "label", y)
+    t.insert(0, "input_id", [f"in{i // 2}" for i in range(len(y))])
+    t.insert(0, "source", np.where(np.arange(len(y)) % 3 == 0, "MRPC", "wiki"))
+    t.insert(0, "batch", np.where(np.arange(len(y)) < 20, 1, 2))
+    t.insert(0, "map", np.arange(len(y)))
+    return t.assign(layer=1, head=1, n_tokens=N)
+
+
+def test_feature_matrix_and_cv_tables():
+    t = _labelled_table(np.random.default_rng(3))
+    X, y, groups = C.feature_matrix(t, "labelled.csv")
+    assert X.shape == (len(t), len(F.FEATURES)) and list(groups[:3]) == ["in0", "in0", "in1"]
+    with pytest.raises(ValueError, match=r"labelled.csv: features \['log_n'\] missing"):
+        C.feature_matrix(t.drop(columns="log_n"), "labelled.csv")
+    table, cm, _ = C.cross_validate(X, y, "logistic", folds=3, seed=0, groups=groups)
+    cv = C.cv_table([table, table.assign(classifier="boosting")], len(y), "embedded:m")
+    assert list(cv.columns[:3]) == ["labelled_model", "n_labels", "classifier"] and len(cv) == 2 * len(table)
+    long = C.confusion_table(cm, "logistic")
+    assert list(long.columns) == ["classifier", "true_label", "predicted_label", "count", "share_of_true"]
+    assert long["count"].sum() == len(y)
+    assert long.groupby("true_label")["share_of_true"].sum().to_numpy() == pytest.approx(1.0)
+
+
+class _Example:
+    def __init__(self, id, attn):
+        self.id, self.attn, self.kinds, self.seq_ids, self.n = id, attn, KINDS, SEQ, N
+
+
+class _Shards(list):
+    def counts(self):
+        return {"too_long": 1}
+
+
+def test_classify_shards_task_shares_and_most_confident():
+    X, y = _training_set(np.random.default_rng(4), per_class=10)
+    clf = {"model": C.make_classifier("logistic", 0).fit(X, y), "classes": None, "kind": "logistic"}
+    clf["classes"] = list(clf["model"].classes_)
+    attn = np.stack([np.stack([vertical(), diagonal()]), np.stack([block(), uniform()])])  # 2 layers x 2 heads
+    shards = _Shards([_Example("a", attn), _Example("b", attn), _Example("c", attn)])
+    pred, counts = C.classify_shards(clf, shards, 2, "pretrained", "RTE")
+    assert len(pred) == 2 * 4 and list(pred.columns[:6]) == ["variant", "task", "input_id", "layer", "head", "n_tokens"]
+    assert counts == {
+        "variant": "pretrained",
+        "task": "RTE",
+        "inputs_in_shard": 3,
+        "inputs_classified": 2,
+        "inputs_not_used": 1,
+        "shard_too_long": 1,
+    }
+    assert pred.loc[(pred.layer == 1) & (pred["head"] == 2), "label"].tolist() == ["Diagonal", "Diagonal"]
+    tab = C.task_shares(pred, [counts], "logistic", "tiny-random-bert")
+    assert list(tab.columns[:4]) == ["model", "classifier", "variant", "task"]
+    assert tab["share"].sum() == pytest.approx(1.0) and (tab["inputs_classified"] == 2).all()
+    pick = C.most_confident(pred, min_tokens=N)
+    assert list(pick["label"]) == [c for c in F.CLASSES if c in set(pred["label"])]
+    assert (pick["input_id"] == "a").all()  # ties: the first in order
+    assert len(C.most_confident(pred, min_tokens=N + 1)) == len(pick)  # no input long enough: all inputs
+
+    from analysis.shared.plots import close
+
+    fig = pattern_plots.plot_patterns(tab, pred, ["RTE"], ["pretrained"], "tiny", {"kind": "logistic", "n_labels": 50})
+    assert fig.texts[0].get_text().startswith("tiny: attention pattern types (logistic classifier on 50 hand labels)")
+    close(fig)
+    fig = pattern_plots.plot_pattern_examples(pick, [(vertical(), KINDS, SEQ)] * len(pick), "tiny")
+    assert [ax.get_title().split("\n")[0] for ax in fig.axes[: len(pick)]] == list(pick["label"])
+    close(fig)
+
+
+def test_labelled_examples_label_shares_and_images():
+    t = _labelled_table(np.random.default_rng(5))
+    pick = Lab.first_per_class(t.sample(frac=1, random_state=0), 2)
+    assert list(pick.columns) == ["label", "map", "batch", "source", "input_id", "layer", "head", "n_tokens"]
+    assert (
+        pick.groupby("label")["map"].apply(list).to_dict()
+        == t.groupby("label")["map"].apply(lambda m: sorted(m)[:2]).to_dict()
+    )
+    shares = Lab.label_shares(t)
+    assert set(shares["source"]) == {"MRPC", "wiki", "all"} and (shares["batch"] == 1).all()
+    assert shares[shares.source == "all"]["n_maps"].iloc[0] == 20
+    maps = {0: (vertical(), KINDS, SEQ), 1: (diagonal(), KINDS, SEQ)}
+    images = C.map_images(maps, [1, 0])
+    assert images.shape == (2, 2, 32, 32) and (images[1] == C.downsample_map(vertical(), KINDS)).all()
+
+
+def test_pattern_figures():
+    from analysis.shared.plots import close
+
+    assert set(pattern_plots.COLORS) == set(F.CLASSES) == set(pattern_plots.SHORT)
+    t = _labelled_table(np.random.default_rng(6))
+    maps = {int(m): (vertical() if m % 2 else block(), KINDS, SEQ) for m in t["map"]}
+    fig = pattern_plots.plot_pattern_labelled_examples(Lab.first_per_class(t, 3), maps, 3, "embedded:m")
+    assert len(fig.axes) == 3 * len(F.CLASSES)
+    close(fig)
+    sheets = list(pattern_plots.plot_pattern_label_sheets(t, maps))
+    assert len(sheets) == -(-len(t) // 16)
+    for fig in sheets:
+        close(fig)
+    X, y, groups = C.feature_matrix(t, "t")
+    table, cm, _ = C.cross_validate(X, y, "logistic", folds=3, seed=0, groups=groups)
+    fig = pattern_plots.plot_pattern_classifier(cm, C.cv_table([table], len(y), "embedded:m"), "logistic", 3, "e:m")
+    assert fig.axes[0].get_title().startswith(f"logistic on map features, 3-fold CV\n{len(y)} hand-labelled maps of m;")
+    close(fig)

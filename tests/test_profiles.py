@@ -1,10 +1,13 @@
-"""The cluster profile sends every rule that asks for a GPU to the GPU partition."""
+"""Profiles only route: the cluster profile sends every rule that asks for a GPU to the GPU
+partition and sets no resource a rule owns (threads, memory, run time, GPUs live in rules/)."""
 
 import re
 
 import yaml
 
 from conftest import ROOT
+
+ROUTING_KEYS = {"slurm_partition", "slurm_account", "slurm_extra", "constraint", "qos"}
 
 
 def gpu_rules() -> set[str]:
@@ -19,10 +22,18 @@ def gpu_rules() -> set[str]:
     return rules
 
 
-def test_slurm_profile_covers_every_gpu_rule():
+def test_slurm_profile_routes_every_gpu_rule():
     profile = yaml.safe_load((ROOT / "profiles" / "slurm" / "config.yaml").read_text())
     wanted = gpu_rules()
     assert {"extract_attention", "finetune", "disable_heads_scores"} <= wanted
     assert set(profile["set-resources"]) == wanted
     for rule, res in profile["set-resources"].items():
-        assert res["slurm_partition"] == "gpu" and res["gpu"] == 1, rule
+        assert res["slurm_partition"] == "gpu", rule
+
+
+def test_profiles_only_route():
+    for path in (ROOT / "profiles").glob("*/config.yaml"):
+        profile = yaml.safe_load(path.read_text())
+        for res in [profile.get("default-resources", {}), *profile.get("set-resources", {}).values()]:
+            assert set(res) <= ROUTING_KEYS, (path, set(res) - ROUTING_KEYS)
+        assert "set-threads" not in profile and "resources" not in profile, path

@@ -2,10 +2,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis.clark import surface_plots
 from analysis.clark.surface import (
     accumulate,
     entropy_rows,
     entropy_stats,
+    example_maps,
+    example_segment,
     per_head_table,
     pick_example_heads,
     pick_example_segment,
@@ -123,3 +126,58 @@ def test_pick_example_segment():
     assert pick_example_segment([50, 60], 1, 40) == 1
     with pytest.raises(ValueError):
         pick_example_segment([50, 60], 5, 40)
+
+
+def test_example_segment_reads_the_shard_index():
+    class FakeShard:
+        examples = [{"n": 50}, {"n": 30}, {"n": 38, "meta": {"ab_boundary": "word"}}, {"n": 20}]
+
+    class FakeShards:
+        shards = [FakeShard()]
+
+        def __iter__(self):
+            return iter(["ex0", "ex1", "ex2", "ex3"])
+
+    assert example_segment(FakeShards(), "auto", 40) == "ex1"  # 38 fits but its A/B split is not at a sentence
+    assert example_segment(FakeShards(), 3, 40) == "ex3"
+
+
+def test_example_maps_hold_every_drawn_value():
+    a, _ = maps_1x2()
+    picked = pd.DataFrame({"behaviour": ["prev", "sep"], "layer": [1, 1], "head": [1, 2], "value": [0.9, 0.5]})
+    maps = example_maps(picked, a, ["[CLS]", "a", ".", "[SEP]"], 3, "seg")
+    assert list(maps.columns) == [
+        "behaviour",
+        "layer",
+        "head",
+        "from_index",
+        "to_index",
+        "attention",
+        "from_token",
+        "to_token",
+        "segment",
+    ]
+    assert len(maps) == 2 * 3 * 3 and (maps.segment == "seg").all()
+    row = maps[(maps.behaviour == "prev") & (maps.from_index == 2) & (maps.to_index == 1)]
+    assert row.attention.item() == 1.0 and row.from_token.item() == "." and row.to_token.item() == "a"
+    assert maps[maps.behaviour == "sep"].attention.sum() == pytest.approx(3 * 0.5)  # [SEP] column cut by the window
+
+
+def test_surface_figures_draw():
+    from analysis.shared.plots import close
+
+    a, kinds = maps_1x2()
+    stats = {}
+    for f in (relative_position_stats, special_tokens_stats, sep_attention_stats, entropy_stats):
+        stats.update(f(a, kinds) if f is not relative_position_stats else f(a))
+    t = per_head_table(stats)
+    picked = pick_example_heads({"relative_position": t, "special_tokens": t, "entropy": t})
+    for panels, fig in [
+        (3, surface_plots.plot_relative_position(t, "m", 1)),
+        (3, surface_plots.plot_special_tokens(t, "m", 1, "[CLS]", "[SEP]")),
+        (1, surface_plots.plot_sep_attention(t, "m", 1, "[SEP]")),
+        (2, surface_plots.plot_entropy(t, "m", 1, "[CLS]")),
+        (6, surface_plots.plot_example_heads(picked, a, ["[CLS]", "a", ".", "[SEP]"], 4, "m", "s", "[CLS]", "[SEP]")),
+    ]:
+        assert len([ax for ax in fig.axes if ax.get_label() != "<colorbar>"]) == panels
+        close(fig)

@@ -18,20 +18,20 @@ the scored data itself flatters it. Baselines choose one candidate mention with 
 - ``rule_based``: a small sieve in the spirit of Lee et al. (2011): for non-pronouns, the
   nearest exact string match, then the nearest non-pronoun with the same head word; for
   pronouns, the nearest candidate agreeing in number, gender and person (word lists,
-  ``analysis.core.corpora.coref.PRONOUN_FEATURES``; unknown agrees with anything); else nearest.
+  ``analysis.core.corpora.coref.mentions.PRONOUN_FEATURES``; unknown agrees with anything); else nearest.
 """
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from analysis.core.corpora.coref import precedes
+from analysis.core.corpora.coref.document import precedes
 from analysis.core.word_level import word_maps
+from analysis.shared.head_selection import fold_of, two_fold
 
 TYPES = ("all", "pronoun", "proper", "nominal")
 BASELINES = ("nearest", "same_head", "rule_based")
@@ -118,27 +118,6 @@ def head_correct(word_map: np.ndarray, unit_word: np.ndarray, case: Case) -> np.
         raise ValueError(f"word {err.args[0]} of a mention is not in the attention map") from None
     scores = word_map[:, :, row, :][..., cols]  # (L, H, k)
     return case.gold[scores.argmax(-1)]
-
-
-def fold_of(key: str) -> int:
-    """Deterministic 2-fold assignment (document id or example id)."""
-    return zlib.crc32(key.encode()) % 2
-
-
-def two_fold(fold_correct: list[dict], groups) -> tuple[dict, list[tuple[int, int]]]:
-    """Best head chosen on one fold (group 'all') and scored on the other, both ways.
-
-    ``fold_correct[f][group]`` = (layers, heads) correct counts of fold f. Returns correct counts
-    per group summed over the two held-out folds, and the (layer, head) chosen for folds 0 and 1
-    (1-indexed). An honest estimate: the plain best head is picked on the data it is scored on."""
-    out, chosen = dict.fromkeys(groups, 0), []
-    for f in (0, 1):
-        other = fold_correct[1 - f]["all"]
-        layer, head = divmod(int(np.argmax(other)), other.shape[1])
-        chosen.append((layer + 1, head + 1))
-        for g in groups:
-            out[g] += int(fold_correct[f][g][layer, head])
-    return out, chosen
 
 
 class Tally:
@@ -276,72 +255,3 @@ def read_paper_numbers(path) -> pd.DataFrame:
         raise ValueError(f"{path}: needs columns {sorted(need)}")
     df["accuracy"] = df["accuracy"] / 100.0
     return df
-
-
-def plot(
-    per_head: pd.DataFrame,
-    summary: pd.DataFrame,
-    model: str,
-    n_windows: int,
-    groups=TYPES,
-    group_col: str = "mention_type",
-    title: str = "coreference (Clark Table 2)",
-    unit: str = "windows",
-    what: str = "mentions",
-    ylabel: str = "antecedent selection accuracy (%)",
-    label_above: float = 50,
-):
-    """Left: accuracy of every head (group 'all'); right: best head vs baselines per group."""
-    from analysis.shared.plots import head_heatmap, new_figure
-
-    L = int(per_head["layer"].max())
-    H = int(per_head["head"].max())
-    from matplotlib.patches import Rectangle
-
-    width = max(7.2, 4.4 + 0.28 * H)
-    fig, (ax0, ax1) = new_figure(
-        width, max(2.8, 0.25 * L + 1.4), ncols=2, gridspec_kw={"width_ratios": [max(H, 4) * 0.28 + 0.8, 4.2]}
-    )
-    t = per_head[per_head[group_col] == "all"].copy()
-    t["accuracy_pct"] = 100 * t["accuracy"]
-    head_heatmap(
-        ax0,
-        t,
-        "accuracy_pct",
-        vmin=0,
-        vmax=100,
-        cbar_label="accuracy (%)",
-        fmt="{:.0f}",
-        annotate_above=label_above if L * H <= 200 else None,
-    )
-    best = summary[summary["system"] == "best_head"].iloc[0]
-    ax0.add_patch(Rectangle((best["head"] - 1, best["layer"] - 1), 1, 1, fill=False, edgecolor="red", lw=1.5))
-    ax0.set_title(f"per-head accuracy, all {what}\n(n={int(t['n'].iloc[0])}; >= {label_above:g}% labelled; red: best)")
-    systems = list(dict.fromkeys(summary["system"]))
-    labels = dict(zip(summary["system"], summary["label"]))
-    x = np.arange(len(groups))
-    w = 0.8 / len(systems)
-    for k, s in enumerate(systems):
-        rows = summary[summary["system"] == s].set_index(group_col).reindex(groups)
-        xs = x - 0.4 + w * (k + 0.5)
-        ax1.bar(xs, 100 * rows["accuracy"], width=w, color=f"C{k}", label=labels[s])
-        if "paper_accuracy" in rows and rows["paper_accuracy"].notna().any():
-            ax1.scatter(
-                xs,
-                100 * rows["paper_accuracy"],
-                marker="_",
-                s=60,
-                color="k",
-                linewidths=1.5,
-                label="paper (bert-base)" if k == 0 else None,
-                zorder=3,
-            )
-    ns = summary[summary["system"] == systems[0]].set_index(group_col).reindex(groups)["n"]
-    ax1.set_xticks(x, [f"{t}\n(n={int(n)})" for t, n in zip(groups, ns)], fontsize=6.5)
-    ax1.set_ylim(0, 100)
-    ax1.set_ylabel(ylabel)
-    ax1.set_title("best head vs baselines")
-    ax1.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
-    fig.suptitle(f"{model}: {title}, {n_windows} {unit}", y=1.02)
-    fig.tight_layout()
-    return fig

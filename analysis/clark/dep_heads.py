@@ -1,4 +1,4 @@
-"""Which heads track which dependency relation (Clark et al. 2019 sec. 4.2, Table 1).
+"""Which heads track which dependency relation (Clark et al. 2019 sec. 4.2, Table 1): the scorer.
 
 Each attention head is read as a parser: on word-level maps (``analysis.core.word_level``),
 the prediction for word i is the word it attends to most, special tokens and i itself
@@ -7,9 +7,9 @@ excluded. For every relation, two directions are scored per gold arc (dependent 
 - ``dep->head``: does d's most-attended word equal h?
 - ``head->dep``: with ``reverse='transpose'`` (the workflow's default, the authors'
   released code, which produced the paper's head->dep numbers), is h the word that
-  attends most to d? With ``reverse='row'`` (this function's default; another reading of
-  the paper's "the head word attending to the dependent"), does h's most-attended word
-  equal d? (capped: h has one guess for all its dependents).
+  attends most to d? With ``reverse='row'`` (another reading of the paper's "the head word
+  attending to the dependent"), does h's most-attended word equal d? (capped: h has one
+  guess for all its dependents).
 
 Baseline: a fixed relative offset (d's head is the word at d + o), the best o in -k..k
 (o != 0) chosen per relation and direction. Root arcs (no head word) are not scored (the
@@ -24,6 +24,9 @@ The ``All`` relation pools every scored arc.
 Inputs over ``max_len`` pieces were split by the extraction into windows of whole words
 (``meta['word_offset']``); an arc is scored only when both its words lie in one window,
 and the arcs lost to splitting are counted, per relation and in total.
+
+Tables from the scorer: :mod:`analysis.clark.dep_tables`; figures: :mod:`analysis.clark.dep_heads_plots`;
+the example head's map (Clark Fig. 5): :mod:`analysis.clark.dep_examples`.
 """
 
 from __future__ import annotations
@@ -68,7 +71,7 @@ class DepScorer:
     """Accumulates per-head, per-relation, per-direction correct counts and the offset
     baselines over a stream of examples."""
 
-    def __init__(self, n_layers: int, n_heads: int, max_offset: int = 3, how: str = "mean", reverse: str = "row"):
+    def __init__(self, n_layers: int, n_heads: int, max_offset: int, how: str, reverse: str):
         if reverse not in ("row", "transpose"):
             raise ValueError(f"reverse must be 'row' or 'transpose', not {reverse!r}")
         self.shape = (n_layers, n_heads)
@@ -285,7 +288,7 @@ def _rel_key(rel: str):
 
 
 def score_examples(
-    examples: Iterable, n_layers: int, n_heads: int, max_offset: int = 3, how: str = "mean", reverse: str = "row"
+    examples: Iterable, n_layers: int, n_heads: int, max_offset: int, how: str, reverse: str
 ) -> DepScorer:
     """Score a stream of ``storage.Example`` whose meta holds ``heads`` and ``rels``."""
     sc = DepScorer(n_layers, n_heads, max_offset=max_offset, how=how, reverse=reverse)
@@ -308,222 +311,7 @@ def score_examples(
     return sc
 
 
-# --------------------------------------------------------------------------- tables
-
-
-def paper_table(path) -> pd.DataFrame:  # noqa: F821
-    """The paper's Table 1 (config/paper_numbers/clark_table1.csv)."""
-    import pandas as pd
-
-    df = pd.read_csv(path, comment="#")
-    need = {"relation", "paper_direction", "paper_head", "paper_accuracy", "paper_baseline"}
-    if not need <= set(df.columns):
-        raise ValueError(f"{path}: needs columns {sorted(need)}, has {list(df.columns)}")
-    return df
-
-
-def table1(sc: DepScorer, paper=None, min_count: int = 30, counts: dict | None = None):
-    """(main, rare): the Table-1-style rows per relation and direction, relations with
-    ``n >= min_count`` in ``main`` (``All`` first, then by n), the others in ``rare``."""
-    import pandas as pd
-
-    df = pd.DataFrame(sc.summary()).rename(columns={"best_layer": "layer", "best_head": "head"})
-    # the better direction of each relation (ties: dep->head)
-    best = df.loc[df.groupby("relation", sort=False)["accuracy"].idxmax()]
-    df["best_direction"] = df.index.isin(best.index)
-    lost = (counts or {}).get("arcs_lost_by_relation", {})
-    df["n_unscored"] = [lost.get(r, 0) if r != ALL else (counts or {}).get("arcs_lost", 0) for r in df["relation"]]
-    if paper is not None:
-        df = df.merge(paper, on="relation", how="left")
-    df["_all"] = df["relation"] != ALL
-    df = df.sort_values(["_all", "n", "relation", "direction"], ascending=[True, False, True, True]).drop(
-        columns="_all"
-    )
-    df = df.reset_index(drop=True)
-    return df[df["n"] >= min_count].reset_index(drop=True), df[df["n"] < min_count].reset_index(drop=True)
-
-
-# --------------------------------------------------------------------------- figures
-
-
-def plot_best(main, model: str, corpus: str):
-    """Per relation: the best head's accuracy in each direction vs the best offset
-    baseline; the paper's numbers (bert-base, WSJ) as markers where it lists them."""
-    import matplotlib.pyplot as plt
-
-    rels = list(dict.fromkeys(main["relation"]))
-    fig, ax = plt.subplots(figsize=(6.5, 0.36 * len(rels) + 1.2))
-    y = np.arange(len(rels))
-    colors = {"dep->head": "#1f77b4", "head->dep": "#ff7f0e"}
-    for k, direction in enumerate(DIRECTIONS):
-        sub = main[main["direction"] == direction].set_index("relation").reindex(rels)
-        ax.barh(
-            y + (k - 1) * 0.27, sub["accuracy"], height=0.27, color=colors[direction], label=f"best head, {direction}"
-        )
-        for yy, (acc, layer, head) in zip(y, sub[["accuracy", "layer", "head"]].itertuples(index=False)):
-            if np.isfinite(acc):
-                ax.text(acc + 0.01, yy + (k - 1) * 0.27, f"{int(layer)}-{int(head)}", va="center", fontsize=6.5)
-    base = main.groupby("relation")["baseline_accuracy"].max().reindex(rels)
-    ax.barh(y + 0.27, base, height=0.27, color="#9a9a9a", label="best fixed offset")
-    if "paper_accuracy" in main:
-        pap = main.drop_duplicates("relation").set_index("relation").reindex(rels)
-        ok = pap["paper_accuracy"].notna().to_numpy()
-        for col, face, label in (
-            ("paper_accuracy", "black", "paper: best head (bert-base, WSJ)"),
-            ("paper_baseline", "white", "paper: baseline"),
-        ):
-            ax.scatter(
-                pap[col][ok] / 100, y[ok], marker="D", s=14, facecolors=face, edgecolors="black", zorder=3, label=label
-            )
-    ns = main.drop_duplicates("relation").set_index("relation")["n"].reindex(rels)
-    ax.set_yticks(y, [f"{r} (n={n})" for r, n in zip(rels, ns)], fontsize=8)
-    ax.invert_yaxis()
-    ax.set_xlim(0, 1.12)
-    ax.set_xlabel("accuracy (fraction of arcs)", fontsize=9)
-    ax.tick_params(axis="x", labelsize=8)
-    ax.set_title(f"{model} on {corpus}: best head per relation vs offset baseline", fontsize=9)
-    fig.tight_layout()
-    handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, frameon=False)
-    return fig
-
-
-def grid_table(full, main, relations: list[str]) -> pd.DataFrame:  # noqa: F821
-    """The cells of the heat-map grid as a tidy table: for ``All`` and every listed relation
-    present in ``main``, each head's accuracy in the relation's better direction, with the
-    panel's best head (``best``) and its fixed-offset baseline. Layers/heads 1-indexed."""
-    import pandas as pd
-
-    present = set(main["relation"])
-    parts = []
-    for rel in [r for r in [ALL, *relations] if r in present]:
-        row = main[(main["relation"] == rel) & main["best_direction"]].iloc[0]
-        sub = full[(full["relation"] == rel) & (full["direction"] == row["direction"])]
-        sub = sub[["relation", "direction", "layer", "head", "accuracy", "n"]].copy()
-        sub["best"] = (sub["layer"] == row["layer"]) & (sub["head"] == row["head"])
-        sub["best_offset"] = int(row["best_offset"])
-        sub["baseline_accuracy"] = float(row["baseline_accuracy"])
-        parts.append(sub.sort_values(["layer", "head"]))
-    cols = ["relation", "direction", "layer", "head", "accuracy", "n", "best", "best_offset", "baseline_accuracy"]
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
-
-
-def plot_grid(cells, model: str, corpus: str, n_layers: int, n_heads: int, ncols: int = 4):
-    """Layer x head accuracy heat-maps from :func:`grid_table`, one panel per relation (in
-    its better direction); the best head boxed. Layers and heads 1-indexed."""
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Rectangle
-
-    rels = list(dict.fromkeys(cells["relation"]))
-    if not rels:
-        raise ValueError(f"{corpus}: no relation to draw in the heat-map grid")
-    L, H = n_layers, n_heads
-    ncols = min(ncols, len(rels))
-    nrows = int(np.ceil(len(rels) / ncols))
-    w = 1.9 + 0.12 * H
-    fig, axes = plt.subplots(nrows, ncols, figsize=(w * ncols, (0.9 + 0.13 * L + 0.4) * nrows), squeeze=False)
-    im = None
-    for ax, rel in zip(axes.ravel(), rels):
-        sub = cells[cells["relation"] == rel]
-        row = sub[sub["best"]].iloc[0]
-        grid = np.full((L, H), np.nan)
-        grid[sub["layer"].to_numpy() - 1, sub["head"].to_numpy() - 1] = sub["accuracy"].to_numpy()
-        im = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto")
-        ax.grid(False)
-        ax.add_patch(
-            Rectangle((row["head"] - 1.5, row["layer"] - 1.5), 1, 1, fill=False, ec="red", lw=1.5, clip_on=False)
-        )
-        ax.set_title(
-            f"{rel} ({row['direction']}), n={row['n']}\nbest {row['layer']}-{row['head']}: "
-            f"{row['accuracy']:.2f}, offset {row['best_offset']:+d}: {row['baseline_accuracy']:.2f}",
-            fontsize=8,
-        )
-        ax.set_xticks(range(H), range(1, H + 1), fontsize=6.5 if H > 8 else 8)
-        ax.set_yticks(range(L), range(1, L + 1), fontsize=8)
-        ax.set_xlabel("head", fontsize=8)
-        ax.set_ylabel("layer", fontsize=8)
-    for ax in axes.ravel()[len(rels) :]:
-        ax.axis("off")
-    fig.suptitle(f"{model} on {corpus}: accuracy of each head per dependency relation", fontsize=10)
-    fig.tight_layout()
-    if im is not None:
-        cb = fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.6 if nrows > 1 else 0.95, pad=0.02)
-        cb.set_label("accuracy", fontsize=8)
-        cb.ax.tick_params(labelsize=8)
-    return fig
-
-
-# --------------------------------------------------------------------------- example (Fig. 4)
-
-
-def pick_example(
-    examples: Iterable,
-    relation: str,
-    sentence: str | None = None,
-    min_words: int = 6,
-    max_words: int = 20,
-    head: tuple[int, int] | None = None,
-    direction: str = "dep->head",
-    how: str = "mean",
-):
-    """The example to draw: the one whose sentence id is ``sentence``, or else the first
-    unsplit sentence of ``min_words``..``max_words`` words with a ``relation`` arc on which
-    ``head`` (layer, head; 1-indexed) predicts every ``relation`` arc right in ``direction``
-    (the first fitting sentence when none does; the shortest one when none fits)."""
-    fallback = first_fit = None
-    for ex in examples:
-        sid = ex.id.split("#", 1)[0]
-        if sentence is not None:
-            if sid == str(sentence) or ex.id == str(sentence):
-                return ex
-            continue
-        rels = ex.meta.get("rels", [])
-        if relation not in rels or ex.meta.get("part") is not None:
-            continue
-        if min_words <= len(rels) <= max_words:
-            if head is None or _all_right(ex, relation, head, direction, how):
-                return ex
-            first_fit = first_fit or ex
-            continue
-        if fallback is None or len(rels) < len(fallback.meta["rels"]):
-            fallback = ex
-    if sentence is not None:
-        raise ValueError(f"sentence {sentence!r} is not in the corpus's shards")
-    if first_fit is not None:
-        return first_fit
-    if fallback is None:
-        raise ValueError(f"no sentence with a {relation!r} arc in one window")
-    return fallback
-
-
-def _all_right(ex, relation, head, direction, how) -> bool:
-    wm, unit_word = word_maps(ex.attn[head[0] - 1, head[1] - 1], ex.word_ids, how)
-    pred = predictions(wm, unit_word)
-    unit_of = {int(w): u for u, w in enumerate(unit_word) if w >= 0}
-    for d, (h, rel) in enumerate(zip(ex.meta["heads"], ex.meta["rels"])):
-        if rel != relation:
-            continue
-        if d not in unit_of or h not in unit_of:
-            return False
-        if direction == "dep->head" and pred[unit_of[d]] != h:
-            return False
-        if direction == "head->dep" and pred[unit_of[h]] != d:
-            return False
-    return True
-
-
-def example_map(ex, layer: int, head: int, how: str = "mean"):
-    """(word-level map of head ``layer``-``head`` (1-indexed), unit labels, unit words)."""
-    wm, unit_word = word_maps(ex.attn[layer - 1, head - 1], ex.word_ids, how)
-    words = ex.meta.get("words")
-    labels = []
-    for u, w in enumerate(unit_word):
-        if w >= 0:
-            labels.append(words[w] if words else _word_text(ex, w))
-        else:
-            p = [i for i, wid in enumerate(ex.word_ids) if wid < 0][sum(unit_word[:u] < 0)]
-            labels.append(ex.tokens[p])
-    return wm, labels, unit_word
+# --------------------------------------------------------------------------- words read back from pieces
 
 
 def _sentence_words(ex, n_words: int) -> list[str]:
@@ -531,37 +319,11 @@ def _sentence_words(ex, n_words: int) -> list[str]:
     window: empty strings)."""
     out = [""] * n_words
     for w in {int(w) for w in ex.word_ids if w >= 0 and w < n_words}:
-        out[w] = _word_text(ex, w)
+        out[w] = word_text(ex, w)
     return out
 
 
-def _word_text(ex, w: int) -> str:
+def word_text(ex, w: int) -> str:
+    """Word ``w`` of example ``ex`` as read back from its pieces (``##`` / ``Ġ`` / ``▁`` markers dropped)."""
     pieces = [t for t, wid in zip(ex.tokens, ex.word_ids) if wid == w]
     return "".join(p[2:] if p.startswith("##") else p.lstrip("Ġ▁") for p in pieces) or "?"
-
-
-def plot_example(wm, labels, unit_word, heads, rels, relation: str, direction: str, title: str):
-    """The map with every gold arc boxed (grey), the ``relation`` arcs in red; a box at
-    (row i, column j) means i's gold head is j (dep->head) or i's dependent is j."""
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Rectangle
-
-    from analysis.shared.plots import attention_map
-
-    U = len(labels)
-    fig, ax = plt.subplots(figsize=(0.24 * U + 2.6, 0.22 * U + 1.6))
-    attention_map(ax, wm, labels, labels, title=title, fontsize=8, cbar=True)
-    unit_of = {int(w): u for u, w in enumerate(unit_word) if w >= 0}
-    arcs = []
-    for d, (h, rel) in enumerate(zip(heads, rels)):
-        if h < 0 or d not in unit_of or h not in unit_of:
-            continue
-        r, c = (unit_of[d], unit_of[h]) if direction == "dep->head" else (unit_of[h], unit_of[d])
-        arcs.append((r, c, rel))
-        hit = rel == relation
-        ax.add_patch(Rectangle((c, r), 1, 1, fill=False, ec="red" if hit else "0.45", lw=1.8 if hit else 0.8))
-    ax.set_xlabel("attended word", fontsize=8)
-    ax.set_ylabel("attending word", fontsize=8)
-    ax.title.set_fontsize(9)
-    fig.tight_layout()
-    return fig, arcs

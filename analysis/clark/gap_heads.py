@@ -17,8 +17,8 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from analysis.clark.coref_heads import fold_of, two_fold
 from analysis.core.word_level import word_maps
+from analysis.shared.head_selection import fold_of, two_fold
 
 GROUPS = ("all", "masculine", "feminine")
 BASELINES = ("nearest", "nearest_preceding", "first_name")

@@ -1,4 +1,4 @@
-"""Gradient-based importance of attention to each token type (Clark et al. 2019, Fig. 5).
+"""Gradient-based importance of attention to each token type (Clark et al. 2019, Fig. 3).
 
 For every attention weight a = alpha_{l,h}(i -> j) of every (BERT-style masked) Wikipedia
 segment, |d loss / d a| where loss is that segment's mean masked-LM cross-entropy; then the
@@ -15,6 +15,7 @@ used (checked against finite differences in tests/test_gradient_importance.py).
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import torch
@@ -58,7 +59,7 @@ def group_codes(kinds: str) -> np.ndarray:
 
 
 def accumulate(
-    model, tokenizer, items: list[dict], seed: int = 0, prob: float = 0.15, batch_size: int = 16, log=None
+    model, tokenizer, items: list[dict], seed: int, prob: float, batch_size: int, log=None
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """Mean |gradient| and mean attention per (layer, attended-token group) and per
     (layer, head, group) over ``items`` (encoded segments: input_ids, kinds, seq_ids, n)."""
@@ -75,21 +76,36 @@ def accumulate(
         loss, atts, grads = attention_gradients(model, batch, masks)
         total_loss += loss.item()
         for b, i in enumerate(idx):
-            n = items[i]["n"]
-            codes = torch.as_tensor(group_codes(items[i]["kinds"]), device=device)
-            onehot = torch.nn.functional.one_hot(codes, G).double()  # (n, G)
-            for layer in range(L):
-                g = grads[layer][b, :, :n, :n].abs().double().sum(1)  # (H, n): summed over query rows
-                a = atts[layer][b, :, :n, :n].double().sum(1)
-                sum_g[layer] += (g @ onehot).cpu().numpy()
-                sum_a[layer] += (a @ onehot).cpu().numpy()
-                count[layer] += n * onehot.sum(0).cpu().numpy()[None, :]
+            _add_segment(sum_g, sum_a, count, grads, atts, b, items[i], device)
             n_seg += 1
             n_masked += len(masks[b][1])
         if log is not None:
             log.info("gradients: %d/%d segments, mean masked-LM loss %.4f", n_seg, len(items), total_loss / n_seg)
     for p in model.parameters():
         p.requires_grad_(False)
+    per_layer, per_head = _tables(sum_g, sum_a, count)
+    counts = {"segments": n_seg, "masked_tokens": n_masked, "mean_mlm_loss": total_loss / max(n_seg, 1)}
+    return per_layer, per_head, counts
+
+
+def _add_segment(sum_g, sum_a, count, grads, atts, b: int, item: dict, device) -> None:
+    """Add row ``b`` of a batch (segment ``item``) to the per (layer, head, group) sums of
+    |gradient| and attention over its n x n weights, grouped by attended token."""
+    n = item["n"]
+    G = len(GROUPS)
+    codes = torch.as_tensor(group_codes(item["kinds"]), device=device)
+    onehot = torch.nn.functional.one_hot(codes, G).double()  # (n, G)
+    for layer in range(sum_g.shape[0]):
+        g = grads[layer][b, :, :n, :n].abs().double().sum(1)  # (H, n): summed over query rows
+        a = atts[layer][b, :, :n, :n].double().sum(1)
+        sum_g[layer] += (g @ onehot).cpu().numpy()
+        sum_a[layer] += (a @ onehot).cpu().numpy()
+        count[layer] += n * onehot.sum(0).cpu().numpy()[None, :]
+
+
+def _tables(sum_g: np.ndarray, sum_a: np.ndarray, count: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(per layer, per head) tables of mean |gradient| and mean attention from (L, H, G) sums."""
+    L, H, G = sum_g.shape
     layer, head, grp = np.meshgrid(np.arange(L), np.arange(H), np.arange(G), indexing="ij")
     with np.errstate(invalid="ignore", divide="ignore"):
         per_head = pd.DataFrame(
@@ -113,16 +129,12 @@ def accumulate(
                 "n_weights": c.ravel().astype(np.int64),
             }
         )
-    counts = {"segments": n_seg, "masked_tokens": n_masked, "mean_mlm_loss": total_loss / max(n_seg, 1)}
-    return per_layer, per_head, counts
+    return per_layer, per_head
 
 
-def plot(per_layer: pd.DataFrame, title: str, labels: dict):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def plot_gradient_importance(per_layer: pd.DataFrame, title: str, labels: dict):
+    """Clark Fig. 3: mean |d loss / d attention| (log scale) and mean attention per layer, one
+    line per attended-token group (``labels``: group -> legend text)."""
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
     styles = {"cls": ("C3", "s"), "sep": ("C4", "o"), "punct": ("C2", "^"), "other": ("0.4", "x")}
     for g in GROUPS:

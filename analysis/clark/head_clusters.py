@@ -17,13 +17,15 @@ float64 accumulator. Maps are streamed from the shards one segment at a time.
 
 Behaviour labels come from the per-head surface tables of Clark sec. 3 (``behaviour_table``:
 mean attention to the previous / next token, to [CLS]-, [SEP]- and '.'/','-kind tokens, mean
-entropy relative to uniform, over every wiki segment) and thresholds from the config.
+entropy relative to uniform, over every wiki segment) and thresholds from the config;
+``plot_head_clusters`` draws Fig. 6.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import torch
@@ -38,7 +40,6 @@ BEHAVIOUR_LABELS = {
     "broad": "broad",
     "other": "other",
 }
-DEFAULT_THRESHOLDS = {"next": 0.5, "prev": 0.5, "cls": 0.5, "sep": 0.5, "punct": 0.3, "broad": 0.7}
 
 
 def smooth(attn: torch.Tensor, eps: float) -> torch.Tensor:
@@ -100,18 +101,18 @@ def behaviour_table(relative_position: pd.DataFrame, special_tokens: pd.DataFram
 
 
 def behaviour(row: pd.Series | dict, thresholds: dict) -> str:
-    """First matching behaviour in order next, prev, [CLS], [SEP], punctuation, broad."""
-    t = {**DEFAULT_THRESHOLDS, **(thresholds or {})}
+    """First matching behaviour in order next, prev, [CLS], [SEP], punctuation, broad
+    (``thresholds``: one per behaviour, config ``clark_sec5.head_clusters.thresholds``)."""
     for key in ("next", "prev", "cls", "sep", "punct"):
-        if row[key] > t[key]:
+        if row[key] > thresholds[key]:
             return key
-    if row["entropy_ratio"] > t["broad"]:
+    if row["entropy_ratio"] > thresholds["broad"]:
         return "broad"
     return "other"
 
 
 def accumulate(
-    examples: Iterable, n_layers: int, n_heads: int, eps: float = 0.0, max_segments: int | None = None, log=None
+    examples: Iterable, n_layers: int, n_heads: int, eps: float, max_segments: int | None, log=None
 ) -> tuple[np.ndarray, dict]:
     """Stream over examples (``storage.Example``): (distance matrix (K, K) float64 with
     K = layers*heads in layer-major order, counts)."""
@@ -150,7 +151,7 @@ def distance_table(dist: np.ndarray, n_heads: int) -> pd.DataFrame:
     )
 
 
-def mds_embedding(dist: np.ndarray, seed: int = 0, n_init: int = 4) -> tuple[np.ndarray, float]:
+def mds_embedding(dist: np.ndarray, seed: int, n_init: int = 4) -> tuple[np.ndarray, float]:
     """2-D metric MDS of a precomputed distance matrix (scikit-learn, seeded)."""
     from sklearn.manifold import MDS
 
@@ -164,13 +165,20 @@ def mds_embedding(dist: np.ndarray, seed: int = 0, n_init: int = 4) -> tuple[np.
     return xy, float(mds.stress_)
 
 
-def plot(points: pd.DataFrame, model: str, n_layers: int, subtitle: str = ""):
-    """Two panels: MDS points coloured by behaviour and by layer."""
-    import matplotlib
+def head_points(heads: pd.DataFrame, xy: np.ndarray, n_layers: int, n_heads: int, thresholds: dict) -> pd.DataFrame:
+    """``behaviour_table``'s heads with their MDS coordinates (``xy``, in the distances'
+    layer-major order) and behaviour labels."""
+    if ((heads["layer"] - 1) * n_heads + heads["head"] - 1).tolist() != list(range(n_layers * n_heads)):
+        raise ValueError(f"surface tables hold {len(heads)} heads, not the {n_layers} x {n_heads} of the shards")
+    heads["x"], heads["y"] = xy[:, 0], xy[:, 1]
+    heads["behaviour"] = heads.apply(behaviour, axis=1, thresholds=thresholds)
+    return heads
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
+def plot_head_clusters(points: pd.DataFrame, model: str, n_layers: int, subtitle: str, cls_token: str, sep_token: str):
+    """Clark Fig. 6: MDS points of the heads coloured by behaviour (legend names [CLS] and [SEP]
+    as ``cls_token``, ``sep_token``) and by layer."""
+    names = {**BEHAVIOUR_LABELS, "cls": cls_token, "sep": sep_token}
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.6), sharex=True, sharey=True)
     palette = dict(zip(BEHAVIOURS, ["#1f77b4", "#ff7f0e", "#d62728", "#9467bd", "#2ca02c", "#8c564b", "#bbbbbb"]))
     ax = axes[0]
@@ -182,7 +190,7 @@ def plot(points: pd.DataFrame, model: str, n_layers: int, subtitle: str = ""):
                 sub.y,
                 s=28,
                 c=palette[b],
-                label=f"{BEHAVIOUR_LABELS[b]} ({len(sub)})",
+                label=f"{names[b]} ({len(sub)})",
                 edgecolors="k",
                 linewidths=0.3,
                 zorder=3 if b != "other" else 2,

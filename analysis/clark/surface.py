@@ -1,4 +1,4 @@
-"""Surface-level attention patterns (Clark et al. 2019, sec. 3).
+"""Surface-level attention patterns (Clark et al. 2019, sec. 3: Fig. 1, 2 and 4).
 
 Each ``*_stats`` function takes one example's maps ``attn`` (layers, heads, n, n), rows
 summing to 1, plus its token ``kinds`` (C/S/P/X/O, see ``analysis.core.models.token_kinds``)
@@ -131,7 +131,7 @@ def by_layer(table: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
     return table.groupby("layer", as_index=False)[metrics].mean()
 
 
-# --- example heads --------------------------------------------------------------------
+# --- example heads (Clark Fig. 1) ------------------------------------------------------
 
 BEHAVIOURS = {
     # behaviour -> (table, column, pick the head with the largest (+1) or smallest (-1) value)
@@ -175,3 +175,35 @@ def pick_example_segment(lengths: list[int], choice, window: int, eligible: list
     if fitting:
         return max(fitting, key=lambda i: (lengths[i], -i))
     return min(range(len(lengths)), key=lambda i: (lengths[i], i))
+
+
+def example_segment(shards, choice, window: int):
+    """The example (``storage.Example``) of ``shards`` to draw, chosen by ``pick_example_segment``
+    among the segments whose A/B split falls at a sentence boundary."""
+    index = [e for s in shards.shards for e in s.examples]
+    want = pick_example_segment(
+        [e["n"] for e in index],
+        choice,
+        window,
+        eligible=[e.get("meta", {}).get("ab_boundary", "sentence") == "sentence" for e in index],
+    )
+    return next(e for i, e in enumerate(shards) if i == want)
+
+
+def example_maps(picked: pd.DataFrame, attn: np.ndarray, tokens: list[str], window: int, segment: str) -> pd.DataFrame:
+    """Every value drawn by ``plot_example_heads``: one row per (picked head, from token, to
+    token) of the first ``window`` word pieces of one segment's maps ``attn`` (L, H, n, n)."""
+    rows = []
+    for r in picked.itertuples():
+        m = attn[r.layer - 1, r.head - 1, :window, :window]
+        frame = pd.DataFrame(m).stack().rename("attention").reset_index()
+        frame.columns = ["from_index", "to_index", "attention"]
+        frame.insert(0, "behaviour", r.behaviour)
+        frame.insert(1, "layer", r.layer)
+        frame.insert(2, "head", r.head)
+        rows.append(frame)
+    maps = pd.concat(rows, ignore_index=True)
+    maps["from_token"] = [tokens[i] for i in maps.from_index]
+    maps["to_token"] = [tokens[i] for i in maps.to_index]
+    maps["segment"] = segment
+    return maps

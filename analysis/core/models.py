@@ -12,9 +12,7 @@ A model *spec* is one config value:
 from __future__ import annotations
 
 import logging
-import re
 import weakref
-from pathlib import Path
 
 import torch
 
@@ -133,6 +131,10 @@ def checked_attentions(model, outputs) -> tuple:
             "attn_implementation='eager' and call it with output_attentions=True"
         )
     return att
+
+
+# The token kinds of token_kinds() that are special tokens ([CLS]-like, [SEP]-like, other special).
+SPECIAL_KINDS = "CSX"
 
 
 def token_kinds(tokenizer, input_ids) -> str:

@@ -1,27 +1,47 @@
-"""Figures of the attention-as-explanation tests (one figure per rule output)."""
+"""Figures of the attention-as-explanation tests: one ``plot_<figure>`` per figure of the rules
+``erasure``, ``erasure_cls``, ``permutation``, ``adversarial`` and ``rank_agreement``.
+
+These figures keep matplotlib's default style with their own font sizes (:data:`EXPLANATION_RC`,
+applied while a figure is built; tick label sizes are set on the axes so they hold when the
+figure is saved). The backend comes from :mod:`analysis.shared.plots`; the caller saves and
+closes each figure.
+"""
 
 from __future__ import annotations
 
-import matplotlib
+import functools
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
-from analysis.explanation.faithfulness import ORDERS  # noqa: E402
+import analysis.shared.plots  # noqa: F401 - the Agg backend of every figure module
+from analysis.explanation.erasure import ORDERS
 
-plt.rcParams.update(
-    {
-        "font.size": 9,
-        "axes.titlesize": 9,
-        "axes.labelsize": 9,
-        "legend.fontsize": 8,
-        "xtick.labelsize": 8,
-        "ytick.labelsize": 8,
-    }
-)
+EXPLANATION_RC = {
+    "font.size": 9,
+    "axes.titlesize": 9,
+    "axes.labelsize": 9,
+    "legend.fontsize": 8,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+}
 ORDER_COLOURS = dict(zip(ORDERS, ["#999999", "#1f77b4", "#d62728", "#9467bd"]))
+
+
+def explanation_style(plot):
+    """Build the figure of ``plot`` under :data:`EXPLANATION_RC`."""
+
+    @functools.wraps(plot)
+    def styled(*args, **kwargs):
+        with plt.rc_context(EXPLANATION_RC):
+            fig = plot(*args, **kwargs)
+            for ax in fig.axes:
+                ax.tick_params(axis="x", labelsize=EXPLANATION_RC["xtick.labelsize"])
+                ax.tick_params(axis="y", labelsize=EXPLANATION_RC["ytick.labelsize"])
+        return fig
+
+    return styled
 
 
 def _panels(n, width=2.6, height=2.8):
@@ -30,7 +50,10 @@ def _panels(n, width=2.6, height=2.8):
     return fig, axes[0]
 
 
-def plot_single_erasure(df: pd.DataFrame, model: str, title: str = "Single-weight erasure"):
+# ----------------------------------------------------------------------------- erasure, erasure_cls
+
+
+def _single_erasure(df: pd.DataFrame, model: str, title: str):
     """Per encoder: JSD(top erased) - JSD(random erased) vs a_top - a_random; the flip rates
     in the panel titles."""
     encs = list(dict.fromkeys(df["encoder"]))
@@ -56,9 +79,7 @@ def plot_single_erasure(df: pd.DataFrame, model: str, title: str = "Single-weigh
     return fig
 
 
-def plot_set_erasure(
-    df: pd.DataFrame, model: str, title: str = "Set erasure: fraction of items removed until the decision flips"
-):
+def _set_erasure(df: pd.DataFrame, model: str, title: str):
     """Box plots of the fraction removed per encoder and order (instances that flip); the
     share that never flips under each box."""
     encs = list(dict.fromkeys(df["encoder"]))
@@ -101,7 +122,37 @@ def plot_set_erasure(
     return fig
 
 
+@explanation_style
+def plot_erasure_single(single: pd.DataFrame, model: str):
+    """Rule ``erasure``: single-weight erasure of every attention classifier (Serrano & Smith 2019)."""
+    return _single_erasure(single, model, "Single-weight erasure")
+
+
+@explanation_style
+def plot_erasure_set(sets: pd.DataFrame, model: str):
+    """Rule ``erasure``: set erasure of every attention classifier (Serrano & Smith 2019)."""
+    return _set_erasure(sets, model, "Set erasure: fraction of items removed until the decision flips")
+
+
+@explanation_style
+def plot_erasure_cls_single(single: pd.DataFrame, model: str):
+    """Rule ``erasure_cls``: single-weight erasure in the transformer's own [CLS] row."""
+    return _single_erasure(single, model, "Single-weight erasure in the transformer's own attention (heads averaged)")
+
+
+@explanation_style
+def plot_erasure_cls_set(sets: pd.DataFrame, model: str, layer: int):
+    """Rule ``erasure_cls``: set erasure in the transformer's own [CLS] row of ``layer`` (1-indexed)."""
+    name = f"[CLS] row, layer {layer}"
+    return _set_erasure(sets, model, f"Set erasure in the transformer's own attention ({name}, heads averaged)")
+
+
+# ----------------------------------------------------------------------------- Jain & Wallace
+
+
+@explanation_style
 def plot_permutation(df: pd.DataFrame, model: str):
+    """Rule ``permutation``: median output change over permutations vs max attention."""
     encs = list(dict.fromkeys(df["encoder"]))
     fig, axes = _panels(len(encs))
     for ax, enc in zip(axes, encs):
@@ -126,7 +177,9 @@ def plot_permutation(df: pd.DataFrame, model: str):
     return fig
 
 
+@explanation_style
 def plot_adversarial(df: pd.DataFrame, model: str, tolerance: float):
+    """Rule ``adversarial``: JSD reached by the adversary vs max attention."""
     encs = list(dict.fromkeys(df["encoder"]))
     fig, axes = _panels(len(encs))
     for ax, enc in zip(axes, encs):
@@ -141,7 +194,9 @@ def plot_adversarial(df: pd.DataFrame, model: str, tolerance: float):
     return fig
 
 
+@explanation_style
 def plot_rank_agreement(df: pd.DataFrame, model: str):
+    """Rule ``rank_agreement``: Kendall tau of attention with gradient and leave-one-out importance."""
     encs = list(dict.fromkeys(df["encoder"]))
     fig, ax = plt.subplots(figsize=(max(4.0, 1.4 * len(encs) + 1), 3.0))
     for j, (col, colour, name) in enumerate(

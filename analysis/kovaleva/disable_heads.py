@@ -143,7 +143,7 @@ def variants(n_layers: int, n_heads: int) -> list[tuple[int, tuple[int, ...]]]:
 
 
 @torch.inference_mode()
-def disabled_logits(model, batches, max_batch: int = 128, cache: bool = True, progress: bool = True):
+def disabled_logits(model, batches, max_batch: int, cache: bool = True, progress: bool = True):
     """Logits of the unmodified model and of every variant (see ``variants``) on ``batches``
     (dicts of padded model inputs, no labels). Returns (base (N, labels), per-variant
     (V, N, labels), cost dict). ``max_batch`` caps the rows of one forward pass
@@ -201,15 +201,16 @@ def score_table(task: str, base_logits, var_logits, gold, n_layers: int, n_heads
     / ``lost`` (examples that became right / wrong) and ``mcnemar_p`` (exact two-sided
     McNemar test on them: is the change more than noise?)."""
     from analysis.core import glue
+    from analysis.shared import metrics
 
     t = glue.get_task(task)
-    base_pred = glue.predictions(task, base_logits)
-    base = glue.evaluate(task, base_pred, gold)
+    base_pred = metrics.predictions(task, base_logits)
+    base = metrics.evaluate(task, base_pred, gold)
     rows = []
     for k, ((layer, heads), logits) in enumerate(zip(variants(n_layers, n_heads), var_logits)):
         whole_layer = k % (n_heads + 1) == n_heads  # each layer: its heads one by one, then all of them
-        pred = glue.predictions(task, logits)
-        scores = glue.evaluate(task, pred, gold)
+        pred = metrics.predictions(task, logits)
+        scores = metrics.evaluate(task, pred, gold)
         changed = float(np.mean(np.abs(pred - base_pred))) if t.is_regression else float(np.mean(pred != base_pred))
         if t.is_regression:
             gained = lost = pd.NA

@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from analysis.core import glue
+from analysis.shared import metrics
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +93,7 @@ def predict(model, items: list[dict], pad_id: int, batch_size: int = 64) -> np.n
 
 def score(model, task: str, items: list[dict], pad_id: int, batch_size: int = 64) -> dict[str, float]:
     logits = predict(model, items, pad_id, batch_size)
-    return glue.evaluate(task, glue.predictions(task, logits), [it["label"] for it in items])
+    return metrics.evaluate(task, metrics.predictions(task, logits), [it["label"] for it in items])
 
 
 def linear_schedule(optimizer, warmup_steps: int, total_steps: int):
@@ -106,17 +107,28 @@ def linear_schedule(optimizer, warmup_steps: int, total_steps: int):
     return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
 
 
+def adamw(model, lr: float, weight_decay: float):
+    """AdamW with weight decay on every parameter but biases and LayerNorm weights (as in BERT)."""
+    decay, no_decay = [], []
+    for name, p in model.named_parameters():
+        (no_decay if p.ndim < 2 or "LayerNorm" in name or "layer_norm" in name else decay).append(p)
+    return torch.optim.AdamW(
+        [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}], lr=lr
+    )
+
+
 def train(
     model,
     items: list[dict],
     pad_id: int,
-    epochs: float = 3,
-    lr: float = 2e-5,
-    batch_size: int = 32,
-    warmup: float = 0.1,
-    weight_decay: float = 0.01,
-    seed: int = 0,
-    max_steps: int | None = None,
+    *,
+    epochs: float,
+    lr: float,
+    batch_size: int,
+    warmup: float,
+    weight_decay: float,
+    seed: int,
+    max_steps: int | None,
     progress: bool = True,
 ) -> list[dict]:
     """Fine-tune ``model`` in place; returns one history row per optimiser step.
@@ -135,12 +147,7 @@ def train(
         total = min(total, max_steps)
     if total < 1:
         raise ValueError("no training steps: check epochs, batch_size and the number of examples")
-    decay, no_decay = [], []
-    for name, p in model.named_parameters():
-        (no_decay if p.ndim < 2 or "LayerNorm" in name or "layer_norm" in name else decay).append(p)
-    opt = torch.optim.AdamW(
-        [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}], lr=lr
-    )
+    opt = adamw(model, lr, weight_decay)
     sched = linear_schedule(opt, int(round(warmup * total)), total)
     model.train()
     history, step, t0 = [], 0, time.perf_counter()
@@ -182,4 +189,4 @@ def majority_score(task: str, train_items: list[dict], dev_items: list[dict]) ->
         pred = np.full(len(gold), float(np.mean(labels)))
     else:
         pred = np.full(len(gold), int(np.bincount(labels).argmax()))
-    return glue.evaluate(task, pred, gold)
+    return metrics.evaluate(task, pred, gold)

@@ -1,12 +1,13 @@
 """Corpus readers: raw source files -> prepared input records (see ``analysis.core.inputs``).
 
 A corpus in the config names a ``reader`` registered here plus its options; the
-``prepare_inputs`` rule calls ``prepare(reader, raw_dir, tokenizer, **options)``.
+``prepare_inputs`` rule calls ``prepare(reader, raw_dir, tokenizer, max_len, **options)``.
 Adding a user's own treebank is a config entry, not code.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 
 READERS: dict[str, Callable] = {}
@@ -20,12 +21,25 @@ def reader(name: str):
     return deco
 
 
-def prepare(name: str, raw_dir, tokenizer, **options) -> tuple[list[dict], dict]:
-    """Run reader ``name``; returns (records, counts)."""
+def prepare(name: str, raw_dir, tokenizer, max_len: int | None = None, **options) -> tuple[list[dict], dict]:
+    """Run reader ``name`` with ``options``; returns (records, counts).
+
+    ``max_len`` goes to the readers that cut inputs by length (the others ignore it). An option
+    the reader does not take is an error naming it: a misspelt option is never dropped silently.
+    """
     _load_all()
     if name not in READERS:
         raise ValueError(f"unknown corpus reader {name!r}; known: {sorted(READERS)}")
-    return READERS[name](raw_dir, tokenizer, **options)
+    fn = READERS[name]
+    params = inspect.signature(fn).parameters
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    unknown = sorted(set(options) - set(params)) if not takes_any else []
+    if unknown:
+        known = sorted(k for k in params if k not in ("raw_dir", "tokenizer", "max_len"))
+        raise ValueError(f"corpus reader {name!r}: unknown option(s) {unknown}; it takes {known}")
+    if max_len is not None and ("max_len" in params or takes_any):
+        options["max_len"] = max_len
+    return fn(raw_dir, tokenizer, **options)
 
 
 def _load_all() -> None:

@@ -30,11 +30,11 @@ non-integer or out-of-range head, cycles, no root) raise ``ValueError("<file>:<l
 from __future__ import annotations
 
 import fnmatch
-import re
 import zipfile
 from pathlib import Path
 
 from analysis.core.corpora import reader
+from analysis.core.corpora.splits import read_splits
 from analysis.core.inputs import seeded_subset
 
 UNLABELED = "_"
@@ -45,23 +45,6 @@ class TreebankError(ValueError):
 
 
 # --------------------------------------------------------------------------- files, splits
-
-
-def read_splits(path) -> dict[str, list[str]]:
-    """``## name`` headings followed by ``* doc`` bullet lists -> {name: [docs]}."""
-    out: dict[str, list[str]] = {}
-    section = None
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            m = re.match(r"^#{2,}\s+(\S+)", line)
-            if m:
-                section = m.group(1).strip().lower()
-                out.setdefault(section, [])
-                continue
-            m = re.match(r"^\s*[*\-+]\s+(\S+)", line)
-            if m and section is not None:
-                out[section].append(m.group(1))
-    return out
 
 
 def _documents(raw_dir: Path, files: str, members: str) -> list[tuple[str, str, list[str]]]:
@@ -303,7 +286,6 @@ def _reader(fmt):
         splits_file="splits.md",
         max_sentences=None,
         seed=0,
-        **_,
     ):
         return read_treebank(
             raw_dir,

@@ -125,7 +125,7 @@ def window(pieces: np.ndarray, need_lo: int, need_hi: int, budget: int) -> tuple
 
 @reader("gap")
 def prepare_gap(
-    raw_dir, tokenizer, file: str = "gap-development.tsv", max_examples: int | None = None, max_len: int = 128, **_
+    raw_dir, tokenizer, file: str = "gap-development.tsv", max_examples: int | None = None, max_len: int = 128
 ):
     """GAP examples of ``file``, one record each, cut to fit ``max_len``. ``max_examples``: the
     first half of them with masculine and the first half with feminine pronouns (file order

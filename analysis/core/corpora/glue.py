@@ -14,12 +14,8 @@ def glue_reader(
     split: str = "dev",
     limit: int | None = None,
     seed: int | None = None,
-    max_len: int | None = None,
-    **unused,
 ):
     """Corpus reader: ``{reader: glue, source: glue, task: RTE, split: dev, limit: 300}``."""
-    if unused:
-        raise ValueError(f"glue reader: unknown options {sorted(unused)}")
     full = read_split(raw_dir, task, split)
     recs = read_split(raw_dir, task, split, limit=limit, seed=seed)
     return recs, {"rows": len(full), "records": len(recs), "not_used": len(full) - len(recs)}

@@ -120,7 +120,7 @@ def _split_ab(chunk, title, a_idx, seg_idx, rng, counts) -> dict:
 
 
 @reader("wikipedia")
-def prepare_wikipedia(raw_dir, tokenizer, file: str, n_segments: int = 1000, max_len: int = 128, seed: int = 0, **_):
+def prepare_wikipedia(raw_dir, tokenizer, file: str, n_segments: int = 1000, max_len: int = 128, seed: int = 0):
     arts = read_articles(Path(raw_dir) / file)
     segs, counts = segments(arts, tokenizer, max_len=max_len, seed=seed)
     if n_segments > len(segs):

@@ -1,0 +1,58 @@
+"""Fill a config with the defaults of its JSON schema, following ``$ref`` and ``if``/``then``.
+
+Snakemake's ``validate(..., set_default=True)`` sets the defaults of plain ``properties`` only;
+the workflow's schema keeps reader options and repeated blocks in ``$defs`` (reached through
+``$ref`` and ``if``/``then`` on a corpus's ``reader``), so the Snakefile fills those here.
+The schema stays the one place where a default is written down.
+"""
+
+from __future__ import annotations
+
+import copy
+
+
+def _resolve(node: dict, root: dict) -> dict:
+    while "$ref" in node:
+        ref = node["$ref"]
+        if not ref.startswith("#/"):
+            raise ValueError(f"only local $ref is supported, got {ref!r}")
+        target = root
+        for part in ref[2:].split("/"):
+            target = target[part]
+        node = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+    return node
+
+
+def _matches(cond: dict, instance: dict) -> bool:
+    """The ``if`` of the schema: const / enum tests of an object's properties."""
+    for key, test in cond.get("properties", {}).items():
+        if key not in instance:
+            return False
+        if "const" in test and instance[key] != test["const"]:
+            return False
+        if "enum" in test and instance[key] not in test["enum"]:
+            return False
+    return True
+
+
+def apply_defaults(instance, schema: dict, root: dict | None = None):
+    """Set every missing key that has a ``default`` in ``schema``; returns ``instance`` (changed in place)."""
+    root = schema if root is None else root
+    node = _resolve(schema, root)
+    if not isinstance(instance, dict):
+        return instance
+    for key, sub in node.get("properties", {}).items():
+        sub = _resolve(sub, root)
+        if key not in instance and "default" in sub:
+            instance[key] = copy.deepcopy(sub["default"])
+        if key in instance:
+            apply_defaults(instance[key], sub, root)
+    extra = node.get("additionalProperties")
+    if isinstance(extra, dict):
+        for key, value in instance.items():
+            if key not in node.get("properties", {}):
+                apply_defaults(value, extra, root)
+    for part in node.get("allOf", []):
+        if "if" not in part or _matches(part["if"], instance):
+            apply_defaults(instance, part.get("then", part if "if" not in part else {}), root)
+    return instance

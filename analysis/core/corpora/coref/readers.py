@@ -1,0 +1,77 @@
+"""The registered coreference readers ``conll2012`` and ``ontogum`` (see ``analysis.core.corpora``):
+documents of a source folder -> window records with their mentions, and counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from analysis.core.corpora import reader
+from analysis.core.corpora.coref.formats import read_conll2012, read_ontogum
+from analysis.core.corpora.coref.windows import records_for
+from analysis.core.corpora.splits import read_splits
+
+
+@reader("conll2012")
+def prepare_conll2012(
+    raw_dir,
+    tokenizer,
+    pattern: str = "**/*_conll",
+    max_docs: int | None = None,
+    max_len: int = 128,
+    stride: int | None = None,
+):
+    """CoNLL-2012 ``*_conll`` files under the source folder (``pattern``, a glob), every part a document."""
+    files = sorted(Path(raw_dir).glob(pattern))
+    if not files:
+        raise ValueError(f"{raw_dir}: no files match {pattern!r}")
+    docs = [d for f in files for d in read_conll2012(f)]
+    n_all = len(docs)
+    docs = docs[:max_docs] if max_docs else docs
+    records, counts = records_for(docs, tokenizer, max_len, stride)
+    counts.update(files=len(files), documents_available=n_all, documents_used=len(docs))
+    return records, counts
+
+
+@reader("ontogum")
+def prepare_ontogum(
+    raw_dir,
+    tokenizer,
+    split: str = "dev",
+    max_docs: int | None = None,
+    max_len: int = 128,
+    stride: int | None = None,
+    splits_file: str = "splits.md",
+    unbalanced: str = "error",
+):
+    """OntoGUM documents of ``split`` (from splits.md; 'all' = every file), in split order.
+
+    ``unbalanced``: error (default) | skip (drop unbalanced brackets, counted; one upstream
+    test2 file, GENTLE_poetry_road, has a stray ``3)``)."""
+    if unbalanced not in ("error", "skip"):
+        raise ValueError(f"unbalanced must be 'error' or 'skip', got {unbalanced!r}")
+    raw = Path(raw_dir)
+    if split == "all":
+        names = sorted(p.stem for p in (raw / "conll").glob("*.conll"))
+        missing: list[str] = []
+    else:
+        splits = read_splits(raw / splits_file)
+        if split not in splits:
+            raise ValueError(f"{raw / splits_file}: no split {split!r}; known: {sorted(splits)}")
+        names = [n for n in splits[split] if (raw / "conll" / f"{n}.conll").exists()]
+        missing = [n for n in splits[split] if n not in names]
+    if not names:
+        raise ValueError(f"{raw}: no OntoGUM documents for split {split!r}")
+    used = names[:max_docs] if max_docs else names
+    docs = [
+        read_ontogum(raw / "conll" / f"{n}.conll", raw / "conllu" / f"{n}.conllu", unbalanced == "error") for n in used
+    ]
+    records, counts = records_for(docs, tokenizer, max_len, stride)
+    counts.update(
+        split=split,
+        documents_in_split=len(names) + len(missing),
+        documents_missing_from_source=len(missing),
+        missing=missing,
+        documents_available=len(names),
+        documents_used=len(used),
+    )
+    return records, counts

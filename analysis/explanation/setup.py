@@ -1,0 +1,73 @@
+"""What every attention test rule starts from: the checkpoint bundle of rule
+``attn_classifiers``, the dev sentences tested and the frozen transformer, then one
+:class:`~analysis.explanation.explainer.Explainer` and its instances per classifier."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from analysis.explanation.attn_classifiers import TrainConfig
+from analysis.explanation.classifiers import WORD_ENCODERS, AttnClassifier, Vocab
+from analysis.explanation.explainer import Explainer, Instance
+from analysis.explanation.frozen_transformer import FrozenTransformer
+from analysis.explanation.sst2 import read_sst2
+
+log = logging.getLogger(__name__)
+
+
+def load_explainers(bundle: dict, transformer: FrozenTransformer | None = None) -> dict[str, Explainer]:
+    """encoder name -> :class:`Explainer` from a bundle written by
+    :func:`analysis.explanation.attn_classifiers.train_all`."""
+    cfg = TrainConfig(**bundle["train_cfg"])
+    vocab = Vocab(bundle["vocab"][2:]) if "vocab" in bundle else None
+    out = {}
+    for enc, item in bundle["encoders"].items():
+        clf = AttnClassifier(
+            enc, item["d_in"], cfg.hidden, cfg.d_att, vocab_size=len(vocab) if enc in WORD_ENCODERS else None
+        )
+        clf.load_state_dict(item["state"])
+        if enc == "transformer" and transformer is None:
+            raise ValueError("the transformer classifier needs the frozen transformer")
+        out[enc] = Explainer(clf, vocab, transformer)
+    return out
+
+
+def load_probe(bundle: dict) -> nn.Linear:
+    sd = bundle["cls_probe"]
+    probe = nn.Linear(sd["weight"].shape[1], sd["weight"].shape[0])
+    probe.load_state_dict(sd)
+    return probe.eval()
+
+
+def load_for_tests(bundle_path, glue_sums, spec: str, task: str, n_explain: int):
+    """(bundle, first ``n_explain`` dev sentences, frozen transformer or None) for the test rules."""
+    from analysis.core.models import load_model, load_tokenizer
+
+    bundle = torch.load(bundle_path, weights_only=False)
+    dev, counts = read_sst2(Path(glue_sums).parent, "dev", task=task)
+    log.info("dev: %s; testing the first %d", counts, min(n_explain, len(dev)))
+    tf = None
+    if "transformer" in bundle["encoders"] or "cls_probe" in bundle:
+        tf = FrozenTransformer(load_model(spec), load_tokenizer(spec), bundle["max_len"])
+    return bundle, dev[:n_explain], tf
+
+
+def pooled_instances(explainer, dev, n_max: int) -> list[Instance]:
+    """Instances of the first ``n_max`` dev sentences."""
+    return [explainer.instance(i, w, y) for i, (w, y) in enumerate(dev[:n_max])]
+
+
+def classifiers_under_test(
+    bundle_path, glue_sums, spec: str, task: str, n_explain: int
+) -> Iterator[tuple[str, Explainer, list[Instance]]]:
+    """(encoder, explainer, instances of the first ``n_explain`` dev sentences) per trained
+    attention classifier, in the bundle's order. The bundle, the dev sentences and the
+    explainers are loaded now; each classifier's instances are built when its turn comes."""
+    bundle, dev, tf = load_for_tests(bundle_path, glue_sums, spec, task, n_explain)
+    explainers = load_explainers(bundle, tf)
+    return ((enc, ex, pooled_instances(ex, dev, n_explain)) for enc, ex in explainers.items())

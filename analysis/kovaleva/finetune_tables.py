@@ -1,0 +1,74 @@
+"""Tables of the fine-tuning rules built from their per-task outputs (torch-free).
+
+``scores_table``: dev scores of every fine-tuned task (rule finetune_scores);
+``disable_heads_table`` / ``disable_heads_cost`` / ``main_metric_rows`` / ``disable_heads_summary``:
+the per-task disabled-head scores and their cost gathered for Kovaleva Fig. 6 (rule disable_heads).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analysis.core import glue
+
+
+def scores_table(infos: list[dict]) -> pd.DataFrame:
+    """One row per (task, metric) of the ``dev_metrics.json`` of rule finetune: fine-tuned,
+    pre-trained with an untrained head, and majority-class scores, with the data counts."""
+    rows = []
+    for info in infos:
+        for metric in info["metrics"]:
+            rows.append(
+                {
+                    "task": info["task"],
+                    "metric": metric,
+                    "finetuned": info["finetuned"][metric],
+                    "pretrained_random_head": info["pretrained"][metric],
+                    "majority": info["majority"][metric],
+                    "train_examples": info["train"]["examples"],
+                    "train_rows_total": info["train_rows_total"],
+                    "train_truncated": info["train"]["truncated"],
+                    "dev_examples": info["dev"]["examples"],
+                    "dev_rows_total": info["dev_rows_total"],
+                    "dev_truncated": info["dev"]["truncated"],
+                    "epochs": info["settings"]["epochs"],
+                    "steps": info["steps"],
+                    "train_seconds": info["train_seconds"],
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def disable_heads_table(scores: list[pd.DataFrame]) -> pd.DataFrame:
+    """The per-task score tables of rule disable_heads_scores, one below the other."""
+    table = pd.concat(scores, ignore_index=True)
+    table["head"] = table["head"].astype("Int64")
+    return table
+
+
+def disable_heads_cost(costs: list[dict]) -> pd.DataFrame:
+    """The per-task cost records of rule disable_heads_scores, with the time per example and
+    the share of layer passes the cache saved."""
+    cost = pd.DataFrame(costs)
+    cost["seconds_per_example"] = cost.seconds / cost.examples
+    cost["layer_pass_saving"] = 1 - cost.layer_passes / cost.layer_passes_without_cache
+    return cost
+
+
+def main_metric_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of each task's main metric (``analysis.core.glue.Task.main_metric``)."""
+    return table[table.metric == table.task.map(lambda t: glue.get_task(t).main_metric)]
+
+
+def disable_heads_summary(t: pd.DataFrame) -> str:
+    """One line on one task's main-metric rows: unmodified score, best head, how many heads
+    improve or hurt the score, and the change of every whole layer."""
+    heads, layers = t[t.scope == "head"], t[t.scope == "layer"]
+    best = heads.loc[heads.change.idxmax()]
+    return (
+        f"{t.task.iloc[0]}: unmodified {t.metric.iloc[0]} {t.unmodified.iloc[0]:.4f}; "
+        f"best head L{int(best.layer)}-H{int(best['head'])} {best.change:+.4f}; "
+        f"{(heads.change > 0).sum()} heads improve, {(heads.change < 0).sum()} hurt; "
+        f"layers {np.round(layers.change.to_numpy(), 4).tolist()}"
+    )

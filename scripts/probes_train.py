@@ -1,0 +1,70 @@
+import pandas as pd
+import torch
+
+from analysis.clark.probe_data import (
+    attach_vectors,
+    attach_words,
+    random_init_sentences,
+    sentences_from_examples,
+    subset_records,
+)
+from analysis.clark.probe_models import AttnProbe
+from analysis.clark.probe_training import probes_table, run_probe, train_probes
+from analysis.core.inputs import read_jsonl
+from analysis.core.storage import Shards
+from analysis.shared.rule_io import setup_logging, write_json, write_table
+from analysis.shared.vectors import load_vectors
+
+log = setup_logging(snakemake)
+torch.set_num_threads(snakemake.threads)
+p = snakemake.params
+seed = int(p.seed)
+punct = tuple(p.punct_pos)
+counts = {"train": {}, "dev": {}, "train_random_init": {}, "dev_random_init": {}}
+
+records = {"train": read_jsonl(snakemake.input.train_records), "dev": read_jsonl(snakemake.input.dev_records)}
+records["train"] = subset_records(records["train"], p.max_train_sentences, seed, "train", counts, log)
+keep_ids = {r["id"] for r in records["train"]}
+sents = {}
+for split, shards in (("train", snakemake.input.train), ("dev", snakemake.input.dev)):
+    ex = (e for e in Shards(shards) if split == "dev" or e.id in keep_ids)
+    sents[split] = attach_words(sentences_from_examples(ex, punct, p.how, counts[split]), records[split])
+    log.info("%s: %s", split, counts[split])
+
+vectors = load_vectors(p.vectors)
+for split in sents:
+    counts[split]["vectors"] = attach_vectors(sents[split], vectors)
+    log.info("%s words: %s out of vocabulary of %s", split, counts[split]["vectors"], vectors.source)
+
+epochs, batch_size = int(p.epochs), int(p.probe_batch_size)
+results, curves = train_probes(sents, vectors.dim, epochs, p.lr, batch_size, int(p.mlp_hidden), seed, log)
+if p.random_init:
+    # maps of a randomly initialised model of the same shape, computed here (not stored as shards)
+    dev_shards = Shards(snakemake.input.dev)
+    rsents = random_init_sentences(
+        p.spec,
+        records,
+        (dev_shards.n_layers, dev_shards.n_heads),
+        {s.id for s in sents["dev"]},
+        p.max_len,
+        int(p.batch_size),
+        punct,
+        p.how,
+        counts,
+    )
+    for split in rsents:
+        attach_vectors(rsents[split], vectors)
+        log.info("%s (random init): %s", split, counts[f"{split}_random_init"])
+    name = "attention-and-words, random init"
+    probe = AttnProbe(sents["train"][0].attn.shape[0], dim=vectors.dim)
+    row, curve = run_probe(
+        name, probe, rsents["train"], rsents["dev"], epochs, float(p.lr[name]), batch_size, seed, log
+    )
+    results.append(row)
+    curves.extend(curve)
+
+table = probes_table(results, p.spec, len(sents["train"]), len(sents["dev"]), vectors.source)
+log.info("\n%s", table.to_string(index=False))
+write_table(table, snakemake.output.table)
+write_table(pd.DataFrame(curves), snakemake.output.curves)
+write_json(counts, snakemake.output.info)

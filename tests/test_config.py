@@ -1,0 +1,181 @@
+"""The config has one source of defaults (the schema), config/config.yaml repeats them, every
+object is closed, and every key the rules read exists in the schema."""
+
+import copy
+import re
+
+import pytest
+import yaml
+from snakemake.utils import validate
+
+from analysis.core.config_defaults import apply_defaults
+from conftest import ROOT
+
+SCHEMA_PATH = ROOT / "config" / "schema" / "config.schema.yaml"
+SCHEMA = yaml.safe_load(SCHEMA_PATH.read_text())
+
+
+def load(*names):
+    cfg = {}
+    for name in names:
+        _merge(cfg, yaml.safe_load((ROOT / name).read_text()))
+    return cfg
+
+
+def _merge(a: dict, b: dict) -> None:  # as Snakemake merges configfiles: recursively
+    for k, v in b.items():
+        if isinstance(v, dict) and isinstance(a.get(k), dict):
+            _merge(a[k], v)
+        else:
+            a[k] = copy.deepcopy(v)
+
+
+def leaves(d, path=()):
+    if isinstance(d, dict) and d:
+        for k, v in d.items():
+            yield from leaves(v, (*path, k))
+    else:
+        yield path, d
+
+
+def lookup(d, path):
+    for k in path:
+        d = d[k]
+    return d
+
+
+def resolve(node):
+    while "$ref" in node:
+        node = lookup(SCHEMA, node["$ref"][2:].split("/"))
+    return node
+
+
+def schema_has(path) -> bool:
+    node = SCHEMA
+    for key in path:
+        node = resolve(node)
+        props = node.get("properties", {})
+        if key in props:
+            node = props[key]
+        elif isinstance(node.get("additionalProperties"), dict):
+            node = node["additionalProperties"]
+        else:
+            return False
+    return True
+
+
+def test_schema_defaults_are_config_yaml():
+    defaults = apply_defaults({}, SCHEMA)
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    for path, value in leaves(defaults):
+        if path[0] in ("corpora", "sources"):  # named by the user (corpora) or by config/sources.yaml
+            continue
+        assert lookup(config, path) == value, f"config.yaml {'.'.join(path)} differs from the schema default"
+    for path, _ in leaves(config):
+        if path[0] != "corpora":  # corpora are named by the user; their options' defaults are checked below
+            # the key's own default, or (open maps such as paper_uas) the default of the map holding it
+            has = any("default" in resolve(_node(path[:n])) for n in range(len(path), 1, -1))
+            assert has or len(path) == 1 and "default" in resolve(_node(path)), f"{'.'.join(path)}: no default"
+
+
+def _node(path):
+    node = SCHEMA
+    for key in path:
+        node = resolve(node)
+        node = node["properties"][key] if key in node.get("properties", {}) else node["additionalProperties"]
+    return node
+
+
+def test_every_schema_key_has_a_description():
+    def walk(node, where):
+        node = resolve(node)
+        for key, sub in node.get("properties", {}).items():
+            sub_r = resolve(sub)
+            if key not in ("reader", "source") or "description" in sub_r:
+                assert "description" in sub_r or "description" in sub, f"{where}.{key} has no description"
+            walk(sub, f"{where}.{key}")
+        extra = node.get("additionalProperties")
+        if isinstance(extra, dict):
+            walk(extra, f"{where}.*")
+        for part in node.get("allOf", []):
+            walk(part.get("then", {}), where)
+
+    walk(SCHEMA, "config")
+
+
+@pytest.mark.parametrize(
+    "configs",
+    [
+        ["config/config.yaml"],
+        ["config/config.yaml", "config/smoke.yaml"],
+        ["config/config.yaml", "config/paper.yaml"],
+        ["config/config.yaml", "config/smoke.yaml", "config/test/branches.yaml"],
+    ],
+)
+def test_shipped_configs_validate(configs):
+    cfg = apply_defaults(load(*configs), SCHEMA)
+    validate(cfg, str(SCHEMA_PATH))
+
+
+@pytest.mark.parametrize(
+    "change, name",
+    [
+        (lambda c: c.update(max_len_polcy="error"), "max_len_polcy"),
+        (lambda c: c["corpora"]["wsj_dp"].update(max_sentence=5), "max_sentence"),
+        (lambda c: c["clark_sec5"]["probes"].update(epoch=3), "epoch"),
+        (lambda c: c["explanation"]["adversarial"].update(step=3), "step"),
+        (lambda c: c["corpora"]["gap_dev"].update(files="x"), "files"),
+    ],
+)
+def test_unknown_keys_fail_with_their_name(change, name):
+    cfg = load("config/config.yaml")
+    change(cfg)
+    with pytest.raises(Exception, match=re.escape(f"'{name}' was unexpected")):
+        validate(apply_defaults(cfg, SCHEMA), str(SCHEMA_PATH))
+
+
+@pytest.mark.parametrize("path", ["config/sources.yaml", "tests/fixtures/sources.yaml"])
+def test_sources_files_validate(path):
+    validate(yaml.safe_load((ROOT / path).read_text()), str(ROOT / "config" / "schema" / "sources.schema.yaml"))
+
+
+def test_apply_defaults_follows_refs_and_reader_branches():
+    cfg = {"corpora": {"a": {"reader": "conllx", "source": "s"}, "b": {"reader": "gap", "source": "g"}}}
+    apply_defaults(cfg, SCHEMA)
+    assert cfg["corpora"]["a"]["n_shards"] == 1 and cfg["corpora"]["a"]["seed"] == 0
+    assert cfg["corpora"]["b"] == {"reader": "gap", "source": "g", "n_shards": 1}  # gap takes no seed
+    assert cfg["clark_sec5"]["probes"]["epochs"] == 8  # through $ref
+    given = {"clark_sec5": {"probes": {"epochs": 3}}}
+    assert apply_defaults(given, SCHEMA)["clark_sec5"]["probes"]["epochs"] == 3  # never overwritten
+
+
+ALIAS = re.compile(r"^(\w+) = (config(?:\[\"\w+\"\])+)\s*$", re.M)
+KEYS = re.compile(r"\[\"([\w-]+)\"\]")
+
+
+def config_reads(text: str):
+    """Literal key paths read from config in a rules file, through aliases like DEP = config["dependency"]."""
+    aliases = {m.group(1): KEYS.findall(m.group(2)) for m in ALIAS.finditer(text)}
+    for m in re.finditer(r"\b(config|[A-Z][A-Z0-9_]*)((?:\[\"[\w-]+\"\])+)", text):
+        base = [] if m.group(1) == "config" else aliases.get(m.group(1))
+        if base is not None:
+            yield tuple(base + KEYS.findall(m.group(2)))
+
+
+def test_every_key_read_in_rules_and_scripts_is_in_the_schema():
+    files = [ROOT / "Snakefile", *sorted((ROOT / "rules").glob("*.smk")), *sorted((ROOT / "scripts").glob("*.py"))]
+    seen = 0
+    for path in files:
+        for keys in config_reads(path.read_text()):
+            if keys and keys[0] == "sources":
+                continue
+            seen += 1
+            assert schema_has(keys), f"{path.name} reads config{''.join(f'[{k!r}]' for k in keys)}: not in the schema"
+    assert seen > 50  # the rules do read their values from config
+
+
+def test_scripts_read_no_config_and_have_no_fallback_defaults():
+    for path in sorted((ROOT / "scripts").glob("*.py")):
+        text = path.read_text()
+        assert "snakemake.config" not in text, f"{path.name} reads the config: pass what it needs as params"
+        assert not re.search(r"snakemake\.params\.get\(|params\[[^\]]+\]\.get\(", text), f"{path.name}: a default"
