@@ -71,7 +71,7 @@ def rule_benchmark(rule, *parts):
 
 
 def inputs_of(corpus, ext="jsonl"):
-    """The prepared inputs of ``corpus`` (rule prepare_inputs): records (jsonl) or counts (counts.json)."""
+    """The prepared inputs of ``corpus``, made by prepare_inputs: records (jsonl) or counts (counts.json)."""
     return f"resources/inputs/{{model}}/{corpus}.{ext}"
 
 
