@@ -1,8 +1,10 @@
-"""End-to-end: the whole DAG on config/smoke.yaml (tiny random BERT, a handful of inputs)
-in a temporary copy of the workflow, then checks on every declared output."""
+"""End-to-end: the whole DAG on config/smoke.yaml (tiny random BERT, a handful of inputs) in a
+temporary copy of the workflow, on the fixture mirror of tests/fixtures (and on the full offline
+mirror where there is one), then checks on every declared output."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -15,36 +17,69 @@ import pytest
 from conftest import ROOT, mirror_dir
 
 pytestmark = pytest.mark.slow
+RULES = {
+    m.group(1) for p in (ROOT / "rules").glob("*.smk") for m in re.finditer(r"^\s*rule (\w+):", p.read_text(), re.M)
+}
+AGGREGATES = {"all", *(p.stem for p in (ROOT / "rules").glob("*.smk"))}
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 MODEL = "tiny-random-bert"
 
 
-@pytest.fixture(scope="module")
-def smoke_run(tmp_path_factory):
-    mirror = mirror_dir()
-    if mirror is None:
-        pytest.skip("no offline mirror of the sources (set ATTN_MIRROR or put shared/data beside the repo)")
+WORKFLOW = ["Snakefile", "rules", "scripts", "config", "report", "analysis", "envs", "profiles"]
+FIXTURES = ["mirror", "sources.yaml", "smoke_mirror.yaml", "patterns"]
+
+
+@pytest.fixture(scope="module", params=["fixture mirror", "shared mirror"])
+def smoke_run(request, tmp_path_factory):
+    """The smoke run on the tiny fixture mirror in tests/fixtures (always: a clean clone needs
+    nothing else), and on the full offline mirror (../shared/data or ATTN_MIRROR) where it exists."""
     work = tmp_path_factory.mktemp("smoke")
-    for item in ["Snakefile", "rules", "scripts", "config", "report", "analysis", "envs", "profiles"]:
+    for item in WORKFLOW:
         src = ROOT / item
         (shutil.copytree if src.is_dir() else shutil.copy)(src, work / item)
+    configfiles = ["config/smoke.yaml"]
+    if request.param == "fixture mirror":
+        for item in FIXTURES:
+            src = ROOT / "tests" / "fixtures" / item
+            (shutil.copytree if src.is_dir() else shutil.copy)(src, work / "tests" / "fixtures" / item)
+        mirror = work / "tests" / "fixtures" / "mirror"
+        configfiles.append("tests/fixtures/smoke_mirror.yaml")
+    else:
+        mirror = mirror_dir()
+        if mirror is None:
+            pytest.skip("no full offline mirror (set ATTN_MIRROR or put shared/data beside the repo)")
     env = {**os.environ, "ATTN_MIRROR": str(mirror), "PYTHONPATH": str(work)}
-    cmd = [SNAKEMAKE, "--cores", "2", "--configfile", "config/smoke.yaml"]
+    cmd = [SNAKEMAKE, "--cores", "2", "--configfile", *configfiles]
     run = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=1500)
     if run.returncode != 0:
         logs = "\n".join(f"== {p}\n{p.read_text()[-3000:]}" for p in sorted((work / "logs").rglob("*.log")))
         pytest.fail(f"snakemake failed:\n{run.stderr[-6000:]}\n{logs[-12000:]}")
-    return work, env
+    return work, env, configfiles
+
+
+def snakemake(smoke_run, *args):
+    work, env, configfiles = smoke_run
+    return subprocess.run(
+        [SNAKEMAKE, *args, "--configfile", *configfiles], cwd=work, env=env, capture_output=True, text=True
+    )
+
+
+def jobs_to_run(smoke_run, *args) -> set[str]:
+    """Rules a dry run would run (from Snakemake's job stats), aggregate rules left out."""
+    run = snakemake(smoke_run, "-n", *args)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    out = run.stdout + run.stderr
+    if "Nothing to be done" in out:
+        return set()
+    stats = out.split("Job stats:", 1)[1].split("\n\n", 1)[0]
+    jobs = {m.group(1) for m in re.finditer(r"^(\w+)\s+\d+\s*$", stats, re.M)} - {"total"}
+    return jobs - AGGREGATES
 
 
 def test_every_declared_output_exists(smoke_run):
-    work, env = smoke_run
+    work = smoke_run[0]
     # nothing left to do: every target of `rule all` is there and up to date
-    dry = subprocess.run(
-        [SNAKEMAKE, "-n", "--configfile", "config/smoke.yaml"], cwd=work, env=env, capture_output=True, text=True
-    )
-    assert dry.returncode == 0, dry.stderr
-    assert "Nothing to be done" in dry.stdout + dry.stderr
+    assert jobs_to_run(smoke_run) == set()
     figures = list((work / "results" / MODEL / "figures").glob("*.png"))
     assert len(figures) >= 5
     for fig in figures:
@@ -55,7 +90,7 @@ def test_every_declared_output_exists(smoke_run):
 def test_stored_maps_are_distributions(smoke_run):
     from analysis.core.storage import Shards
 
-    work, _ = smoke_run
+    work = smoke_run[0]
     shards = Shards(sorted((work / "resources" / "attention" / MODEL / "wiki").glob("shard-*.npy")))
     assert len(shards) == 12  # n_segments of the smoke config
     for ex in shards:
@@ -66,7 +101,7 @@ def test_stored_maps_are_distributions(smoke_run):
 
 
 def test_surface_tables_are_sane(smoke_run):
-    work, _ = smoke_run
+    work = smoke_run[0]
     tables = work / "results" / MODEL / "tables"
     rp = pd.read_csv(tables / "relative_position.csv")
     assert len(rp) == 2 * 4 and rp.layer.min() == 1 and rp["head"].max() == 4
@@ -80,21 +115,21 @@ def test_surface_tables_are_sane(smoke_run):
 
 
 def test_analysis_tables_are_sane(smoke_run):
-    work, _ = smoke_run
+    work = smoke_run[0]
     tables = work / "results" / MODEL / "tables"
     L, H = 2, 4  # the tiny random BERT
     for corpus in ("gum_sd_dev", "wsj_dp", "ewt_dev"):
-        t1 = pd.read_csv(tables / f"dep_heads_{corpus}.csv")
+        t1 = pd.read_csv(tables / f"dep_heads.{corpus}.csv")
         assert (t1.n > 0).all() and t1.accuracy.between(0, 1).all() and t1.baseline_accuracy.between(0, 1).all()
-        full = pd.read_csv(tables / f"dep_heads_full_{corpus}.csv")
+        full = pd.read_csv(tables / f"dep_heads.full.{corpus}.csv")
         assert full.groupby(["relation", "direction"]).size().eq(L * H).all()
-        grid = pd.read_csv(tables / f"dep_heads_grid_{corpus}.csv")
+        grid = pd.read_csv(tables / f"dep_heads.grid.{corpus}.csv")
         assert grid.groupby("relation").best.sum().eq(1).all()
     coref = pd.read_csv(tables / "coref_heads.csv")
     assert (coref.n_correct <= coref.n).all() and coref.accuracy.dropna().between(0, 1).all()
     probes = pd.read_csv(tables / "probes.csv")
     assert len(probes) >= 4 and probes.uas.between(0, 1).all()
-    dist = pd.read_csv(tables / "head_distances.csv").pivot(
+    dist = pd.read_csv(tables / "head_clusters.distances.csv").pivot(
         index=["layer_a", "head_a"], columns=["layer_b", "head_b"], values="js_sum"
     )
     d = dist.to_numpy()
@@ -116,37 +151,41 @@ def test_analysis_tables_are_sane(smoke_run):
 
 
 def test_rerun_gives_identical_tables(smoke_run):
-    work, env = smoke_run
+    work = smoke_run[0]
     table = work / "results" / MODEL / "tables" / "special_tokens.csv"
     before = table.read_bytes()
-    run = subprocess.run(
-        [
-            SNAKEMAKE,
-            "--cores",
-            "1",
-            "--configfile",
-            "config/smoke.yaml",
-            "--forcerun",
-            "prepare_inputs",
-            str(table.relative_to(work)),
-        ],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    run = snakemake(smoke_run, "--cores", "1", "--forcerun", "prepare_inputs", str(table.relative_to(work)))
     assert run.returncode == 0, run.stderr[-3000:]
     assert table.read_bytes() == before
 
 
 def test_report_builds(smoke_run):
-    work, env = smoke_run
-    run = subprocess.run(
-        [SNAKEMAKE, "--configfile", "config/smoke.yaml", "--report", "report.html"],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    work = smoke_run[0]
+    run = snakemake(smoke_run, "--report", "report.html")
     assert run.returncode == 0, run.stderr[-3000:]
     assert (work / "report.html").stat().st_size > 10000
+
+
+def test_every_output_name_starts_with_its_rule(smoke_run):
+    """<rule>.<parts>: the rule (and scripts/<rule>.py) behind any result is found from its name."""
+    work = smoke_run[0]
+    files = [p for p in (work / "results").rglob("*") if p.is_file()]
+    assert len(files) > 50
+    for path in files:
+        rule = path.name.split(".", 1)[0]
+        assert rule in RULES, f"{path.relative_to(work)}: no rule named {rule!r}"
+        assert (work / "scripts" / f"{rule}.py").exists(), path
+
+
+@pytest.mark.parametrize(
+    "change, reruns",
+    [
+        ('explanation={"n_permutations": 7}', {"permutation"}),
+        ('clark_sec5={"probes": {"paper_uas": {"attention-only": 60}}}', {"probes"}),
+        ('surface={"example_window": 30}', {"example_heads"}),
+        ('dependency={"relations": ["nsubj", "det"]}', {"dep_heads"}),
+    ],
+)
+def test_a_value_reruns_only_the_rules_that_use_it(smoke_run, change, reruns):
+    """Rules get only the values they use: a display value or a paper number never retrains."""
+    assert jobs_to_run(smoke_run, "--config", change) == reruns
