@@ -2,19 +2,13 @@ import torch
 
 from analysis.explanation.permutation import run_permutation
 from analysis.explanation.plots import plot_permutation
-from analysis.explanation.setup import classifiers_under_test
+from analysis.explanation.setup import rule_classifiers
 from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 setup_logging(snakemake)
 torch.set_num_threads(snakemake.threads)
-classifiers = classifiers_under_test(
-    snakemake.input.model,
-    snakemake.input.glue,
-    snakemake.params.spec,
-    snakemake.params.task,
-    snakemake.params.n_explain,
-)
+classifiers = rule_classifiers(snakemake)
 df = run_permutation(classifiers, snakemake.params.n_permutations, snakemake.params.seed)
 write_table(df, snakemake.output.table)
 fig = plot_permutation(df, snakemake.wildcards.model)

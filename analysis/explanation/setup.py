@@ -71,3 +71,11 @@ def classifiers_under_test(
     bundle, dev, tf = load_for_tests(bundle_path, glue_sums, spec, task, n_explain)
     explainers = load_explainers(bundle, tf)
     return ((enc, ex, pooled_instances(ex, dev, n_explain)) for enc, ex in explainers.items())
+
+
+def rule_classifiers(smk) -> Iterator[tuple[str, Explainer, list[Instance]]]:
+    """``classifiers_under_test`` for a test rule's own inputs (model bundle, GLUE sums) and
+    params (spec, task, n_explain): the shared preamble of the explanation scripts."""
+    return classifiers_under_test(
+        smk.input.model, smk.input.glue, smk.params.spec, smk.params.task, smk.params.n_explain
+    )

@@ -8,18 +8,23 @@ import re
 
 
 def read_splits(path) -> dict[str, list[str]]:
+    """The splits of the ``splits.md`` file at ``path`` (see ``parse_splits``)."""
+    with open(path, encoding="utf-8") as f:
+        return parse_splits(f)
+
+
+def parse_splits(lines) -> dict[str, list[str]]:
     """``## name`` headings (two or more ``#``; names lower-cased) followed by ``* doc`` bullet
     lists (``*``, ``-`` or ``+``) -> {name: [docs]}; a heading seen twice adds to its list."""
     out: dict[str, list[str]] = {}
     section = None
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            m = re.match(r"^#{2,}\s+(\S+)", line)
-            if m:
-                section = m.group(1).strip().lower()
-                out.setdefault(section, [])
-                continue
-            m = re.match(r"^\s*[*\-+]\s+(\S+)", line)
-            if m and section is not None:
-                out[section].append(m.group(1))
+    for line in lines:
+        m = re.match(r"^#{2,}\s+(\S+)", line)
+        if m:
+            section = m.group(1).strip().lower()
+            out.setdefault(section, [])
+            continue
+        m = re.match(r"^\s*[*\-+]\s+(\S+)", line)
+        if m and section is not None:
+            out[section].append(m.group(1))
     return out
