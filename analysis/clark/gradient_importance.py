@@ -15,13 +15,13 @@ used (checked against finite differences in tests/test_gradient_importance.py).
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import torch
 
 from analysis.clark.mlm_head import encoder_inputs, head_module, masked_batches
 from analysis.core.models import checked_attentions, shape_of
+from analysis.shared.plots import new_figure
 
 GROUPS = ("cls", "sep", "punct", "other")
 KIND_GROUP = {"C": "cls", "S": "sep", "P": "punct"}
@@ -135,7 +135,7 @@ def _tables(sum_g: np.ndarray, sum_a: np.ndarray, count: np.ndarray) -> tuple[pd
 def plot_gradient_importance(per_layer: pd.DataFrame, title: str, labels: dict):
     """Clark Fig. 3: mean |d loss / d attention| (log scale) and mean attention per layer, one
     line per attended-token group (``labels``: group -> legend text)."""
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+    fig, axes = new_figure(9, 3.4, ncols=2, style="plain")
     styles = {"cls": ("C3", "s"), "sep": ("C4", "o"), "punct": ("C2", "^"), "other": ("0.4", "x")}
     for g in GROUPS:
         sub = per_layer[per_layer.attended == g].sort_values("layer")

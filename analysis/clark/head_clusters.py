@@ -25,10 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import torch
+
+from analysis.shared.plots import new_figure
 
 BEHAVIOURS = ("next", "prev", "cls", "sep", "punct", "broad", "other")
 BEHAVIOUR_LABELS = {
@@ -179,7 +180,7 @@ def plot_head_clusters(points: pd.DataFrame, model: str, n_layers: int, subtitle
     """Clark Fig. 6: MDS points of the heads coloured by behaviour (legend names [CLS] and [SEP]
     as ``cls_token``, ``sep_token``) and by layer."""
     names = {**BEHAVIOUR_LABELS, "cls": cls_token, "sep": sep_token}
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.6), sharex=True, sharey=True)
+    fig, axes = new_figure(10, 4.6, ncols=2, style="plain", sharex=True, sharey=True)
     palette = dict(zip(BEHAVIOURS, ["#1f77b4", "#ff7f0e", "#d62728", "#9467bd", "#2ca02c", "#8c564b", "#bbbbbb"]))
     ax = axes[0]
     for b in BEHAVIOURS:

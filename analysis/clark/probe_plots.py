@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+
+from analysis.shared.plots import new_figure
 
 
 def plot_probes(table: pd.DataFrame, curves: pd.DataFrame, model: str, dev_name: str, n_train: int, n_dev: int):
     """Left: dev UAS of every probe (the probes table) with the paper's numbers as diamonds;
     right: dev UAS per epoch (the training curves)."""
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [1.1, 1]})
+    fig, axes = new_figure(10, 3.6, ncols=2, style="plain", gridspec_kw={"width_ratios": [1.1, 1]})
     ax = axes[0]
     y = np.arange(len(table))[::-1]
     ax.barh(y, 100 * table.uas, color="C0", label=f"{model}")

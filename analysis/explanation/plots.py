@@ -1,52 +1,27 @@
 """Figures of the attention-as-explanation tests: one ``plot_<figure>`` per figure of the rules
 ``erasure``, ``erasure_cls``, ``permutation``, ``adversarial`` and ``rank_agreement``.
 
-These figures keep matplotlib's default style with their own font sizes (:data:`EXPLANATION_RC`,
-applied while a figure is built; tick label sizes are set on the axes so they hold when the
-figure is saved). The backend comes from :mod:`analysis.shared.plots`; the caller saves and
-closes each figure.
+These figures use the ``plain-large`` style of :func:`analysis.shared.plots.use_style`
+(matplotlib's defaults with 8-9 pt text); the caller saves and closes each figure.
 """
 
 from __future__ import annotations
-
-import functools
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-import analysis.shared.plots  # noqa: F401 - the Agg backend of every figure module
 from analysis.explanation.erasure import ORDERS
+from analysis.shared.plots import new_figure
 
-EXPLANATION_RC = {
-    "font.size": 9,
-    "axes.titlesize": 9,
-    "axes.labelsize": 9,
-    "legend.fontsize": 8,
-    "xtick.labelsize": 8,
-    "ytick.labelsize": 8,
-}
 ORDER_COLOURS = dict(zip(ORDERS, ["#999999", "#1f77b4", "#d62728", "#9467bd"]))
-
-
-def explanation_style(plot):
-    """Build the figure of ``plot`` under :data:`EXPLANATION_RC`."""
-
-    @functools.wraps(plot)
-    def styled(*args, **kwargs):
-        with plt.rc_context(EXPLANATION_RC):
-            fig = plot(*args, **kwargs)
-            for ax in fig.axes:
-                ax.tick_params(axis="x", labelsize=EXPLANATION_RC["xtick.labelsize"])
-                ax.tick_params(axis="y", labelsize=EXPLANATION_RC["ytick.labelsize"])
-        return fig
-
-    return styled
 
 
 def _panels(n, width=2.6, height=2.8):
     width = max(width, 4.6 / n)
-    fig, axes = plt.subplots(1, n, figsize=(width * n + 0.4, height), squeeze=False, sharey=True, layout="constrained")
+    fig, axes = new_figure(
+        width * n + 0.4, height, ncols=n, style="plain-large", squeeze=False, sharey=True, layout="constrained"
+    )
     return fig, axes[0]
 
 
@@ -84,7 +59,7 @@ def _set_erasure(df: pd.DataFrame, model: str, title: str):
     share that never flips under each box."""
     encs = list(dict.fromkeys(df["encoder"]))
     orders = [o for o in ORDERS if o in set(df["order"])]
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.6 * len(encs) + 1), 3.2))
+    fig, ax = new_figure(max(4.0, 1.6 * len(encs) + 1), 3.2, style="plain-large")
     width = 0.8 / len(orders)
     for i, enc in enumerate(encs):
         for j, o in enumerate(orders):
@@ -122,25 +97,21 @@ def _set_erasure(df: pd.DataFrame, model: str, title: str):
     return fig
 
 
-@explanation_style
 def plot_erasure_single(single: pd.DataFrame, model: str):
     """Rule ``erasure``: single-weight erasure of every attention classifier (Serrano & Smith 2019)."""
     return _single_erasure(single, model, "Single-weight erasure")
 
 
-@explanation_style
 def plot_erasure_set(sets: pd.DataFrame, model: str):
     """Rule ``erasure``: set erasure of every attention classifier (Serrano & Smith 2019)."""
     return _set_erasure(sets, model, "Set erasure: fraction of items removed until the decision flips")
 
 
-@explanation_style
 def plot_erasure_cls_single(single: pd.DataFrame, model: str):
     """Rule ``erasure_cls``: single-weight erasure in the transformer's own [CLS] row."""
     return _single_erasure(single, model, "Single-weight erasure in the transformer's own attention (heads averaged)")
 
 
-@explanation_style
 def plot_erasure_cls_set(sets: pd.DataFrame, model: str, layer: int):
     """Rule ``erasure_cls``: set erasure in the transformer's own [CLS] row of ``layer`` (1-indexed)."""
     name = f"[CLS] row, layer {layer}"
@@ -150,7 +121,6 @@ def plot_erasure_cls_set(sets: pd.DataFrame, model: str, layer: int):
 # ----------------------------------------------------------------------------- Jain & Wallace
 
 
-@explanation_style
 def plot_permutation(df: pd.DataFrame, model: str):
     """Rule ``permutation``: median output change over permutations vs max attention."""
     encs = list(dict.fromkeys(df["encoder"]))
@@ -177,7 +147,6 @@ def plot_permutation(df: pd.DataFrame, model: str):
     return fig
 
 
-@explanation_style
 def plot_adversarial(df: pd.DataFrame, model: str, tolerance: float):
     """Rule ``adversarial``: JSD reached by the adversary vs max attention."""
     encs = list(dict.fromkeys(df["encoder"]))
@@ -194,11 +163,10 @@ def plot_adversarial(df: pd.DataFrame, model: str, tolerance: float):
     return fig
 
 
-@explanation_style
 def plot_rank_agreement(df: pd.DataFrame, model: str):
     """Rule ``rank_agreement``: Kendall tau of attention with gradient and leave-one-out importance."""
     encs = list(dict.fromkeys(df["encoder"]))
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.4 * len(encs) + 1), 3.0))
+    fig, ax = new_figure(max(4.0, 1.4 * len(encs) + 1), 3.0, style="plain-large")
     for j, (col, colour, name) in enumerate(
         (("tau_gradient", "#d62728", "gradient"), ("tau_leave_one_out", "#1f77b4", "leave-one-out"))
     ):

@@ -180,11 +180,10 @@ def plot_pattern_label_sheets(labels: pd.DataFrame, maps: dict, per: int = 16):
     """Contact sheets of the labelled maps in the order of ``labels``, ``per`` (16) to a 4 x 4
     sheet, each with its map number, length and hand label: yields one figure per sheet.
     Matplotlib's default style (the sheets are for auditing, not the report)."""
-    import matplotlib.pyplot as plt
 
     for s in range(0, len(labels), per):
         part = labels.iloc[s : s + per]
-        fig, axes = plt.subplots(4, 4, figsize=(10, 10.8))
+        fig, axes = new_figure(10, 10.8, ncols=4, nrows=4, style="plain")
         for ax, row in zip(axes.flat, part.itertuples()):
             m, kinds, seq = maps[int(row.map)]
             draw_map(ax, m, kinds, seq, title=f"#{row.map} n={row.n_tokens}: {row.label}", fontsize=10)

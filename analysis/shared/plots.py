@@ -22,8 +22,30 @@ PAPER_RC = {
 }
 
 
-def paper_style() -> None:
-    sns.set_theme(style="whitegrid", rc=PAPER_RC)
+# Larger text on matplotlib's default look: the attention-as-explanation figures.
+LARGE_RC = {
+    "font.size": 9,
+    "axes.titlesize": 9,
+    "axes.labelsize": 9,
+    "legend.fontsize": 8,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+}
+STYLES = ("paper", "plain", "plain-large")
+
+
+def use_style(style: str = "paper") -> None:
+    """The one figure style mechanism: ``paper`` (seaborn whitegrid, paper-size text; most
+    figures), ``plain`` (matplotlib's defaults; figures dense with their own colours and
+    markers) or ``plain-large`` (matplotlib's defaults with 8-9 pt text)."""
+    if style == "paper":
+        sns.set_theme(style="whitegrid", rc=PAPER_RC)
+    elif style in ("plain", "plain-large"):
+        matplotlib.rcdefaults()  # leaves the backend alone
+        if style == "plain-large":
+            matplotlib.rcParams.update(LARGE_RC)
+    else:
+        raise ValueError(f"unknown figure style {style!r}; known: {STYLES}")
 
 
 def layer_scatter(ax, table: pd.DataFrame, col: str, color="C0", label=None, seed: int = 0, marker="o"):
@@ -106,8 +128,11 @@ def attention_map(ax, attn: np.ndarray, tokens_from, tokens_to, title: str = "",
     ax.set_ylabel("attending token")
 
 
-def new_figure(width: float = 6.8, height: float = 2.4, ncols: int = 1, nrows: int = 1, **kw):
-    paper_style()
+def new_figure(width: float, height: float, ncols: int = 1, nrows: int = 1, style: str = "paper", **kw):
+    """A new figure of ``width`` x ``height`` inches in ``style`` (see ``use_style``): every
+    figure of the workflow is made here; the caller saves it (``rule_io.save_figure``) and
+    closes it (``close``)."""
+    use_style(style)
     return plt.subplots(nrows, ncols, figsize=(width, height), **kw)
 
 
