@@ -50,9 +50,10 @@ include: "rules/kovaleva_patterns.smk"
 include: "rules/explanation.smk"
 
 
+# Every figure and table of every paper section, for every configured model. (No docstring:
+# snakefmt puts default_target first and then cannot read a docstring after it.)
 rule all:
     default_target: True
-    """Every figure and table of every paper section, for every configured model."""
     input:
         rules.clark_surface.input,
         rules.clark_syntax.input,

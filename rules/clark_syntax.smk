@@ -15,9 +15,7 @@ rule dep_heads:
         grid_table=table("dep_heads", "grid", "{corpus}"),
         counts=sidecar("dep_heads", "counts", "{corpus}"),
         figure=figure("dep_heads", "{corpus}", category="Clark sec. 4 (syntax)"),
-        grid=figure(
-            "dep_heads", "grid", "{corpus}", category="Clark sec. 4 (syntax)", caption="../report/dep_heads.grid.rst"
-        ),
+        grid=figure("dep_heads", "grid", "{corpus}", category="Clark sec. 4 (syntax)"),
     log:
         rule_log("dep_heads", "{corpus}"),
     conda:

@@ -53,10 +53,12 @@ def sidecar(rule, *parts):
 
 
 def figure(rule, *parts, category, caption=None):
-    """results/{model}/figures/<rule>[.<part>...].png, in the report with report/<rule>[.<part>].rst"""
+    """results/{model}/figures/<rule>[.<part>...].png, in the report with the caption
+    report/<rule>[.<part>...].rst (wildcard parts left out of the caption's name)."""
+    fixed = [p for p in parts if "{" not in p]
     return report(
         f"results/{{model}}/figures/{_stem(rule, parts)}.png",
-        caption=caption or f"../report/{rule}.rst",
+        caption=caption or f"../report/{_stem(rule, fixed)}.rst",
         category=category,
         subcategory="{model}",
     )

@@ -50,8 +50,8 @@ rule erasure:
         single=table("erasure", "single"),
         sets=table("erasure", "set"),
         summary=table("erasure", "summary"),
-        fig_single=figure("erasure", "single", category=EXPLANATION_CATEGORY, caption="../report/erasure.single.rst"),
-        fig_set=figure("erasure", "set", category=EXPLANATION_CATEGORY, caption="../report/erasure.set.rst"),
+        fig_single=figure("erasure", "single", category=EXPLANATION_CATEGORY),
+        fig_set=figure("erasure", "set", category=EXPLANATION_CATEGORY),
     log:
         rule_log("erasure"),
     benchmark:
@@ -81,10 +81,8 @@ rule erasure_cls:
         single=table("erasure_cls", "single"),
         sets=table("erasure_cls", "set"),
         summary=table("erasure_cls", "summary"),
-        fig_single=figure(
-            "erasure_cls", "single", category=EXPLANATION_CATEGORY, caption="../report/erasure_cls.single.rst"
-        ),
-        fig_set=figure("erasure_cls", "set", category=EXPLANATION_CATEGORY, caption="../report/erasure_cls.set.rst"),
+        fig_single=figure("erasure_cls", "single", category=EXPLANATION_CATEGORY),
+        fig_set=figure("erasure_cls", "set", category=EXPLANATION_CATEGORY),
     log:
         rule_log("erasure_cls"),
     benchmark:
