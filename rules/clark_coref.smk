@@ -21,6 +21,7 @@ rule coref_heads:
         runtime=30,
     params:
         how=config["coref"]["how"],
+        same_head_fallback=config["coref"]["same_head_fallback"],
         corpus=config["coref"]["corpus"],
     script:
         "../scripts/coref_heads.py"

@@ -2,8 +2,9 @@
 
 
 rule probes_train:
-    """Train the attention-only and attention-and-words dependency probes and their baselines;
-    dev UAS and training curves (Clark Table 3). Rule probes draws them beside the paper's."""
+    """Train the attention-only and attention-and-words dependency probes and their baselines,
+    learning rate and epochs chosen on held-out train sentences; dev UAS and the held-out curves
+    (Clark Table 3). Rule probes draws them beside the paper's."""
     input:
         train=attention_shards(config["clark_sec5"]["probes"]["train"]),
         dev=attention_shards(config["clark_sec5"]["probes"]["dev"]),
@@ -33,6 +34,7 @@ rule probes_train:
         how=config["clark_sec5"]["probes"]["how"],
         epochs=config["clark_sec5"]["probes"]["epochs"],
         probe_batch_size=config["clark_sec5"]["probes"]["batch_size"],
+        heldout_fraction=config["clark_sec5"]["probes"]["heldout_fraction"],
         lr=config["clark_sec5"]["probes"]["lr"],
         mlp_hidden=config["clark_sec5"]["probes"]["mlp_hidden"],
         random_init=config["clark_sec5"]["probes"]["random_init"],

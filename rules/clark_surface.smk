@@ -113,6 +113,7 @@ rule mlm_head:
         wiki_file=CORPORA["wiki"]["file"],
         wiki_seed=CORPORA["wiki"]["seed"],
         max_len=config["max_len"],
+        segment_ids=config["segment_ids"],
         n_train=config["clark_sec5"]["mlm_head"]["n_train"],
         n_heldout=config["clark_sec5"]["mlm_head"]["n_heldout"],
         epochs=config["clark_sec5"]["mlm_head"]["epochs"],
@@ -150,6 +151,7 @@ rule gradient_importance:
     params:
         spec=model_spec,
         max_len=config["max_len"],
+        segment_ids=config["segment_ids"],
         policy=config["max_len_policy"],
         n_segments=config["clark_sec5"]["gradient_importance"]["n_segments"],
         mask_prob=config["clark_sec5"]["gradient_importance"]["mask_prob"],

@@ -24,6 +24,7 @@ rule dep_heads:
         how=config["dependency"]["how"],
         reverse_mode=config["dependency"]["reverse"],
         max_offset=config["dependency"]["max_offset"],
+        poss_clitics=config["dependency"]["poss_clitics"],
         min_count=config["dependency"]["min_count"],
         relations=config["dependency"]["relations"],
     script:

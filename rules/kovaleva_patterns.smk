@@ -7,6 +7,9 @@
 import yaml
 
 PAT_RECIPE = yaml.safe_load(open(config["patterns"]["recipe"]))
+# the model whose maps were hand-labelled; on any other model the classifier is extrapolated
+# (analysis.kovaleva.pattern_labels.label_provenance: columns labels_from, extrapolated)
+PAT_LABELS_FROM = model_slug(PAT_RECIPE["model"])
 PAT_SOURCES = sorted({s["folder"] for s in PAT_RECIPE["sources"]})
 # model-independent outputs (the labels are of the embedded model only), named as in rules/common.smk
 PAT_TABLES = "results/pattern_labels/tables"
@@ -126,6 +129,8 @@ rule patterns:
         CONDA_ENV
     params:
         spec=model_spec,
+        labelled_model=PAT_RECIPE["model"],
+        labels_from=PAT_LABELS_FROM,  # for the caption: extrapolated where {model} differs
         tasks=config["kovaleva"]["tasks"],
         max_inputs=config["patterns"]["max_inputs"],
         finetuned=config["patterns"]["finetuned"],
@@ -147,6 +152,8 @@ rule pattern_examples:
         CONDA_ENV
     params:
         spec=model_spec,
+        labelled_model=PAT_RECIPE["model"],
+        labels_from=PAT_LABELS_FROM,  # for the caption: extrapolated where {model} differs
         tasks=config["kovaleva"]["tasks"],
         min_tokens=24,  # examples drawn from inputs of at least this many word pieces (if every type has one)
     script:

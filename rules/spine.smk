@@ -60,5 +60,6 @@ rule extract_attention:
         max_len=config["max_len"],
         policy=config["max_len_policy"],
         batch_size=config["batch_size"],
+        segment_ids=config["segment_ids"],
     script:
         "../scripts/extract_attention.py"

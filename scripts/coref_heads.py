@@ -1,6 +1,6 @@
 import json
 
-from analysis.clark.coref_heads import read_paper_numbers, score
+from analysis.clark.coref_heads import population_label, read_paper_numbers, score
 from analysis.clark.coref_plots import plot_coref_heads
 from analysis.core.storage import Shards
 from analysis.shared.plots import close
@@ -8,19 +8,34 @@ from analysis.shared.rule_io import save_figure, setup_logging, write_json, writ
 
 log = setup_logging(snakemake)
 shards = Shards(snakemake.input.shards)
-tally, counts = score(shards, shards.n_layers, shards.n_heads, how=snakemake.params.how)
+tally, counts = score(
+    shards,
+    shards.n_layers,
+    shards.n_heads,
+    how=snakemake.params.how,
+    same_head_fallback=snakemake.params.same_head_fallback,
+)
 reader_counts = json.loads(open(snakemake.input.counts).read())
 per_head = tally.per_head_table()
 summary = tally.summary_table(read_paper_numbers(snakemake.input.paper))
 write_table(per_head, snakemake.output.per_head)
 write_table(summary, snakemake.output.table)
+population = population_label(reader_counts)
 write_json(
-    {"corpus": snakemake.params.corpus, "reader": reader_counts, "scoring": counts, "extraction": shards.counts()},
+    {
+        "corpus": snakemake.params.corpus,
+        "population": population,
+        "same_head_fallback": snakemake.params.same_head_fallback,
+        "reader": reader_counts,
+        "scoring": counts,
+        "extraction": shards.counts(),
+    },
     snakemake.output.counts,
 )
+log.info("population: %s", population)
 log.info("reader counts: %s", reader_counts)
 log.info("scoring counts: %s", counts)
 log.info("summary:\n%s", summary.to_string())
-fig = plot_coref_heads(per_head, summary, shards.header["model"], counts["windows"])
+fig = plot_coref_heads(per_head, summary, shards.header["model"], population)
 save_figure(fig, snakemake.output.figure)
 close(fig)

@@ -2,7 +2,7 @@ import pandas as pd
 
 from analysis.clark.dep_heads import score_examples
 from analysis.clark.dep_heads_plots import plot_dep_heads, plot_dep_heads_grid
-from analysis.clark.dep_tables import grid_table, paper_table, table1
+from analysis.clark.dep_tables import baselines, grid_table, paper_table, table1, tidy
 from analysis.core.storage import Shards
 from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
@@ -11,19 +11,33 @@ log = setup_logging(snakemake)
 p = snakemake.params
 shards = Shards(snakemake.input.shards)
 model, corpus = shards.header["model"], snakemake.wildcards.corpus
-sc = score_examples(shards, shards.n_layers, shards.n_heads, max_offset=p.max_offset, how=p.how, reverse=p.reverse_mode)
+sc = score_examples(
+    shards,
+    shards.n_layers,
+    shards.n_heads,
+    max_offset=p.max_offset,
+    how=p.how,
+    reverse=p.reverse_mode,
+    poss_clitics=p.poss_clitics,
+)
 counts = sc.finish_counts()
 counts["extraction"] = shards.counts()
 counts.update(
-    how=p.how, reverse=p.reverse_mode, max_offset=p.max_offset, min_count=p.min_count, corpus=corpus, model=model
+    how=p.how,
+    reverse=p.reverse_mode,
+    max_offset=p.max_offset,
+    poss_clitics=list(p.poss_clitics),
+    min_count=p.min_count,
+    corpus=corpus,
+    model=model,
 )
 if not sc.n:
     raise ValueError(f"{corpus}: no arc could be scored ({counts})")
 
-full = pd.DataFrame(sc.tidy())
+full = pd.DataFrame(tidy(sc))
 main, rare = table1(sc, paper_table(snakemake.input.paper), min_count=p.min_count, counts=counts)
 write_table(full, snakemake.output.full)
-write_table(pd.DataFrame(sc.baselines()), snakemake.output.baselines)
+write_table(pd.DataFrame(baselines(sc)), snakemake.output.baselines)
 write_table(main, snakemake.output.table)
 write_table(rare, snakemake.output.rare)
 write_json(counts, snakemake.output.counts)

@@ -18,5 +18,6 @@ counts = extract_shard(
     policy=snakemake.params.policy,
     batch_size=snakemake.params.batch_size,
     model_name=snakemake.params.spec,
+    segments=snakemake.params.segment_ids,
 )
 log.info("shard %d/%d of %s: %s", k, n_shards, snakemake.wildcards.corpus, counts)

@@ -21,6 +21,8 @@ counts = extract_shard(
     max_len=p.max_len,
     policy="truncate",
     batch_size=p.batch_size,
+    # Kovaleva et al.: the tokenizer's 0/1 token types, those the fine-tuned models were trained with
+    segments="pairs",
     model_name=f"{p.spec} ({wc.variant}{' on ' + wc.task if wc.variant == 'finetuned' else ''})",
 )
 log.info("%s %s dev maps: %s", wc.variant, wc.task, counts)

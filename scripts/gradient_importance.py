@@ -22,7 +22,7 @@ head_used = head_description(head_info, pd.read_csv(snakemake.input.head_table))
 log.info("masked-LM head: %s", head_used)
 
 records = read_jsonl(snakemake.input.records)
-items, enc_counts = encode_records(tok, records, p.max_len, p.policy)
+items, enc_counts = encode_records(tok, records, p.max_len, p.policy, segments=p.segment_ids)
 # a seeded sample over the whole corpus (the inputs are in article order), kept in order
 used = seeded_subset(items, p.n_segments, int(p.seed))
 per_layer, per_head, counts = accumulate(

@@ -39,8 +39,8 @@ counts = {
     "heldout_segments": len(heldout),
     **info,
 }
-train_items, c1 = encode_records(tok, train, p.max_len, "truncate")
-held_items, c2 = encode_records(tok, heldout, p.max_len, "truncate")
+train_items, c1 = encode_records(tok, train, p.max_len, "truncate", segments=p.segment_ids)
+held_items, c2 = encode_records(tok, heldout, p.max_len, "truncate", segments=p.segment_ids)
 counts.update(train_encoding=c1, heldout_encoding=c2)
 
 rows, curve, state = score_or_fit_head(

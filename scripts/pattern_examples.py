@@ -3,6 +3,7 @@ import pandas as pd
 from analysis.core.storage import Shards
 from analysis.kovaleva.pattern_classifier import most_confident
 from analysis.kovaleva.pattern_features import CLASSES
+from analysis.kovaleva.pattern_labels import with_provenance
 from analysis.kovaleva.pattern_plots import plot_pattern_examples
 from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
@@ -10,7 +11,7 @@ from analysis.shared.rule_io import save_figure, setup_logging, write_table
 log = setup_logging(snakemake)
 p = snakemake.params
 pred = pd.read_csv(snakemake.input.predictions)
-pick = most_confident(pred[pred["variant"] == "pretrained"], p.min_tokens)
+pick = with_provenance(most_confident(pred[pred["variant"] == "pretrained"], p.min_tokens), p.labelled_model, p.spec)
 paths = dict(zip(p.tasks, snakemake.input.pretrained))
 maps = []
 for _, row in pick.iterrows():
@@ -19,5 +20,7 @@ for _, row in pick.iterrows():
 fig = plot_pattern_examples(pick, maps, p.spec.split(":")[-1])
 save_figure(fig, snakemake.output.figure)
 close(fig)
-keep = ["label", "task", "input_id", "layer", "head", "n_tokens"] + [f"p_{c}" for c in CLASSES]
+keep = ["labels_from", "extrapolated", "label", "task", "input_id", "layer", "head", "n_tokens"] + [
+    f"p_{c}" for c in CLASSES
+]
 write_table(pick[keep], snakemake.output.table)

@@ -2,6 +2,7 @@ import pandas as pd
 
 from analysis.core.storage import Shards
 from analysis.kovaleva.pattern_classifier import classify_shards, load_classifier, share_table, task_shares
+from analysis.kovaleva.pattern_labels import label_provenance, with_provenance
 from analysis.kovaleva.pattern_plots import plot_patterns
 from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
@@ -9,6 +10,9 @@ from analysis.shared.rule_io import save_figure, setup_logging, write_table
 log = setup_logging(snakemake)
 p = snakemake.params
 clf = load_classifier(snakemake.input.classifier)
+if clf["labelled_model"] != p.labelled_model:
+    raise ValueError(f"classifier trained on labels of {clf['labelled_model']}, recipe names {p.labelled_model}")
+log.info("hand labels of %s applied to %s: %s", p.labelled_model, p.spec, label_provenance(p.labelled_model, p.spec))
 variants = [("pretrained", snakemake.input.pretrained)]
 if p.finetuned:
     variants.append(("finetuned", snakemake.input.finetuned))
@@ -31,9 +35,10 @@ for variant, paths in variants:
         )
 pred = pd.concat(preds, ignore_index=True)
 write_table(pred, snakemake.output.predictions)
-tab = task_shares(pred, counts, clf["kind"], p.spec)
+tab = with_provenance(task_shares(pred, counts, clf["kind"], p.spec), p.labelled_model, p.spec)
 write_table(tab, snakemake.output.table)
-write_table(share_table(pred, ["variant", "task", "layer"]), snakemake.output.layers)
+layers = share_table(pred, ["variant", "task", "layer"])
+write_table(with_provenance(layers, p.labelled_model, p.spec), snakemake.output.layers)
 
 fig = plot_patterns(tab, pred, p.tasks, [v for v, _ in variants], p.spec.split(":")[-1], clf)
 save_figure(fig, snakemake.output.figure)

@@ -9,7 +9,7 @@ from analysis.clark.probe_data import (
     subset_records,
 )
 from analysis.clark.probe_models import AttnProbe
-from analysis.clark.probe_training import probes_table, run_probe, train_probes
+from analysis.clark.probe_training import RANDOM_INIT, probes_table, run_probe, split_batches, train_probes
 from analysis.core.inputs import read_jsonl
 from analysis.core.storage import Shards
 from analysis.shared.rule_io import setup_logging, write_json, write_table
@@ -36,8 +36,11 @@ for split in sents:
     counts[split]["vectors"] = attach_vectors(sents[split], vectors)
     log.info("%s words: %s out of vocabulary of %s", split, counts[split]["vectors"], vectors.source)
 
-epochs, batch_size = int(p.epochs), int(p.probe_batch_size)
-results, curves = train_probes(sents, vectors.dim, epochs, p.lr, batch_size, int(p.mlp_hidden), seed, log)
+epochs, batch_size, fraction = int(p.epochs), int(p.probe_batch_size), float(p.heldout_fraction)
+results, curves, sizes = train_probes(
+    sents, vectors.dim, p.lr, epochs, batch_size, int(p.mlp_hidden), seed, fraction, log
+)
+log.info("sentences: %s (learning rate and epochs chosen on the held-out train sentences)", sizes)
 if p.random_init:
     # maps of a randomly initialised model of the same shape, computed here (not stored as shards)
     dev_shards = Shards(snakemake.input.dev)
@@ -55,15 +58,15 @@ if p.random_init:
     for split in rsents:
         attach_vectors(rsents[split], vectors)
         log.info("%s (random init): %s", split, counts[f"{split}_random_init"])
-    name = "attention-and-words, random init"
-    probe = AttnProbe(sents["train"][0].attn.shape[0], dim=vectors.dim)
+    data = split_batches(rsents, fraction, seed, batch_size)
+    n_heads = sents["train"][0].attn.shape[0]
     row, curve = run_probe(
-        name, probe, rsents["train"], rsents["dev"], epochs, float(p.lr[name]), batch_size, seed, log
+        RANDOM_INIT, lambda: AttnProbe(n_heads, dim=vectors.dim), data, p.lr[RANDOM_INIT], epochs, seed, log
     )
     results.append(row)
     curves.extend(curve)
 
-table = probes_table(results, p.spec, len(sents["train"]), len(sents["dev"]), vectors.source)
+table = probes_table(results, p.spec, sizes, vectors.source, vectors.dim)
 log.info("\n%s", table.to_string(index=False))
 write_table(table, snakemake.output.table)
 write_table(pd.DataFrame(curves), snakemake.output.curves)

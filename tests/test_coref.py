@@ -3,9 +3,10 @@
 import pytest
 
 from analysis.core.corpora import prepare
+from analysis.core.corpora.coref.conll2012 import read_conll2012
 from analysis.core.corpora.coref.document import CorefDoc, Mention, parse_coref_cell
-from analysis.core.corpora.coref.formats import read_conll2012, read_ontogum
 from analysis.core.corpora.coref.mentions import mention_head, mention_type, rule_head
+from analysis.core.corpora.coref.ontogum import read_ontogum
 from analysis.core.corpora.coref.windows import make_windows
 from conftest import FIXTURES
 
@@ -83,6 +84,65 @@ def test_conll2012_bad_lines(tmp_path):
         read_conll2012(p)
     p = _write(tmp_path, "noend_conll", "#begin document (d); part 000\n" + _conll_line(0, "a", "-") + "\n")
     with pytest.raises(ValueError, match="no '#end document'"):
+        read_conll2012(p)
+
+
+SENTS = [  # (word, POS, coreference cell or None for no mention), two sentences
+    [("Yesterday", "NN", None), ("Kim", "NNP", "(1)"), ("left", "VBD", None), (".", ".", None)],
+    [("She", "PRP", "(1)"), ("slept", "VBD", None)],
+]
+
+
+def _variant(cell_style: str, n_pred=(2, 0), pos=True) -> str:
+    """A CoNLL-2012 document written as public files do: 'dash' (space-aligned, '-'), 'tab_empty'
+    (tab-separated, an empty last field), 'tab_stripped' (tab-separated, that field left out)."""
+    out = ["#begin document (v); part 000"]
+    for sent, k in zip(SENTS, n_pred):
+        for i, (word, tag, cell) in enumerate(sent):
+            cols = ["v", "0", str(i), word, tag if pos else "-", "*", "-", "-", "-", "spk", "*"] + ["*"] * k
+            if cell_style == "dash":
+                out.append("   ".join([*cols, cell or "-"]))
+            elif cell_style == "tab_empty":
+                out.append("\t".join([*cols, cell or ""]))
+            else:
+                out.append("\t".join(cols + ([cell] if cell else [])))
+        out.append("")
+    return "\n".join([*out, "#end document", ""])
+
+
+@pytest.mark.parametrize("style", ["dash", "tab_empty", "tab_stripped"])
+def test_conll2012_variants_read_alike(tmp_path, style):
+    """'-', an empty last field after a tab, or that field left out (one column fewer) all mean no
+    mention; the predicate columns vary from sentence to sentence (2 here, then none)."""
+    (d,) = read_conll2012(_write(tmp_path, f"{style}_conll", _variant(style)))
+    assert d.words == ["Yesterday", "Kim", "left", ".", "She", "slept"] and d.sentences == [(0, 4), (4, 6)]
+    assert spans(d) == [(1, 1, "1"), (4, 4, "1")]
+    assert d.counts["coref_cells_empty"] == (0 if style == "dash" else 4)
+
+
+def test_conll2012_without_pos_types_from_words(tmp_path, tokenizer):
+    _write(tmp_path, "nopos_conll", _variant("tab_empty", pos=False))
+    (d,) = read_conll2012(tmp_path / "nopos_conll")
+    assert d.pos == [None] * 6
+    assert [mention_type(d, m, mention_head(d, m)) for m in d.mentions] == ["proper", "pronoun"]  # capital, lexicon
+    _, counts = prepare("conll2012", tmp_path, tokenizer, pattern="*_conll", max_len=64)
+    assert counts["mention_types_from_words"] == 2 and counts["mention_types_from_pos"] == 0
+    assert counts["coref_cells_empty"] == 4
+
+
+def test_conll2012_malformed_lines_still_fail(tmp_path):
+    text = _variant("dash")
+    lines = text.split("\n")
+    lines[2] = " ".join(lines[2].split()[:-2])  # 'Kim' with two columns fewer than its sentence
+    p = _write(tmp_path, "short_conll", "\n".join(lines))
+    with pytest.raises(ValueError, match=rf"{p}:3: 12 columns where this sentence's lines have 14"):
+        read_conll2012(p)
+    # every line of a sentence with predicates lacks the cell: its last column is no coreference cell
+    p = _write(tmp_path, "nocell_conll", _variant("tab_stripped", n_pred=(1, 1)).replace("\t(1)", ""))
+    with pytest.raises(ValueError, match=rf"{p}:2: last column '\*' is not a coreference cell"):
+        read_conll2012(p)
+    p = _write(tmp_path, "trail_conll", _variant("dash").replace("(1)\n", "(1)\t\n", 1))
+    with pytest.raises(ValueError, match=rf"{p}:3: a tab after the coreference cell '\(1\)'"):
         read_conll2012(p)
 
 
@@ -190,24 +250,53 @@ def test_make_windows():
         make_windows([(0, 3, 12)], budget=10, stride=5)
 
 
-def test_ontogum_windows_and_counts(tokenizer):
+def test_ontogum_overlapping_windows_and_counts(tokenizer):
     # tiny tokenizer: sentences of 8, 5, 6 pieces ("'s" = 2); budget 16 - 2 = 14
-    recs, counts = prepare("ontogum", OG, tokenizer, split="dev", max_len=16, stride=5)
+    recs, counts = prepare("ontogum", OG, tokenizer, split="dev", max_len=16, windows="overlapping", stride=5)
     assert [r["meta"]["word_offset"] for r in recs] == [0, 8]
     assert [len(r["words"][0]) for r in recs] == [13, 10]
     assert counts["documents_used"] == 1 and counts["missing"] == ["doc_missing"]
+    assert counts["windows_mode"] == "overlapping" and counts["stride"] == 5
     assert counts["anaphors"] == 4 and counts["anaphors_scorable"] == 4
-    assert counts["anaphors_not_scorable_across_windows"] == 0
+    assert counts["anaphors_antecedents_outside_window"] == 0 and counts["anaphors_in_no_window"] == 0
     # Anna(13) - Anna(0) and Anna(13) - her(2) never share a window; the other 5 pairs do
-    assert counts["pairs_in_one_window"] == 5 and counts["pairs_across_windows"] == 2
+    assert counts["pairs_in_one_window"] == 5 and counts["pairs_not_in_one_window"] == 2
     scored = [[(m["start"], m["end"]) for m in r["meta"]["mentions"] if m["scored"]] for r in recs]
     assert scored == [[(2, 2), (8, 8), (10, 11)], [(5, 5)]]  # window word indices
     w1 = {(m["start"], m["end"]): m for m in recs[1]["meta"]["mentions"]}
     assert w1[(5, 7)]["head"] == 7 and w1[(5, 7)]["head_word"] == "trip"
     # non-overlapping sentence windows: Anna(13) has no antecedent in its window
-    recs, counts = prepare("ontogum", OG, tokenizer, split="dev", max_len=12, stride=5)
+    recs, counts = prepare("ontogum", OG, tokenizer, split="dev", max_len=12, windows="overlapping", stride=5)
     assert len(recs) == 3
-    assert counts["anaphors_scorable"] == 1 and counts["anaphors_not_scorable_across_windows"] == 3
+    assert counts["anaphors_scorable"] == 1 and counts["anaphors_antecedents_outside_window"] == 3
+
+
+def test_first_window_is_the_papers_population(tokenizer):
+    """The paper truncates each document to its first max_len pieces (the default): what lies
+    beyond is never scored, where overlapping windows over the whole document score it."""
+    recs, counts = prepare("ontogum", OG, tokenizer, split="dev", max_len=12)  # budget 10 pieces
+    assert len(recs) == 1 and recs[0]["meta"]["word_offset"] == 0
+    assert recs[0]["words"][0] == "Anna met her old friend in Paris . She liked".split()  # whole words, mid-sentence
+    assert counts["windows_mode"] == "first" and "stride" not in counts
+    assert counts["documents_truncated"] == 1 and counts["words_beyond_truncation"] == 8
+    # her(2) and She(8) are scored; "the city"(10-11) and Anna(13) lie beyond the first 10 pieces
+    scored = [(m["start"], m["end"]) for m in recs[0]["meta"]["mentions"] if m["scored"]]
+    assert scored == [(2, 2), (8, 8)]
+    assert counts["anaphors"] == 4 and counts["anaphors_scorable"] == 2 and counts["anaphors_in_no_window"] == 2
+    assert counts["mentions_in_windows"] == 5 and counts["mentions_in_no_window"] == 3
+    over, _ = prepare("ontogum", OG, tokenizer, split="dev", max_len=12, windows="overlapping", stride=5)
+    assert [m["head_word"] for r in over for m in r["meta"]["mentions"] if m["scored"]] == ["her"]
+    # a document that fits is not truncated: one window of all its words, every anaphor scored
+    recs, counts = prepare("ontogum", OG, tokenizer, split="dev", max_len=64)
+    assert len(recs[0]["words"][0]) == 18 and counts["documents_truncated"] == 0
+    assert counts["anaphors_scorable"] == 4
+
+
+def test_windows_option_is_checked(tokenizer):
+    with pytest.raises(ValueError, match="windows must be one of"):
+        prepare("ontogum", OG, tokenizer, split="dev", max_len=16, windows="all")
+    with pytest.raises(ValueError, match="stride applies to windows: overlapping only"):
+        prepare("ontogum", OG, tokenizer, split="dev", max_len=16, stride=5)
 
 
 def test_conll2012_reader_registered(tokenizer):

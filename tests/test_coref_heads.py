@@ -6,7 +6,14 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from analysis.clark.coref_heads import Case, head_correct, read_paper_numbers, score, window_cases
+from analysis.clark.coref_heads import (
+    Case,
+    head_correct,
+    population_label,
+    read_paper_numbers,
+    score,
+    window_cases,
+)
 from analysis.clark.coref_plots import plot_coref_heads
 from analysis.core.corpora import prepare
 from analysis.core.word_level import word_maps
@@ -43,8 +50,8 @@ def M(
     }
 
 
-def picks(cases):
-    return [{k: int(v) for k, v in c.baseline_correct.items()} for c in cases]
+def picks(cases, systems=("nearest", "same_head", "rule_based")):
+    return [{k: int(c.baseline_correct[k]) for k in systems} for c in cases]
 
 
 def test_baselines_on_fixture_document(tokenizer):
@@ -53,11 +60,12 @@ def test_baselines_on_fixture_document(tokenizer):
     assert len(recs) == 1
     cases = window_cases(recs[0]["meta"]["mentions"])
     assert [(c.head, c.type) for c in cases] == [(2, "pronoun"), (8, "pronoun"), (11, "nominal"), (13, "proper")]
-    # her <- Anna: every baseline right. She: nearest is Paris (also agrees: sg, gender unknown) -> all wrong.
-    # the city: nearest is She, no same head, no exact match -> all wrong.
+    # her <- Anna: nearest and sieve (agreement) right; no earlier "her": same head word wrong (no fallback).
+    # She: nearest is Paris (also agrees: sg, gender unknown) -> all wrong.
+    # the city: nearest is She, no same head, no exact match; She agrees (gender unknown) -> all wrong.
     # Anna(13): nearest is "the city"; same head word / exact string: Anna(0) -> right.
     assert picks(cases) == [
-        {"nearest": 1, "same_head": 1, "rule_based": 1},
+        {"nearest": 1, "same_head": 0, "rule_based": 1},
         {"nearest": 0, "same_head": 0, "rule_based": 0},
         {"nearest": 0, "same_head": 0, "rule_based": 0},
         {"nearest": 0, "same_head": 1, "rule_based": 1},
@@ -70,11 +78,13 @@ def test_conll2012_baselines(tokenizer):
     recs, _ = prepare("conll2012", FIXTURES / "coref", tokenizer, pattern="*_conll", max_len=64)
     cases = window_cases(recs[0]["meta"]["mentions"])  # John saw his sister. She waved at the tall man.
     assert [c.head for c in cases] == [2, 5, 10]
-    # She -> nearest "his sister" (sg, female word list) is right; the tall man -> nearest She is wrong
+    # his -> John; She -> nearest "his sister" (sg, female word list). The tall man: no earlier "man"
+    # (same head word: wrong, no fallback); the sieve's agreement step skips She and "his sister"
+    # (female) and picks "his" (sg, male) -> right, where the nearest mention (She) is wrong
     assert picks(cases) == [
-        {"nearest": 1, "same_head": 1, "rule_based": 1},
-        {"nearest": 1, "same_head": 1, "rule_based": 1},
-        {"nearest": 0, "same_head": 0, "rule_based": 0},
+        {"nearest": 1, "same_head": 0, "rule_based": 1},
+        {"nearest": 1, "same_head": 0, "rule_based": 1},
+        {"nearest": 0, "same_head": 0, "rule_based": 1},
     ]
     cases = window_cases(recs[1]["meta"]["mentions"])  # herself <- The president ..., Mary Smith (contains-rule)
     assert [c.head for c in cases] == [10] and cases[0].cand_heads.tolist() == [1, 4, 7]
@@ -108,6 +118,55 @@ def test_rule_based_sieve_agreement_and_string_match():
         ]
     )
     assert picks(cases) == [{"nearest": 0, "same_head": 0, "rule_based": 1}]
+
+
+def test_same_head_baseline_has_no_fallback():
+    """The paper's baseline: no earlier mention with the mention's head word = wrong. The old
+    definition (switch same_head_fallback) fell back to the nearest mention, here right."""
+    ms = [
+        M(0, 0, "a", text="Kim"),
+        M(2, 3, "b", text="the dog"),
+        M(5, 6, "b", text="the animal", scored=True),  # nearest: the dog (right); no earlier "animal"
+    ]
+    (case,) = window_cases(ms)
+    assert case.baseline_correct["same_head"] is False
+    assert case.baseline_correct["same_head_else_nearest"] is True and case.baseline_correct["nearest"] is True
+
+
+def test_sieve_applies_every_step_to_every_mention():
+    """The paper's sieve runs exact string, head word, agreement, nearest in order for EVERY
+    mention; the old one sent pronouns straight to agreement and nouns past it to the nearest."""
+    counts = {}
+    # a pronoun: the exact string match "she" (another woman) wins over the agreeing nearer "the woman"
+    ms = [
+        M(0, 0, "x", type="pronoun", text="she", number="sg", gender="f"),
+        M(2, 3, "y", text="the woman", number="sg", gender="f"),
+        M(5, 5, "y", type="pronoun", text="she", number="sg", gender="f", scored=True),
+    ]
+    assert picks(window_cases(ms, counts)) == [{"nearest": 1, "same_head": 0, "rule_based": 0}]  # old sieve: 1
+    # a noun with no string / head match: agreement skips "it" (neuter) for John; old: nearest "it"
+    ms = [
+        M(0, 0, "a", type="proper", text="John", number="sg"),
+        M(2, 2, "b", type="pronoun", text="it", number="sg", gender="n"),
+        M(4, 5, "a", text="the man", number="sg", gender="m", scored=True),
+    ]
+    assert picks(window_cases(ms, counts)) == [{"nearest": 0, "same_head": 0, "rule_based": 1}]  # old sieve: 0
+    # head word match takes pronoun candidates too ("it" -> "it"), before agreement
+    ms = [
+        M(0, 1, "c", text="the box", number="sg"),
+        M(3, 3, "c", type="pronoun", text="It", head_word="It", number="sg", gender="n"),
+        M(5, 6, "d", text="a cat", number="sg"),
+        M(8, 9, "c", type="pronoun", text="it itself", head_word="it", number="sg", gender="n", scored=True),
+    ]
+    assert picks(window_cases(ms, counts)) == [{"nearest": 0, "same_head": 1, "rule_based": 1}]
+    assert {k: v for k, v in counts.items() if k.startswith("sieve")} == {
+        "sieve_exact_string": 1,
+        "sieve_exact_string_correct": 0,
+        "sieve_agreement": 1,
+        "sieve_agreement_correct": 1,
+        "sieve_head_word": 1,
+        "sieve_head_word_correct": 1,
+    }
 
 
 def test_mention_without_distinct_antecedent_head_is_counted():
@@ -177,11 +236,30 @@ def test_score_and_tables():
     near = summ[(summ.system == "nearest") & (summ.mention_type == "all")]
     assert near["accuracy"].item() == 1.0  # nearest of w4 is w2, of w3 is w1: both antecedents
     assert len(summ) == 20  # best head, best head 2-fold, 3 baselines x 4 mention types
-    fig = plot_coref_heads(per_head, summ, "m", counts["windows"])
+    over = {"documents": 30, "max_len": 128, "windows_mode": "overlapping", "windows": 569, "stride": 64}
+    assert population_label(over) == "30 whole documents in 569 overlapping windows (stride 64)"
+    population = population_label({"documents": 1, "max_len": 128, "windows_mode": "first"})
+    fig = plot_coref_heads(per_head, summ, "m", population)
     assert fig.axes[0].get_title().startswith("per-head accuracy, all mentions") and fig._suptitle.get_text() == (
-        "m: coreference (Clark Table 2), 3 windows"
+        "m: coreference (Clark Table 2), 1 document, first 128 word pieces each"
     )
     close(fig)
+
+
+def test_same_head_fallback_switch_renames_the_system():
+    ex = SimpleNamespace(
+        id="d#w000",
+        word_ids=[-1, 0, 1, 2, -1],
+        meta={"mentions": [M(0, 0, "a"), M(2, 2, "a", scored=True)]},  # no same head word: m0 vs m2
+        attn=_maps([(3, [0, 0.5, 0, 0, 0.5])], 5),
+    )
+    paper = read_paper_numbers(ROOT / "config" / "paper_numbers" / "clark_table2.csv")
+    summ = score([ex], 1, 1)[0].summary_table(paper).set_index(["system", "mention_type"])
+    assert summ.loc[("same_head", "all"), "accuracy"] == 0 and summ.loc[("same_head", "all"), "paper_accuracy"] == 0.52
+    summ = score([ex], 1, 1, same_head_fallback=True)[0].summary_table(paper).set_index(["system", "mention_type"])
+    row = summ.loc[("same_head_else_nearest", "all")]
+    assert row["accuracy"] == 1 and np.isnan(row["paper_accuracy"])  # another baseline: no paper number beside
+    assert row["label"] == "nearest same head word, else nearest" and "same_head" not in summ.index.get_level_values(0)
 
 
 def test_two_fold_best_head():

@@ -7,9 +7,17 @@ import pandas as pd
 import pytest
 
 from analysis.clark.dep_examples import best_head_row, example_arcs, example_table, pick_example
-from analysis.clark.dep_heads import ALL, DepScorer, predictions, score_examples, word_text
+from analysis.clark.dep_heads import (
+    ALL,
+    ALL_NO_ROOT,
+    DepScorer,
+    offset_prediction,
+    predictions,
+    score_examples,
+    word_text,
+)
 from analysis.clark.dep_heads_plots import plot_dep_heads, plot_dep_heads_grid, plot_dobj_head_example
-from analysis.clark.dep_tables import grid_table, paper_table, table1
+from analysis.clark.dep_tables import baselines, grid_table, paper_table, summary, table1, tidy
 from analysis.core.word_level import word_maps
 from analysis.shared.plots import close
 
@@ -43,7 +51,7 @@ def scored(reverse="row", max_offset=3):
 
 
 def acc(sc, rel, direction):
-    t = pd.DataFrame(sc.tidy())
+    t = pd.DataFrame(tidy(sc))
     t = t[(t.relation == rel) & (t.direction == direction)].sort_values(["layer", "head"])
     return t.accuracy.round(4).tolist()
 
@@ -61,10 +69,13 @@ def test_accuracy_both_directions_by_hand():
     assert acc(sc, "nsubj", "head->dep") == [0.0, 1.0]
     assert acc(sc, "dobj", "dep->head") == [1.0, 0.0]
     assert acc(sc, "dobj", "head->dep") == [1.0, 0.0]
-    assert acc(sc, ALL, "dep->head") == [1.0, 0.0]
-    assert acc(sc, ALL, "head->dep") == [round(1 / 3, 4), round(2 / 3, 4)]
-    assert "root" not in sc.n and sc.n[ALL] == 3
-    assert sc.counts["root_arcs"] == 1
+    # All counts the root arc (always wrong for a head); All (no root) leaves it out
+    assert acc(sc, ALL, "dep->head") == [0.75, 0.0]
+    assert acc(sc, ALL_NO_ROOT, "dep->head") == [1.0, 0.0]
+    assert acc(sc, ALL, "head->dep") == [0.25, 0.5]
+    assert acc(sc, ALL_NO_ROOT, "head->dep") == [round(1 / 3, 4), round(2 / 3, 4)]
+    assert "root" not in sc.n and (sc.n[ALL], sc.n[ALL_NO_ROOT]) == (4, 3)
+    assert (sc.counts["root_arcs"], sc.counts["root_arcs_scored"]) == (1, 1)
 
 
 def test_transpose_reading_of_head_to_dep():
@@ -72,26 +83,27 @@ def test_transpose_reading_of_head_to_dep():
     sc = scored(reverse="transpose")
     assert acc(sc, "det", "head->dep")[0] == 0.0
     assert acc(sc, "dobj", "head->dep")[0] == 1.0
-    assert acc(sc, ALL, "head->dep")[0] == round(1 / 3, 4)
+    assert acc(sc, ALL_NO_ROOT, "head->dep")[0] == round(1 / 3, 4)
 
 
 def test_offset_baseline_best_per_relation():
-    s = {(r["relation"], r["direction"]): r for r in scored().summary()}
+    s = {(r["relation"], r["direction"]): r for r in summary(scored())}
     assert (s["det", "dep->head"]["best_offset"], s["det", "dep->head"]["baseline_accuracy"]) == (1, 1.0)
     assert (s["dobj", "dep->head"]["best_offset"], s["dobj", "dep->head"]["baseline_accuracy"]) == (-1, 1.0)
-    assert s[ALL, "dep->head"]["best_offset"] == 1
-    assert s[ALL, "dep->head"]["baseline_accuracy"] == pytest.approx(2 / 3)
+    assert s[ALL_NO_ROOT, "dep->head"]["best_offset"] == 1
+    assert s[ALL_NO_ROOT, "dep->head"]["baseline_accuracy"] == pytest.approx(2 / 3)
+    assert (s[ALL, "dep->head"]["best_offset"], s[ALL, "dep->head"]["baseline_accuracy"]) == (1, 0.5)
     assert (s[ALL, "head->dep"]["best_offset"], s["dobj", "head->dep"]["best_offset"]) == (-1, 1)
     assert (s[ALL, "dep->head"]["best_layer"], s[ALL, "dep->head"]["best_head"]) == (1, 1)
     assert (s[ALL, "head->dep"]["best_layer"], s[ALL, "head->dep"]["best_head"]) == (1, 2)
-    assert s[ALL, "head->dep"]["accuracy"] == pytest.approx(2 / 3)
+    assert s[ALL, "head->dep"]["accuracy"] == pytest.approx(2 / 4)
 
 
 def test_offsets_beyond_k_are_not_tried():
     sc = DepScorer(1, 1, max_offset=1, how="mean", reverse="row")
     wm = np.full((1, 1, 5, 5), 0.2)
     sc.add_word_maps(wm, np.arange(5), [-1, 0, 0, 0, 0], ["root", "x", "x", "x", "x"], "s")
-    base = {(r["offset"], r["direction"]): r["accuracy"] for r in sc.baselines() if r["relation"] == "x"}
+    base = {(r["offset"], r["direction"]): r["accuracy"] for r in baselines(sc) if r["relation"] == "x"}
     assert set(base) == {(-1, "dep->head"), (1, "dep->head"), (-1, "head->dep"), (1, "head->dep")}
     assert base[-1, "dep->head"] == 0.25  # only word 1's head is one to the left
 
@@ -106,9 +118,9 @@ def test_split_windows_score_only_arcs_inside_one_window():
     assert (c["sentences"], c["sentences_split"], c["windows_of_split_sentences"]) == (1, 1, 2)
     assert (c["arcs_total"], c["arcs_scored"], c["arcs_lost_to_split"], c["arcs_lost"]) == (3, 2, 1, 1)
     assert c["arcs_lost_by_relation"] == {"nsubj": 1}
-    assert sc.n == {"det": 1, "dobj": 1, ALL: 2}
-    # the only other word in each window is the gold head: always right
-    assert acc(sc, ALL, "dep->head") == [1.0]
+    assert sc.n == {"det": 1, "dobj": 1, ALL: 3, ALL_NO_ROOT: 2}  # the root arc (saw) in All only
+    # the only other word in each window is the gold head: always right (but on the root arc)
+    assert acc(sc, ALL_NO_ROOT, "dep->head") == [1.0] and acc(sc, ALL, "dep->head") == [round(2 / 3, 4)]
 
 
 def test_add_uses_word_level_maps():
@@ -122,31 +134,34 @@ def test_add_uses_word_level_maps():
     s1.add(a, wid, heads, rels, "s")
     wm, uw = word_maps(a, wid, "mean")
     s2.add_word_maps(wm, uw, heads, rels, "s")
-    assert s1.tidy() == s2.tidy()
+    assert tidy(s1) == tidy(s2)
 
 
 def test_unlabeled_relation_counts_in_all_only():
     sc = DepScorer(1, 2, 3, "mean", "row")
     sc.add_word_maps(MAPS, UNIT_WORD, HEADS, ["_"] * 4, "s1")
-    assert set(sc.n) == {ALL}
+    assert set(sc.n) == {ALL, ALL_NO_ROOT}
 
 
 def test_table1_min_count_and_paper_numbers():
     paper = paper_table(Path(__file__).parents[1] / "config" / "paper_numbers" / "clark_table1.csv")
     main, rare = table1(scored(), paper, min_count=2)
-    assert set(main.relation) == {ALL} and set(rare.relation) == {"det", "nsubj", "dobj"}
+    assert list(dict.fromkeys(main.relation)) == [ALL, ALL_NO_ROOT] and set(rare.relation) == {"det", "nsubj", "dobj"}
     det = rare[(rare.relation == "det") & (rare.direction == "dep->head")].iloc[0]
     assert (det.paper_head, det.paper_accuracy, det.paper_baseline) == ("8-11", 94.3, 51.7)
-    assert main.best_direction.sum() == 1
+    assert main.best_direction.sum() == 2
+    # the paper's All sits beside the All computed its way (root arcs in), not beside All (no root)
+    assert main[main.relation == ALL].paper_accuracy.eq(34.5).all()
+    assert main[main.relation == ALL_NO_ROOT].paper_accuracy.isna().all()
 
 
 def test_plots_draw_the_tables():
     sc = scored()
     main, _ = table1(sc, None, min_count=1)
     fig = plot_dep_heads(main, "m", "c")
-    assert [t.get_text() for t in fig.axes[0].get_yticklabels()][0] == "All (n=3)"
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()][:2] == ["All (n=4)", "All (no root) (n=3)"]
     close(fig)
-    cells = grid_table(pd.DataFrame(sc.tidy()), main, ["det", "nsubj"])
+    cells = grid_table(pd.DataFrame(tidy(sc)), main, ["det", "nsubj"])
     fig = plot_dep_heads_grid(cells, "m", "c", 1, 2)
     assert [ax.get_title().split(" ")[0] for ax in fig.axes[:3]] == [ALL, "det", "nsubj"]
     close(fig)
@@ -158,15 +173,15 @@ def test_plots_draw_the_tables():
 
 
 def test_grid_table_holds_the_plotted_cells():
-    # All, by hand: dep->head, head 1 gets the/dog/cats right (3/3), head 2 none (0/3);
-    # head->dep at best 2/3 (head 2), so the panel shows dep->head with head 1 boxed
+    # All, by hand: dep->head, head 1 gets the/dog/cats right and the root arc wrong (3/4), head 2
+    # none (0/4); head->dep at best 2/4 (head 2), so the panel shows dep->head with head 1 boxed
     sc = scored()
     main, _ = table1(sc, None, min_count=1)
-    cells = grid_table(pd.DataFrame(sc.tidy()), main, ["det", "nsubj", "amod"])
+    cells = grid_table(pd.DataFrame(tidy(sc)), main, ["det", "nsubj", "amod"])
     assert list(dict.fromkeys(cells.relation)) == [ALL, "det", "nsubj"]  # amod absent: no panel
     all_ = cells[cells.relation == ALL]
     assert all_.direction.unique().tolist() == ["dep->head"]
-    assert all_.accuracy.round(4).tolist() == [1.0, 0.0] and all_.best.tolist() == [True, False]
+    assert all_.accuracy.round(4).tolist() == [0.75, 0.0] and all_.best.tolist() == [True, False]
     assert (cells.groupby("relation").best.sum() == 1).all()
 
 
@@ -261,3 +276,96 @@ def test_poss_scored_through_the_clitic():
     poss = lambda sc: sc.correct["poss"][0, 0, 0]  # noqa: E731  (dep->head)
     assert poss(with_words) == 1 and poss(without) == 0
     assert with_words.counts["poss_scored_via_clitic"] == 1 and without.counts["poss_scored_via_clitic"] == 0
+
+
+# --------------------------------------------------------------------------- the paper's definitions
+# Each case is one where the old definition and the paper's (the authors' code) give different
+# answers; the paper's is asserted.
+
+
+def _possessor_sentence(clitic="'s"):
+    """[CLS] john <clitic> dog barked [SEP]: john -poss-> dog, the clitic -possessive-> john,
+    dog -nsubj-> barked, barked root; every word attends to the next one."""
+    unit_word = np.array([-1, 0, 1, 2, 3, -1])
+    m = np.full((6, 6), 0.01)
+    for u in range(1, 4):
+        m[u, u + 1] = 0.9
+    m[4, 3] = 0.9
+    m /= m.sum(-1, keepdims=True)
+    words = ["john", clitic, "dog", "barked"]
+    return m[None, None], unit_word, [2, 0, 3, -1], ["poss", "possessive", "nsubj", "root"], words
+
+
+def _poss_baseline(sc):
+    return {
+        r["offset"]: r["accuracy"] for r in baselines(sc) if r["relation"] == "poss" and r["direction"] == "dep->head"
+    }
+
+
+def test_poss_baseline_is_scored_through_the_clitic_too():
+    # the possessor's head (dog) is two words on, the clitic's one: through the clitic the
+    # offset +1 is right (old: only +2, the possessor's own offset)
+    maps, unit_word, heads, rels, words = _possessor_sentence()
+    sc = DepScorer(1, 1, 3, "mean", "transpose")
+    sc.add_word_maps(maps, unit_word, heads, rels, "s", words=words)
+    base = _poss_baseline(sc)
+    assert base[1] == 1.0 and base[2] == 0.0
+    best = {(r["relation"], r["direction"]): r for r in summary(sc)}["poss", "dep->head"]
+    assert (best["best_offset"], best["baseline_accuracy"], best["accuracy"]) == (1, 1.0, 1.0)
+
+
+def test_poss_clitics_follow_the_authors_by_default():
+    # the authors' code routes through 's and s' only; PTB's plural ' is routed on request
+    maps, unit_word, heads, rels, words = _possessor_sentence(clitic="'")
+    default, wide = DepScorer(1, 1, 3, "mean", "transpose"), DepScorer(1, 1, 3, "mean", "transpose", ("'s", "s'", "'"))
+    for sc in (default, wide):
+        sc.add_word_maps(maps, unit_word, heads, rels, "s", words=words)
+    assert (default.counts["poss_scored_via_clitic"], wide.counts["poss_scored_via_clitic"]) == (0, 1)
+    assert (_poss_baseline(default)[2], _poss_baseline(wide)[1]) == (1.0, 1.0)
+
+
+def test_all_counts_the_root_arc_as_wrong_for_every_head():
+    # a head that gets every other arc right: the paper's All is 3/4, the root-free one 1
+    sc = scored()
+    assert tidy(sc)[0]["relation"] == ALL and acc(sc, ALL, "dep->head")[0] == 0.75
+    assert acc(sc, ALL_NO_ROOT, "dep->head")[0] == 1.0
+
+
+def test_a_one_word_sentence_root_arc_is_wrong_for_a_head():
+    # one word, no other word to point at: the head predicts nothing, which must not match the root
+    sc = DepScorer(1, 1, 2, "mean", "transpose")
+    sc.add_word_maps(np.full((1, 1, 3, 3), 1 / 3), np.array([-1, 0, -1]), [-1], ["root"], "s")
+    assert sc.n == {ALL: 1} and acc(sc, ALL, "dep->head") == [0.0]
+    # the offsets before the first word predict the root: right; after it, the word itself: wrong
+    base = {r["offset"]: r["accuracy"] for r in baselines(sc) if r["direction"] == "dep->head"}
+    assert base == {-2: 1.0, -1: 1.0, 1: 0.0, 2: 0.0}
+
+
+def test_offset_baseline_clamps_like_the_authors_code():
+    assert [offset_prediction(0, o, 3) for o in (-3, -1, 1, 3)] == [-1, -1, 1, 2]
+    assert [offset_prediction(2, o, 3) for o in (-3, -1, 1)] == [-1, 1, 2]
+    # "run now fast": now -> run, fast -> run, run root. Offset -2: run -> before the first word
+    # = the root (right, old: wrong), fast -> run (right): All 2/3 (old, root arcs left out: 1/2)
+    sc = DepScorer(1, 1, 3, "mean", "transpose")
+    sc.add_word_maps(np.full((1, 1, 3, 3), 1 / 3), np.arange(3), [-1, 0, 0], ["root", "x", "x"], "s")
+    base = {(r["relation"], r["offset"]): r["accuracy"] for r in baselines(sc) if r["direction"] == "dep->head"}
+    assert base[ALL, -2] == pytest.approx(2 / 3) and base[ALL_NO_ROOT, -2] == 0.5
+    # "a b c": a -> c, b -> c. Offset +3 from a or b runs past the last word, which is the head
+    sc = DepScorer(1, 1, 3, "mean", "transpose")
+    sc.add_word_maps(np.full((1, 1, 3, 3), 1 / 3), np.arange(3), [2, 2, -1], ["x", "x", "root"], "s")
+    base = {(r["relation"], r["offset"]): r["accuracy"] for r in baselines(sc) if r["direction"] == "dep->head"}
+    assert base["x", 3] == 1.0 and base["x", 1] == 0.5  # old: +3 never right
+
+
+def test_paper_numbers_have_auxpass():
+    paper = paper_table(Path(__file__).parents[1] / "config" / "paper_numbers" / "clark_table1.csv").set_index(
+        "relation"
+    )
+    assert tuple(paper.loc["auxpass", ["paper_head", "paper_accuracy", "paper_baseline"]]) == ("4-10", 82.5, 40.5)
+    assert tuple(paper.loc[ALL, ["paper_head", "paper_accuracy", "paper_baseline"]]) == ("7-6", 34.5, 26.3)
+
+
+def test_table1_counts_unscored_root_arcs_in_all_only():
+    main, _ = table1(scored(), None, min_count=1, counts={"arcs_lost": 2, "root_arcs_lost": 1})
+    n_unscored = main.drop_duplicates("relation").set_index("relation").n_unscored
+    assert (n_unscored[ALL], n_unscored[ALL_NO_ROOT], n_unscored["det"]) == (3, 2, 0)

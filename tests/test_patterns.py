@@ -306,12 +306,47 @@ def test_classify_shards_task_shares_and_most_confident():
 
     from analysis.shared.plots import close
 
+    tab = Lab.with_provenance(tab, "embedded:all-MiniLM-L6-v2", "tiny-random-bert")
+    assert list(tab.columns[:4]) == ["model", "labels_from", "extrapolated", "classifier"]
     fig = pattern_plots.plot_patterns(tab, pred, ["RTE"], ["pretrained"], "tiny", {"kind": "logistic", "n_labels": 50})
-    assert fig.texts[0].get_text().startswith("tiny: attention pattern types (logistic classifier on 50 hand labels)")
+    title = fig.texts[0].get_text()
+    assert title.startswith("tiny: attention pattern types (logistic classifier, 50 hand labels)")
+    assert "\nEXTRAPOLATED: classifier trained on hand labels of all-MiniLM-L6-v2 maps, applied to tiny" in title
     close(fig)
-    fig = pattern_plots.plot_pattern_examples(pick, [(vertical(), KINDS, SEQ)] * len(pick), "tiny")
+    pick = Lab.with_provenance(pick, "embedded:all-MiniLM-L6-v2", "embedded:all-MiniLM-L6-v2")
+    fig = pattern_plots.plot_pattern_examples(pick, [(vertical(), KINDS, SEQ)] * len(pick), "all-MiniLM-L6-v2")
     assert [ax.get_title().split("\n")[0] for ax in fig.axes[: len(pick)]] == list(pick["label"])
+    assert (
+        "EXTRAPOLATED" not in fig.texts[0].get_text() and "this model's (all-MiniLM-L6-v2)" in fig.texts[0].get_text()
+    )
     close(fig)
+
+
+@pytest.mark.parametrize(
+    "labelled, spec, extrapolated",
+    [
+        ("embedded:all-MiniLM-L6-v2", "embedded:all-MiniLM-L6-v2", False),  # the labelled model itself
+        ("embedded:all-MiniLM-L6-v2", "bert-base-uncased", True),  # config/paper.yaml
+        ("embedded:all-MiniLM-L6-v2", "tiny-random-bert", True),  # config/smoke.yaml
+        ("embedded:all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2", True),  # another spec, another slug
+        ("bert-base-uncased", "bert-base-uncased", False),  # labels of another model: follows the recipe
+    ],
+)
+def test_label_provenance_flags_every_model_but_the_labelled_one(labelled, spec, extrapolated):
+    prov = Lab.label_provenance(labelled, spec)
+    assert prov == {"labels_from": labelled.split(":")[-1], "extrapolated": extrapolated}
+    tab = Lab.with_provenance(pd.DataFrame({"layer": [1, 2], "share": [0.5, 0.5]}), labelled, spec)
+    assert list(tab.columns) == ["labels_from", "extrapolated", "layer", "share"]
+    assert (tab["extrapolated"] == extrapolated).all()
+
+
+def test_recipe_names_the_labelled_model():
+    import yaml
+
+    with open("config/patterns/recipe.yaml") as f:
+        recipe = yaml.safe_load(f)
+    assert not Lab.label_provenance(recipe["model"], "embedded:all-MiniLM-L6-v2")["extrapolated"]
+    assert Lab.label_provenance(recipe["model"], "bert-base-uncased")["extrapolated"]
 
 
 def test_labelled_examples_label_shares_and_images():

@@ -117,20 +117,53 @@ def test_header_records_special_tokens(tmp_path, tiny_model, tokenizer):
     assert header["cls_token"] == tokenizer.cls_token and header["sep_token"] == tokenizer.sep_token
 
 
-def test_pairs_use_the_tokenizers_segment_ids(tiny_model, tokenizer):
-    # [CLS] A [SEP] B [SEP]: the closing separator is in segment B (type 1), as in pre-training
+def _reference_maps(model, enc, token_type_ids):
+    feed = {k: torch.tensor([v]) for k, v in enc.items()}
+    feed["token_type_ids"] = torch.tensor([token_type_ids])
+    with torch.inference_mode():
+        out = model(**feed, output_attentions=True)
+    return torch.stack(out.attentions, 1)[0].numpy()
+
+
+def test_pairs_are_fed_zeros_by_default_as_the_authors_did(tiny_model, tokenizer):
+    # [CLS] A [SEP] B [SEP]: the authors' extraction feeds token type 0 to both segments (the
+    # default); segment_ids "pairs" feeds the tokenizer's 0/1 (the closing [SEP] in B, type 1)
     from analysis.core.extraction import iter_maps, segment_ids
 
     rec = {"id": "p", "words": [["the", "dog", "barked"], ["it", "ran"]]}
-    items, _ = encode_records(tokenizer, [rec], max_len=64)
     enc = tokenizer(["the", "dog", "barked"], ["it", "ran"], is_split_into_words=True)
-    assert segment_ids(items[0]) == list(enc["token_type_ids"])
-    assert segment_ids(items[0])[-1] == 1 and items[0]["seq_ids"][-1] == -1
-    # without the tokenizer's ids: special tokens take the segment of the token before them
-    assert segment_ids({"seq_ids": [-1, 0, 0, -1, 1, -1]}) == [0, 0, 0, 0, 1, 1]
-    # the stored maps are those of the model on exactly the tokenizer's encoding
-    _, maps = next(iter_maps(tiny_model, tokenizer, items, progress=False))
-    with torch.inference_mode():
-        out = tiny_model(**{k: torch.tensor([v]) for k, v in enc.items()}, output_attentions=True)
-    ref = torch.stack(out.attentions, 1)[0].numpy()
-    assert np.allclose(maps.astype(np.float32), ref, atol=2e-3)
+    assert 1 in enc["token_type_ids"]  # the tokenizer's own ids differ from the authors'
+    zeros, _ = encode_records(tokenizer, [rec], max_len=64)
+    pairs, _ = encode_records(tokenizer, [rec], max_len=64, segments="pairs")
+    assert segment_ids(zeros[0]) == [0] * zeros[0]["n"]
+    assert segment_ids(pairs[0]) == list(enc["token_type_ids"])
+    assert segment_ids(pairs[0])[-1] == 1 and pairs[0]["seq_ids"][-1] == -1
+    # the stored maps are those of the model on exactly the ids each setting feeds, and differ
+    _, m_zeros = next(iter_maps(tiny_model, tokenizer, zeros, progress=False))
+    _, m_pairs = next(iter_maps(tiny_model, tokenizer, pairs, progress=False))
+    assert np.allclose(m_zeros.astype(np.float32), _reference_maps(tiny_model, enc, [0] * zeros[0]["n"]), atol=2e-3)
+    assert np.allclose(m_pairs.astype(np.float32), _reference_maps(tiny_model, enc, enc["token_type_ids"]), atol=2e-3)
+    assert not np.allclose(m_zeros.astype(np.float32), m_pairs.astype(np.float32), atol=2e-3)
+
+
+def test_type_ids_by_setting():
+    from analysis.core.extraction import type_ids
+
+    seq = [-1, 0, 0, -1, 1, -1]
+    assert type_ids("zeros", seq, [0, 0, 0, 0, 1, 1]) == [0] * 6
+    assert type_ids("pairs", seq, [0, 0, 0, 0, 1, 1]) == [0, 0, 0, 0, 1, 1]
+    # a tokenizer that gives none: special tokens take the segment of the token before them
+    assert type_ids("pairs", seq) == [0, 0, 0, 0, 1, 1]
+    assert type_ids("pairs", [-1, 0, 0, -1]) == [0, 0, 0, 0]  # one segment: zeros either way
+    with pytest.raises(ValueError, match="segment_ids"):
+        type_ids("ones", seq)
+
+
+@pytest.mark.parametrize("segments", ["zeros", "pairs"])
+def test_header_and_examples_record_the_segment_ids(tmp_path, tiny_model, tokenizer, segments):
+    rec = {"id": "p", "words": [["a", "b"], ["c"]]}
+    extract_shard(tiny_model, tokenizer, [rec], tmp_path / "s", max_len=16, progress=False, segments=segments)
+    header = json.loads((tmp_path / "s.json").read_text())
+    assert header["segment_ids"] == segments
+    fed = header["examples"][0]["token_type_ids"]
+    assert fed == ([0, 0, 0, 0, 1, 1] if segments == "pairs" else [0] * 6)

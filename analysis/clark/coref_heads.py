@@ -1,8 +1,9 @@
 """Antecedent selection accuracy per attention head (Clark et al. 2019, sec. 4.3, Table 2).
 
 Input: attention shards of a coreference corpus prepared by ``analysis.core.corpora.coref`` (one
-example per document window; ``meta["mentions"]`` holds every mention lying whole in the
-window with its span, head word, type, cluster and whether the window is where it is scored).
+example per document window: by default each document's first ``max_len`` word pieces, as in the
+paper; ``meta["mentions"]`` holds every mention lying whole in the window with its span, head
+word, type, cluster and whether the window is where it is scored).
 
 For each scored mention m (one with an antecedent in the window), the *candidates* are the
 mentions of the window that precede m (start earlier, do not contain m) and whose head word
@@ -11,14 +12,16 @@ head is right on m when, among the candidates' head words, the one m's head word
 to most (word-level map, ``analysis.core.word_level``) is the head word of an antecedent.
 The best head is also reported with a 2-fold estimate (chosen on the documents of one half,
 scored on the other; halves by a hash of the document id), as picking the best of many heads on
-the scored data itself flatters it. Baselines choose one candidate mention with the same criterion:
+the scored data itself flatters it. Baselines choose one candidate mention (none = wrong):
 
 - ``nearest``: the nearest preceding mention;
-- ``same_head``: the nearest one with the same head word (case-insensitive), else nearest;
-- ``rule_based``: a small sieve in the spirit of Lee et al. (2011): for non-pronouns, the
-  nearest exact string match, then the nearest non-pronoun with the same head word; for
-  pronouns, the nearest candidate agreeing in number, gender and person (word lists,
-  ``analysis.core.corpora.coref.mentions.PRONOUN_FEATURES``; unknown agrees with anything); else nearest.
+- ``same_head``: the nearest one with the same head word (case-insensitive); none = wrong, as
+  in the paper. Switch ``same_head_fallback``: else the nearest mention (system
+  ``same_head_else_nearest``, a different baseline: the paper's number is not printed beside it);
+- ``rule_based``: the paper's sieve after Lee et al. (2011), applied in order to EVERY mention;
+  the nearest candidate passing the first sieve that any candidate passes: (1) exact string
+  match (case-insensitive), (2) same head word, (3) agreement in number, gender and person
+  (word lists, ``analysis.core.corpora.coref.mentions``; unknown agrees with anything), (4) nearest.
 """
 
 from __future__ import annotations
@@ -34,8 +37,18 @@ from analysis.core.word_level import word_maps
 from analysis.shared.head_selection import fold_of, two_fold
 
 TYPES = ("all", "pronoun", "proper", "nominal")
-BASELINES = ("nearest", "same_head", "rule_based")
-SYSTEM_LABELS = {"nearest": "nearest mention", "same_head": "nearest same head word", "rule_based": "rule-based sieve"}
+SIEVES = ("exact string", "head word", "agreement", "nearest")
+SYSTEM_LABELS = {
+    "nearest": "nearest mention",
+    "same_head": "nearest same head word",
+    "same_head_else_nearest": "nearest same head word, else nearest",
+    "rule_based": "rule-based sieve",
+}
+
+
+def baselines(same_head_fallback: bool = False) -> tuple[str, ...]:
+    """The baseline systems, in table order."""
+    return ("nearest", "same_head_else_nearest" if same_head_fallback else "same_head", "rule_based")
 
 
 @dataclass
@@ -67,27 +80,48 @@ def pick_nearest(m: dict, cands: list[dict]) -> dict:
     return cands[-1]
 
 
-def pick_same_head(m: dict, cands: list[dict]) -> dict:
+def pick_same_head(m: dict, cands: list[dict]) -> dict | None:
+    """The paper's: the nearest candidate with m's head word, or None (= wrong)."""
     hw = m["head_word"].lower()
-    return _nearest(cands, lambda c: c["head_word"].lower() == hw) or cands[-1]
+    return _nearest(cands, lambda c: c["head_word"].lower() == hw)
+
+
+def pick_same_head_else_nearest(m: dict, cands: list[dict]) -> dict:
+    """Switch ``same_head_fallback``: the nearest candidate with m's head word, else the nearest."""
+    return pick_same_head(m, cands) or cands[-1]
+
+
+def sieve(m: dict, cands: list[dict]) -> tuple[dict, str]:
+    """The rule-based sieve: (the nearest candidate passing the first sieve any passes, that sieve)."""
+    text, hw = m["text"].lower(), m["head_word"].lower()
+    tests = (
+        lambda c: c["text"].lower() == text,
+        lambda c: c["head_word"].lower() == hw,
+        lambda c: _agrees(m, c),
+        None,
+    )
+    for name, test in zip(SIEVES, tests):
+        pick = _nearest(cands, test)
+        if pick is not None:
+            return pick, name
+    raise ValueError("a scored mention without candidates")
 
 
 def pick_rule_based(m: dict, cands: list[dict]) -> dict:
-    if m["type"] == "pronoun":
-        return _nearest(cands, lambda c: _agrees(m, c)) or cands[-1]
-    text, hw = m["text"].lower(), m["head_word"].lower()
-    return (
-        _nearest(cands, lambda c: c["text"].lower() == text)
-        or _nearest(cands, lambda c: c["type"] != "pronoun" and c["head_word"].lower() == hw)
-        or cands[-1]
-    )
+    return sieve(m, cands)[0]
 
 
-PICKERS = {"nearest": pick_nearest, "same_head": pick_same_head, "rule_based": pick_rule_based}
+PICKERS = {
+    "nearest": pick_nearest,
+    "same_head": pick_same_head,
+    "same_head_else_nearest": pick_same_head_else_nearest,
+    "rule_based": pick_rule_based,
+}
 
 
 def window_cases(mentions: list[dict], counts: dict | None = None) -> list[Case]:
-    """The scored mentions of one window with their candidates, antecedents and baseline picks."""
+    """The scored mentions of one window with their candidates, antecedents and the picks of every
+    baseline (``PICKERS``); ``counts`` gets the cases decided by each sieve (and how many right)."""
     counts = counts if counts is not None else {}
     order = sorted(mentions, key=lambda x: (x["start"], x["end"], str(x["cluster"])))
     cases = []
@@ -97,13 +131,21 @@ def window_cases(mentions: list[dict], counts: dict | None = None) -> list[Case]
         cands = [c for c in order if precedes(c["start"], c["end"], m["start"], m["end"]) and c["head"] != m["head"]]
         gold_heads = {c["head"] for c in cands if c["cluster"] == m["cluster"]}
         if not gold_heads:
-            counts["skipped_antecedents_share_head"] = counts.get("skipped_antecedents_share_head", 0) + 1
+            _add(counts, "skipped_antecedents_share_head")
             continue
         cand_heads = np.array(sorted({c["head"] for c in cands}), dtype=np.int64)
         gold = np.array([h in gold_heads for h in cand_heads])
-        picks = {name: fn(m, cands)["head"] in gold_heads for name, fn in PICKERS.items()}
-        cases.append(Case(m["head"], m["type"], cand_heads, gold, picks))
+        picks = {name: fn(m, cands) for name, fn in PICKERS.items()}
+        right = {name: c is not None and c["head"] in gold_heads for name, c in picks.items()}
+        step = sieve(m, cands)[1].replace(" ", "_")
+        _add(counts, f"sieve_{step}")
+        _add(counts, f"sieve_{step}_correct", int(right["rule_based"]))
+        cases.append(Case(m["head"], m["type"], cand_heads, gold, right))
     return cases
+
+
+def _add(counts: dict, key: str, n: int = 1) -> None:
+    counts[key] = counts.get(key, 0) + n
 
 
 def head_correct(word_map: np.ndarray, unit_word: np.ndarray, case: Case) -> np.ndarray:
@@ -123,10 +165,11 @@ def head_correct(word_map: np.ndarray, unit_word: np.ndarray, case: Case) -> np.
 class Tally:
     """Correct / total counts per mention type for every head and every baseline."""
 
-    def __init__(self, n_layers: int, n_heads: int):
+    def __init__(self, n_layers: int, n_heads: int, systems: tuple[str, ...] = baselines()):
         self.heads = {t: np.zeros((n_layers, n_heads), dtype=np.int64) for t in TYPES}
         self.folds = [{t: np.zeros((n_layers, n_heads), dtype=np.int64) for t in TYPES} for _ in range(2)]
-        self.base = {t: dict.fromkeys(BASELINES, 0) for t in TYPES}
+        self.baselines = systems
+        self.base = {t: dict.fromkeys(systems, 0) for t in TYPES}
         self.n = dict.fromkeys(TYPES, 0)
 
     def add(self, case: Case, correct: np.ndarray, fold: int = 0) -> None:
@@ -134,7 +177,7 @@ class Tally:
             self.heads[t] += correct
             self.folds[fold][t] += correct
             self.n[t] += 1
-            for b in BASELINES:
+            for b in self.baselines:
                 self.base[t][b] += int(case.baseline_correct[b])
 
     def per_head_table(self) -> pd.DataFrame:
@@ -194,7 +237,7 @@ class Tally:
                     "accuracy": held_out[t] / n if n else np.nan,
                 }
             )
-            for b in BASELINES:
+            for b in self.baselines:
                 c = self.base[t][b]
                 rows.append(
                     {
@@ -219,9 +262,11 @@ class Tally:
         return out
 
 
-def score(examples: Iterable, n_layers: int, n_heads: int, how: str = "mean") -> tuple[Tally, dict]:
+def score(
+    examples: Iterable, n_layers: int, n_heads: int, how: str = "mean", same_head_fallback: bool = False
+) -> tuple[Tally, dict]:
     """Tally every scored mention of every window (examples from ``storage.Shards``)."""
-    tally = Tally(n_layers, n_heads)
+    tally = Tally(n_layers, n_heads, baselines(same_head_fallback))
     counts: dict = {"windows": 0, "windows_with_cases": 0, "cases": 0}
     for ex in examples:
         counts["windows"] += 1
@@ -242,9 +287,23 @@ def score(examples: Iterable, n_layers: int, n_heads: int, how: str = "mean") ->
             tally.add(case, head_correct(wm, unit_word, case), fold)
             counts["cases"] += 1
     counts.setdefault("skipped_antecedents_share_head", 0)
+    for step in SIEVES:
+        key = "sieve_" + step.replace(" ", "_")
+        counts.setdefault(key, 0)
+        counts.setdefault(f"{key}_correct", 0)
     for t in TYPES:
         counts[f"cases_{t}"] = tally.n[t]
     return tally, counts
+
+
+def population_label(reader_counts: dict) -> str:
+    """What was scored, from the reader's counts: each document's first max_len pieces (the
+    paper's protocol) or overlapping windows over whole documents."""
+    n, max_len = reader_counts["documents"], reader_counts["max_len"]
+    if reader_counts["windows_mode"] == "first":
+        return f"{n} document{'s' if n != 1 else ''}, first {max_len} word pieces each"
+    w, stride = reader_counts["windows"], reader_counts["stride"]
+    return f"{n} whole documents in {w} overlapping windows (stride {stride})"
 
 
 def read_paper_numbers(path) -> pd.DataFrame:

@@ -13,18 +13,18 @@ from analysis.clark.gap_heads import GROUPS
 from analysis.shared.plots import head_heatmap, new_figure
 
 
-def plot_coref_heads(per_head: pd.DataFrame, summary: pd.DataFrame, model: str, n_windows: int):
+def plot_coref_heads(per_head: pd.DataFrame, summary: pd.DataFrame, model: str, population: str):
     """Clark Table 2: antecedent selection accuracy of every head (all mentions) and the best
-    head vs the baselines per mention type (``coref_heads`` tables; the paper's numbers as ticks)."""
+    head vs the baselines per mention type (``coref_heads`` tables; the paper's numbers as ticks);
+    ``population`` says what was scored (``coref_heads.population_label``)."""
     return _plot_selection(
         per_head,
         summary,
         model,
-        n_windows,
+        population,
         groups=TYPES,
         group_col="mention_type",
         title="coreference (Clark Table 2)",
-        unit="windows",
         what="mentions",
         ylabel="antecedent selection accuracy (%)",
         label_above=50,
@@ -38,11 +38,10 @@ def plot_gap_heads(per_head: pd.DataFrame, summary: pd.DataFrame, model: str, n_
         per_head,
         summary,
         model,
-        n_examples,
+        f"{n_examples} examples",
         groups=GROUPS,
         group_col="gender",
         title="GAP pronoun -> name",
-        unit="examples",
         what="pronouns",
         ylabel="pronoun -> name accuracy (%)",
         label_above=65,
@@ -53,11 +52,10 @@ def _plot_selection(
     per_head: pd.DataFrame,
     summary: pd.DataFrame,
     model: str,
-    n_units: int,
+    population: str,
     groups,
     group_col: str,
     title: str,
-    unit: str,
     what: str,
     ylabel: str,
     label_above: float,
@@ -71,7 +69,7 @@ def _plot_selection(
     )
     _per_head_panel(ax0, per_head, summary, group_col, what, label_above, L * H)
     _systems_panel(ax1, summary, groups, group_col, ylabel)
-    fig.suptitle(f"{model}: {title}, {n_units} {unit}", y=1.02)
+    fig.suptitle(f"{model}: {title}, {population}", y=1.02)
     fig.tight_layout()
     return fig
 

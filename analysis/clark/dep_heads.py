@@ -11,15 +11,22 @@ excluded. For every relation, two directions are scored per gold arc (dependent 
   attending to the dependent"), does h's most-attended word equal d? (capped: h has one
   guess for all its dependents).
 
-Baseline: a fixed relative offset (d's head is the word at d + o), the best o in -k..k
-(o != 0) chosen per relation and direction. Root arcs (no head word) are not scored (the
-authors' code counts them in "All", always wrong: its All is ours x (1 - root share)).
+Baseline: a fixed relative offset, as in the authors' code: d's head is predicted to be the
+word at d + o, where positions before the first word are the root and positions after the last
+word are the last word (:func:`offset_prediction`); the best o in -k..k (o != 0) is chosen per
+relation and direction.
 
-``poss`` (UD: ``nmod:poss``; as in the paper, sec. 4.2): when the possessor is followed by the clitic ``'s`` /
-``'`` (a word of its own in PTB/SD tokenisation), the clitic's prediction is scored for it,
-since BERT can route the possessive relation through the clitic (counted:
-``poss_scored_via_clitic``).
-The ``All`` relation pools every scored arc.
+``poss`` (UD: ``nmod:poss``; as in the paper, sec. 4.2, and the authors' code): when the
+possessor is followed by a possessive clitic (``poss_clitics``; default the authors' ``'s`` and
+``s'``; PTB/SD tokenise the clitic as a word of its own; PTB's plural ``'`` is an option),
+the clitic stands for it, for the heads' predictions and for the offset baseline alike, since
+BERT can route the possessive relation through the clitic (counted: ``poss_scored_via_clitic``).
+
+``All`` (the paper's Table 1 row, the authors' code) pools every arc of every word, the root
+arcs included: a head's prediction is always another word, so a root arc is always wrong for
+a head, and right for an offset that points before the first word. ``All (no root)`` pools
+every arc but the root arcs (a separately labelled variant; for heads it is ``All`` divided by
+the share of non-root arcs).
 
 Inputs over ``max_len`` pieces were split by the extraction into windows of whole words
 (``meta['word_offset']``); an arc is scored only when both its words lie in one window,
@@ -38,9 +45,14 @@ import numpy as np
 from analysis.core.word_level import word_maps
 
 DIRECTIONS = ("dep->head", "head->dep")
-ALL = "All"
+ALL = "All"  # the paper's row: every arc, the root arcs included
+ALL_NO_ROOT = "All (no root)"  # every arc but the root arcs
+ALL_ROWS = (ALL, ALL_NO_ROOT)
 POSS_RELATIONS = ("poss", "nmod:poss")  # Stanford Dependencies, Universal Dependencies
-POSS_CLITICS = ("'s", "'", "s'")  # possessive clitics tokenised as words (PTB / Stanford Dependencies)
+POSS_CLITICS = (
+    "'s",
+    "s'",
+)  # possessive clitics tokenised as words: the authors' code (PTB's plural "'" not among them)
 UNLABELED = "_"  # the relation of unlabeled corpora: scored in All only
 
 
@@ -61,6 +73,13 @@ def predictions(maps: np.ndarray, unit_word: np.ndarray) -> np.ndarray:
     return words
 
 
+def offset_prediction(word: int, offset: int, n_words: int) -> int:
+    """The fixed-offset baseline's predicted head of ``word`` in a sentence of ``n_words``
+    words, as in the authors' code: ``word + offset``, -1 (the root) before the first word,
+    the last word after it."""
+    return min(max(word + offset, -1), n_words - 1)
+
+
 def transposed_predictions(maps: np.ndarray, unit_word: np.ndarray) -> np.ndarray:
     """For every unit j, the word attending most TO j (special-token rows and the
     diagonal excluded): the released notebook's 'head->dep' reading."""
@@ -71,12 +90,13 @@ class DepScorer:
     """Accumulates per-head, per-relation, per-direction correct counts and the offset
     baselines over a stream of examples."""
 
-    def __init__(self, n_layers: int, n_heads: int, max_offset: int, how: str, reverse: str):
+    def __init__(self, n_layers: int, n_heads: int, max_offset: int, how: str, reverse: str, poss_clitics=POSS_CLITICS):
         if reverse not in ("row", "transpose"):
             raise ValueError(f"reverse must be 'row' or 'transpose', not {reverse!r}")
         self.shape = (n_layers, n_heads)
         self.offsets = [o for o in range(-max_offset, max_offset + 1) if o != 0]
         self.how, self.reverse = how, reverse
+        self.poss_clitics = {c.lower() for c in poss_clitics}
         self.correct: dict[str, np.ndarray] = {}  # rel -> (2, L, H)
         self.base: dict[str, np.ndarray] = {}  # rel -> (2, n_offsets)
         self.n: dict[str, int] = {}
@@ -89,6 +109,7 @@ class DepScorer:
             "arcs_total": 0,
             "arcs_scored": 0,
             "root_arcs": 0,
+            "root_arcs_scored": 0,
             "poss_scored_via_clitic": 0,
         }
         self._sentences: dict[str, dict] = {}
@@ -157,45 +178,77 @@ class DepScorer:
         info["covered"].update(unit_of)
         dep2head = predictions(wm, unit_word)  # (L, H, U)
         rev = transposed_predictions(wm, unit_word) if self.reverse == "transpose" else dep2head
+        n_words = len(heads)
         for d, (h, rel) in enumerate(zip(heads, rels)):
-            if h < 0 or d not in unit_of or h not in unit_of or d in info["scored"]:
+            if d not in unit_of or d in info["scored"]:
                 continue
-            via = d
-            if rel in POSS_RELATIONS and words is not None and d + 1 < len(words) and d + 1 in unit_of:
-                if words[d + 1].lower() in POSS_CLITICS and d + 1 != h:
-                    via = d + 1
-                    self.counts["poss_scored_via_clitic"] += 1
-            self._score(rel, d, h, unit_of, dep2head, rev, via=via)
+            if h < 0:  # the root arc: in All only, never right for a head
+                self._add((ALL,), np.zeros((2, *self.shape), bool), self._root_baseline(d, n_words))
+                self.counts["root_arcs_scored"] += 1
+            elif h in unit_of:
+                via = self._poss_via(d, h, rel, words, unit_of)
+                self._score(rel, d, h, via, n_words, unit_of, dep2head, rev)
+                self.counts["arcs_scored"] += 1
+            else:
+                continue
             info["scored"].add(d)
 
-    def _score(self, rel, d, h, unit_of, dep2head, rev, via=None):
-        """One arc; ``via``: the word whose prediction stands for d's (the poss clitic rule,
-        in the relation's row and in All, as in the authors' code)."""
-        v = d if via is None else via
-        for r in (ALL,) if rel == UNLABELED else (rel, ALL):
-            corr, base = self._acc(r)
-            corr[0] += dep2head[..., unit_of[v]] == h
-            if self.reverse == "row":
-                corr[1] += (rev[..., unit_of[h]] == d) | (rev[..., unit_of[h]] == v)
-            else:
-                corr[1] += rev[..., unit_of[v]] == h
-            for k, o in enumerate(self.offsets):
-                base[0, k] += h == d + o
-                base[1, k] += d == h + o
+    def _poss_via(self, d, h, rel, words, unit_of) -> int:
+        """The word whose prediction stands for d's: the following clitic for a possessor
+        (the poss rule), else d itself."""
+        if rel in POSS_RELATIONS and words is not None and d + 1 < len(words) and d + 1 in unit_of:
+            if words[d + 1].lower() in self.poss_clitics and d + 1 != h:
+                self.counts["poss_scored_via_clitic"] += 1
+                return d + 1
+        return d
+
+    def _score(self, rel, d, h, v, n_words, unit_of, dep2head, rev):
+        """One non-root arc d -> h, with ``v`` the word whose prediction stands for d's (the
+        poss clitic rule: for heads and baseline, in the relation's row and in All, as in the
+        authors' code)."""
+        hits = np.empty((2, *self.shape), bool)
+        hits[0] = dep2head[..., unit_of[v]] == h
+        if self.reverse == "row":
+            hits[1] = (rev[..., unit_of[h]] == d) | (rev[..., unit_of[h]] == v)
+        else:
+            hits[1] = rev[..., unit_of[v]] == h
+        dependents = {v} if self.reverse == "transpose" else {d, v}
+        base = np.array(
+            [
+                [offset_prediction(v, o, n_words) == h for o in self.offsets],
+                [h + o in dependents for o in self.offsets],
+            ]
+        )
+        self._add((*(() if rel == UNLABELED else (rel,)), *ALL_ROWS), hits, base)
+
+    def _root_baseline(self, d, n_words) -> np.ndarray:
+        """(2, n_offsets): offsets that put the root arc's word d before the first word are
+        right (dep->head); no offset finds a dependent of the root (head->dep)."""
+        return np.array([[offset_prediction(d, o, n_words) < 0 for o in self.offsets], [False] * len(self.offsets)])
+
+    def _add(self, relations, hits, base) -> None:
+        for r in relations:
+            corr, b = self._acc(r)
+            corr += hits
+            b += base
             self.n[r] += 1
-        self.counts["arcs_scored"] += 1
 
     def finish_counts(self) -> dict:
         """Counts of sentences, windows and arcs; the arcs never scored by relation and
         cause: ``split`` (both words were seen, never in one window), ``truncation`` (a
         word fell outside every window of a truncated input) or ``no_pieces`` (a word the
-        tokenizer gave no piece)."""
+        tokenizer gave no piece). Root arcs (in All only) are counted apart: ``root_arcs``,
+        ``root_arcs_scored``, ``root_arcs_lost``."""
         c = dict(self.counts)
         lost_rel: dict[str, int] = {}
         cause = {"split": 0, "truncation": 0, "no_pieces": 0}
+        c["root_arcs_lost"] = 0
         for info in self._sentences.values():
             for d, (h, rel) in enumerate(zip(info["heads"], info["rels"])):
-                if h < 0 or d in info["scored"]:
+                if d in info["scored"]:
+                    continue
+                if h < 0:
+                    c["root_arcs_lost"] += 1
                     continue
                 lost_rel[rel] = lost_rel.get(rel, 0) + 1
                 if d in info["covered"] and h in info["covered"]:
@@ -211,87 +264,17 @@ class DepScorer:
         c["arcs_lost_by_relation"] = dict(sorted(lost_rel.items()))
         return c
 
-    # ------------------------------------------------------------------ tables
 
-    def tidy(self) -> list[dict]:
-        """Rows (layer, head, relation, direction, accuracy, correct, n), 1-indexed heads."""
-        rows = []
-        L, H = self.shape
-        for rel in sorted(self.correct, key=_rel_key):
-            for di, direction in enumerate(DIRECTIONS):
-                for layer in range(L):
-                    for head in range(H):
-                        c = int(self.correct[rel][di, layer, head])
-                        rows.append(
-                            {
-                                "layer": layer + 1,
-                                "head": head + 1,
-                                "relation": rel,
-                                "direction": direction,
-                                "accuracy": c / self.n[rel],
-                                "correct": c,
-                                "n": self.n[rel],
-                            }
-                        )
-        return rows
-
-    def baselines(self) -> list[dict]:
-        rows = []
-        for rel in sorted(self.base, key=_rel_key):
-            for di, direction in enumerate(DIRECTIONS):
-                for k, o in enumerate(self.offsets):
-                    c = int(self.base[rel][di, k])
-                    rows.append(
-                        {
-                            "relation": rel,
-                            "direction": direction,
-                            "offset": o,
-                            "accuracy": c / self.n[rel],
-                            "correct": c,
-                            "n": self.n[rel],
-                        }
-                    )
-        return rows
-
-    def summary(self) -> list[dict]:
-        """Per relation and direction: the best head, its accuracy, the best offset and the
-        baseline's accuracy (ties: lowest layer, then head; smallest |offset|, then negative)."""
-        rows = []
-        L, H = self.shape
-        for rel in sorted(self.correct, key=_rel_key):
-            for di, direction in enumerate(DIRECTIONS):
-                acc = self.correct[rel][di]
-                flat = int(np.argmax(acc.ravel()))
-                layer, head = divmod(flat, H)
-                order = sorted(
-                    range(len(self.offsets)),
-                    key=lambda k: (-self.base[rel][di, k], abs(self.offsets[k]), self.offsets[k]),
-                )
-                kb = order[0]
-                rows.append(
-                    {
-                        "relation": rel,
-                        "direction": direction,
-                        "best_layer": layer + 1,
-                        "best_head": head + 1,
-                        "accuracy": acc[layer, head] / self.n[rel],
-                        "best_offset": self.offsets[kb],
-                        "baseline_accuracy": self.base[rel][di, kb] / self.n[rel],
-                        "n": self.n[rel],
-                    }
-                )
-        return rows
-
-
-def _rel_key(rel: str):
-    return (rel != ALL, rel)
+def rel_key(rel: str):
+    """Sort key of relations: All, All (no root), then by name."""
+    return (ALL_ROWS.index(rel) if rel in ALL_ROWS else len(ALL_ROWS), rel)
 
 
 def score_examples(
-    examples: Iterable, n_layers: int, n_heads: int, max_offset: int, how: str, reverse: str
+    examples: Iterable, n_layers: int, n_heads: int, max_offset: int, how: str, reverse: str, poss_clitics=POSS_CLITICS
 ) -> DepScorer:
     """Score a stream of ``storage.Example`` whose meta holds ``heads`` and ``rels``."""
-    sc = DepScorer(n_layers, n_heads, max_offset=max_offset, how=how, reverse=reverse)
+    sc = DepScorer(n_layers, n_heads, max_offset=max_offset, how=how, reverse=reverse, poss_clitics=poss_clitics)
     for ex in examples:
         meta = ex.meta
         if "heads" not in meta or "rels" not in meta:

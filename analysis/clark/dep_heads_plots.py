@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from matplotlib.patches import Rectangle
 
 from analysis.clark.dep_heads import DIRECTIONS
@@ -13,31 +14,40 @@ from analysis.shared.plots import attention_map, new_figure
 def plot_dep_heads(main, model: str, corpus: str):
     """Clark Table 1 as bars, from :func:`analysis.clark.dep_tables.table1`'s ``main``: per relation,
     the best head's accuracy in each direction vs the best offset baseline; the paper's numbers
-    (bert-base, WSJ) as markers where it lists them."""
+    (bert-base, WSJ) as markers where it lists them, each on the bar it compares with."""
     rels = list(dict.fromkeys(main["relation"]))
     fig, ax = new_figure(6.5, 0.36 * len(rels) + 1.2)
     y = np.arange(len(rels))
     colors = {"dep->head": "#1f77b4", "head->dep": "#ff7f0e"}
+    # the paper's numbers, each on the bar it compares with: its best head on its direction's bar
+    # (rows y - 0.27: dep->head, y: head->dep), its baseline on the grey one (y + 0.27)
+    pap = main.drop_duplicates("relation").set_index("relation").reindex(rels)
+    paper_dir = pap["paper_direction"] if "paper_accuracy" in main else pd.Series(np.nan, index=rels)
+    paper_acc = pap["paper_accuracy"] / 100 if "paper_accuracy" in main else paper_dir
     for k, direction in enumerate(DIRECTIONS):
         sub = main[main["direction"] == direction].set_index("relation").reindex(rels)
         ax.barh(
             y + (k - 1) * 0.27, sub["accuracy"], height=0.27, color=colors[direction], label=f"best head, {direction}"
         )
-        for yy, (acc, layer, head) in zip(y, sub[["accuracy", "layer", "head"]].itertuples(index=False)):
+        # the head's label right of its bar, or inside its end where a paper marker would cover it
+        marker = np.where(paper_dir == direction, paper_acc.fillna(-1), -1)
+        for yy, xm, (acc, layer, head) in zip(y, marker, sub[["accuracy", "layer", "head"]].itertuples(index=False)):
             if np.isfinite(acc):
-                ax.text(acc + 0.01, yy + (k - 1) * 0.27, f"{int(layer)}-{int(head)}", va="center", fontsize=6.5)
+                inside = acc - 0.02 < xm < acc + 0.08 and acc > 0.1
+                x, ha, color = (acc - 0.01, "right", "white") if inside else (acc + 0.01, "left", "black")
+                ax.text(
+                    x, yy + (k - 1) * 0.27, f"{int(layer)}-{int(head)}", va="center", ha=ha, color=color, fontsize=6.5
+                )
     base = main.groupby("relation")["baseline_accuracy"].max().reindex(rels)
     ax.barh(y + 0.27, base, height=0.27, color="#9a9a9a", label="best fixed offset")
     if "paper_accuracy" in main:
-        pap = main.drop_duplicates("relation").set_index("relation").reindex(rels)
-        ok = pap["paper_accuracy"].notna().to_numpy()
-        for col, face, label in (
-            ("paper_accuracy", "black", "paper: best head (bert-base, WSJ)"),
-            ("paper_baseline", "white", "paper: baseline"),
+        ok = paper_acc.notna().to_numpy()
+        shift = np.array([(DIRECTIONS.index(d) - 1) * 0.27 if d in DIRECTIONS else 0.0 for d in paper_dir])
+        for x, face, yy, label in (
+            (paper_acc, "black", y + shift, "paper: best head (bert-base, WSJ)"),
+            (pap["paper_baseline"] / 100, "white", y + 0.27, "paper: baseline"),
         ):
-            ax.scatter(
-                pap[col][ok] / 100, y[ok], marker="D", s=14, facecolors=face, edgecolors="black", zorder=3, label=label
-            )
+            ax.scatter(x[ok], yy[ok], marker="D", s=14, facecolors=face, edgecolors="black", zorder=3, label=label)
     ns = main.drop_duplicates("relation").set_index("relation")["n"].reindex(rels)
     ax.set_yticks(y, [f"{r} (n={n})" for r, n in zip(rels, ns)], fontsize=8)
     ax.invert_yaxis()

@@ -1,11 +1,12 @@
 """Sentences for the attention-based dependency probes (Clark et al. 2019 sec. 5, Table 3).
 
-For a sentence of W words, units are index 0 = the root (the [CLS]-kind token stands in for
-it) and 1..W = the words; ``Sentence.attn[k, j, i]`` is head k's word-level attention from
-unit j to unit i (``word_level.word_maps``: sum TO a word, mean FROM a word), with the gold
-tree and which words are scored (not punctuation by gold POS). Sentences come from the
-stored shards or, for a model whose maps are not stored (the randomly initialised control),
-from running the model here.
+For a sentence of W words, units are index 0 = [CLS] (the root's first stand-in), 1..W = the
+words and W + 1 = the closing [SEP] (the root's second stand-in: the probes score the root from
+attention to and from both, as the authors do); ``Sentence.attn[k, j, i]`` is head k's
+word-level attention from unit j to unit i (``word_level.word_maps``: sum TO a word, mean FROM
+a word), with the gold tree and which words are scored (not punctuation by gold POS). Sentences
+come from the stored shards or, for a model whose maps are not stored (the randomly initialised
+control), from running the model here.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ class Sentence:
     words: list[str]
     heads: np.ndarray  # (W,) gold head unit of each word: 0 = root, i = word i - 1
     scored: np.ndarray  # (W,) bool: counted in UAS (not punctuation)
-    attn: np.ndarray | None = None  # (K, W + 1, W + 1) float16, unit 0 = root ([CLS])
+    attn: np.ndarray | None = None  # (K, W + 2, W + 2) float16: [CLS], the W words, [SEP]
     extra: dict = field(default_factory=dict)
 
     @property
@@ -36,18 +37,19 @@ class Sentence:
 
 
 def sentence_maps(attn: np.ndarray, word_ids, kinds: str, n_words: int, how: str = "mean") -> np.ndarray:
-    """(L, H, n, n) word-piece maps -> (L*H, W+1, W+1) over [root ([CLS]), words...]."""
+    """(L, H, n, n) word-piece maps -> (L*H, W+2, W+2) over [[CLS], words..., [SEP]] (the first
+    [CLS]-kind and the last [SEP]-kind token, the two stand-ins of the root)."""
     maps, unit_word = word_maps(attn, word_ids, how=how)
-    cls_piece = kinds.find("C")
-    if cls_piece < 0:
-        raise ValueError("no [CLS]-kind token to stand for the root")
-    cls_unit = int(units(word_ids)[0][cls_piece])
+    cls_piece, sep_piece = kinds.find("C"), kinds.rfind("S")
+    if cls_piece < 0 or sep_piece < 0:
+        raise ValueError("no [CLS]-kind or no [SEP]-kind token to stand for the root")
+    unit_of_piece = units(word_ids)[0]
     word_unit = {int(w): u for u, w in enumerate(unit_word) if w >= 0}
     if sorted(word_unit) != list(range(n_words)):
         raise ValueError(f"maps cover {len(word_unit)} words, the tree has {n_words}")
-    order = [cls_unit] + [word_unit[w] for w in range(n_words)]
+    order = [int(unit_of_piece[cls_piece])] + [word_unit[w] for w in range(n_words)] + [int(unit_of_piece[sep_piece])]
     L, H = maps.shape[:2]
-    return maps[:, :, order][:, :, :, order].reshape(L * H, n_words + 1, n_words + 1)
+    return maps[:, :, order][:, :, :, order].reshape(L * H, n_words + 2, n_words + 2)
 
 
 def sentences_from_examples(examples, punct_pos, how: str, counts: dict | None = None):

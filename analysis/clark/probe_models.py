@@ -3,17 +3,35 @@ attention-and-words (``AttnProbe``), and the word-vectors MLP baseline (``MLPPro
 
 Each scores, for every dependent j, every candidate head i (the root and every other word):
 
-- attention-only:  s(j, i) = sum_k w_k A_k[j, i] + u_k A_k[i, j]
+- attention-only:  s(j, i) = sum_k w_k A_k[j, i] + u_k A_k[i, j]; for the root, as in the
+  authors' probe, A_k[j, root] = c A_k[j, CLS] + e A_k[j, SEP] and A_k[root, j] = c A_k[CLS, j]
+  + e A_k[SEP, j] with two learned weights c, e shared by all heads (``root_mix``)
 - attention-and-words:  w = W (v_i + v_j), u = U (v_i + v_j) with ``+`` = concatenation of
   static word vectors (GloVe; a learned vector for the root, zeros for out-of-vocabulary
   words, the rate reported), so s(j, i) = sum_k w_k(i, j) A_k[j, i] + u_k(i, j) A_k[i, j]
-- MLP baseline (no attention): s(j, i) = c . relu(M [v_i ; v_j] + E[d(i, j)] + b) with d the
-  signed distance bucket.
+  (the root's attention as above)
+- MLP baseline (no attention), as the authors': s(j, i) = c . tanh(M [v_i ; v_j] + E[d(i, j)] + b),
+  one hidden layer (256 units by default, as theirs) on both words' vectors and the distance, d the
+  signed distance bucket (a learned vector per offset -10..10, the root its own; the authors used
+  the length-normalised distance and indicators of offsets up to 2).
 """
 
 from __future__ import annotations
 
 import torch
+
+
+def root_attention(batch, root_mix: torch.Tensor) -> torch.Tensor:
+    """The features of candidate 0, the root, (B, W1, 2K): ``root_mix[0]`` x the [CLS] features
+    + ``root_mix[1]`` x the [SEP] features (attention to and from each)."""
+    return root_mix[0] * batch["feats"][:, :, 0] + root_mix[1] * batch["sep"]
+
+
+def with_root_attention(batch, root_mix: torch.Tensor) -> torch.Tensor:
+    """The features of a batch (B, W1, W1, 2K), candidate 0 replaced by ``root_attention``."""
+    f = batch["feats"].clone()
+    f[:, :, 0] = root_attention(batch, root_mix)
+    return f
 
 
 class AttnProbe(torch.nn.Module):
@@ -24,6 +42,8 @@ class AttnProbe(torch.nn.Module):
     def __init__(self, n_heads: int, dim: int | None = None):
         super().__init__()
         self.words = dim is not None
+        # weights of [CLS] and [SEP] in the root's attention (the authors' ROOT_start, ROOT_end)
+        self.root_mix = torch.nn.Parameter(torch.ones(2))
         if self.words:
             self.needs_vec = True
             self.root = torch.nn.Parameter(torch.zeros(dim))
@@ -41,22 +61,25 @@ class AttnProbe(torch.nn.Module):
             self.u = torch.nn.Parameter(torch.zeros(n_heads))
 
     def forward(self, batch) -> torch.Tensor:
-        f = batch["feats"].float()  # (B, W1, W1, 2K): [b, j, i] = (a_k(j -> i), a_k(i -> j))
+        # feats (B, W1, W1, 2K): [b, j, i] = (a_k(j -> i), a_k(i -> j)); candidate 0 scored apart
+        f, root = batch["feats"], root_attention(batch, self.root_mix)
         if not self.words:
-            return f @ torch.cat([self.w, self.u])
+            wu = torch.cat([self.w, self.u])
+            return torch.cat([(root @ wu)[:, :, None], (f @ wu)[:, :, 1:]], dim=2)
         v = batch["vec"].clone()
         v[:, 0] = self.root
         cand = torch.cat([self.w_cand(v), self.u_cand(v)], -1)  # (B, W1, 2K): from v_i
         dep = torch.cat([self.w_dep(v), self.u_dep(v)], -1)  # from v_j
-        return torch.einsum("bjic,bic->bji", f, cand) + torch.einsum("bjic,bjc->bji", f, dep)
+        words = (f * (cand[:, None, :, :] + dep[:, :, None, :])).sum(-1)
+        return torch.cat([(root * (cand[:, None, 0] + dep)).sum(-1)[:, :, None], words[:, :, 1:]], dim=2)
 
 
 class MLPProbe(torch.nn.Module):
-    """One hidden layer on (v_i ; v_j) plus a learned embedding of the signed distance."""
+    """One tanh hidden layer on (v_i ; v_j) plus a learned embedding of the signed distance."""
 
     needs_attn, needs_vec = False, True
 
-    def __init__(self, dim: int, hidden: int = 64, max_dist: int = 10):
+    def __init__(self, dim: int, hidden: int = 256, max_dist: int = 10):
         super().__init__()
         self.max_dist = max_dist
         self.root = torch.nn.Parameter(torch.zeros(dim))
@@ -68,7 +91,9 @@ class MLPProbe(torch.nn.Module):
     def forward(self, batch) -> torch.Tensor:
         v = batch["vec"].clone()
         v[:, 0] = self.root
-        d = batch["dist"].clamp(-self.max_dist, self.max_dist) + self.max_dist
-        d[:, :, 0] = 2 * self.max_dist + 1  # candidate 0 is the root
+        idx = torch.arange(v.shape[1], device=v.device)  # units: 0 = the root, j = word j
+        d = (idx[None, :] - idx[:, None]).clamp(-self.max_dist, self.max_dist) + self.max_dist  # [j, i]: i - j
+        d[:, 0] = 2 * self.max_dist + 1  # candidate 0 is the root
+        # the distance term depends on positions only: one (W1, W1, hidden) table for the whole batch
         h = self.cand(v)[:, None, :, :] + self.dep(v)[:, :, None, :] + self.dist(d)  # (B, j, i, hidden)
-        return self.out(torch.relu(h)).squeeze(-1)
+        return self.out(torch.tanh(h)).squeeze(-1)

@@ -8,40 +8,57 @@ import pandas as pd
 from analysis.shared.plots import new_figure
 
 
+def _chosen_label(row) -> str:
+    """'lr 0.02, 6 ep.' for a trained probe (its chosen learning rate and epochs), '' otherwise."""
+    lr, ep = row.get("lr", np.nan), row.get("epochs", np.nan)
+    return "" if pd.isna(lr) or pd.isna(ep) else f"lr {lr:g}, {int(ep)} ep."
+
+
 def plot_probes(table: pd.DataFrame, curves: pd.DataFrame, model: str, dev_name: str, n_train: int, n_dev: int):
-    """Left: dev UAS of every probe (the probes table) with the paper's numbers as diamonds;
-    right: dev UAS per epoch (the training curves)."""
-    fig, axes = new_figure(10, 3.6, ncols=2, style="plain", gridspec_kw={"width_ratios": [1.1, 1]})
+    """Left: dev UAS of every probe (the probes table) with the paper's numbers as diamonds and
+    each probe's chosen learning rate and epochs; right: held-out UAS (train sentences held out)
+    per epoch at the chosen learning rate, the chosen epoch circled."""
+    fig, axes = new_figure(10, 3.8, ncols=2, style="plain", gridspec_kw={"width_ratios": [1.1, 1]})
     ax = axes[0]
     y = np.arange(len(table))[::-1]
     ax.barh(y, 100 * table.uas, color="C0", label=f"{model}")
     ax.scatter(table.paper_uas, y, color="k", marker="D", zorder=3, label="Clark et al. (bert-base, PTB-SD)")
-    for yi, u in zip(y, table.uas):
+    for yi, (_, row) in zip(y, table.iterrows()):
+        u, paper = row.uas, row.paper_uas
         inside = u > 0.15  # label at the bar's start, clear of the paper's marker near its end
+        text = f"{100 * u:.1f}" + (f"  ({_chosen_label(row)})" if _chosen_label(row) else "")
         ax.text(
-            1.5 if inside else 100 * u + 1,
+            1.5 if inside else np.nanmax([100 * u, paper]) + 2,
             yi,
-            f"{100 * u:.1f}",
+            text,
             va="center",
-            fontsize=8,
+            fontsize=7,
             ha="left",
             color="white" if inside else "black",
         )
     ax.set_yticks(y)
     ax.set_yticklabels(table.probe, fontsize=8)
     ax.set_xlim(0, 100)
-    ax.set_xlabel("dev UAS (%), punctuation excluded", fontsize=9)
-    ax.legend(fontsize=8, loc="lower right")
-    ax.set_title("dependency probes", fontsize=10)
+    ax.set_xlabel("dev UAS (%), punctuation excluded (each probe scored once)", fontsize=9)
+    ax.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)
     ax = axes[1]
-    for name, sub in curves.groupby("probe", sort=False):
-        ax.plot(sub.epoch, 100 * sub.dev_uas, marker="o", ms=3, label=name)
+    chosen = curves[curves.chosen.astype(bool)] if "chosen" in curves else curves.iloc[:0]
+    for k, (name, sub) in enumerate(curves.groupby("probe", sort=False)):
+        pick = chosen[chosen.probe == name]
+        lr = pick.lr.iloc[0] if len(pick) else sub.lr.iloc[0]
+        line = sub[sub.lr == lr]
+        ax.plot(line.epoch, 100 * line.heldout_uas, marker="o", ms=3, color=f"C{k}", label=f"{name} (lr {lr:g})")
+        if len(pick):
+            ax.scatter(pick.epoch, 100 * pick.heldout_uas, s=80, facecolors="none", edgecolors=f"C{k}", zorder=3)
     ax.set_xlabel("epoch", fontsize=9)
-    ax.set_ylabel("dev UAS (%)", fontsize=9)
-    ax.set_title("training curves", fontsize=10)
-    ax.legend(fontsize=7)
+    ax.set_ylabel("held-out train UAS (%)", fontsize=9)
+    ax.set_title("choosing lr and epochs on held-out train sentences (circled)", fontsize=9)
+    ax.legend(fontsize=6)
     for a in axes:
         a.tick_params(labelsize=8)
-    fig.suptitle(f"{model}: attention probes on {dev_name} ({n_train} train / {n_dev} dev sentences)", fontsize=10)
+    vectors = f"; {table.vectors.iloc[0]}" if "vectors" in table else ""
+    fig.suptitle(
+        f"{model}: attention probes on {dev_name} ({n_train} train / {n_dev} dev sentences{vectors})", fontsize=10
+    )
     fig.tight_layout()
     return fig

@@ -2,12 +2,17 @@
 
 Training is full-batch per group of sentences: padded to the longest sentence of the group,
 candidates masked, cross-entropy over candidates, Adam, seeded; no Python loop over words or
-word pairs. UAS counts dependents whose gold POS is not punctuation. The right-branching
-baseline: the head of word j is word j + 1, the last word's head is the root.
+word pairs. The learning rate and the number of epochs are chosen on a seeded held-out part of
+the TRAIN sentences (``heldout_split``): every learning rate of a small grid is trained for up to
+``epochs`` epochs on the rest, and the (learning rate, epoch) with the best held-out UAS is
+kept; the dev set is scored once, with that probe (it never chooses anything). UAS counts
+dependents whose gold POS is not punctuation. The right-branching baseline: the head of word j
+is word j + 1, the last word's head is the root.
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 
 import numpy as np
@@ -20,45 +25,67 @@ from analysis.clark.probe_models import AttnProbe, MLPProbe
 log = logging.getLogger(__name__)
 
 
+def heldout_split(sentences: list[Sentence], fraction: float, seed: int) -> tuple[list, list]:
+    """(fit, held-out): a seeded ``fraction`` of ``sentences`` held out (at least one), drawn from
+    their sorted ids (the same sentences whatever their order, e.g. for the random-init model's),
+    both parts kept in the given order."""
+    if not 0 < fraction < 1:
+        raise ValueError(f"held-out fraction {fraction} not in (0, 1)")
+    if len(sentences) < 2:
+        raise ValueError("at least 2 training sentences are needed to hold some out")
+    n_held = min(len(sentences) - 1, max(1, int(round(fraction * len(sentences)))))
+    ids = sorted(s.id for s in sentences)
+    held = {ids[i] for i in np.random.default_rng(seed).permutation(len(ids))[:n_held]}
+    return [s for s in sentences if s.id not in held], [s for s in sentences if s.id in held]
+
+
+def _sentence_arrays(s: Sentence, need_attn: bool):
+    """The features of one sentence: (feats (n1, n1, 2K), sep (n1, 2K)) with n1 = W + 1 units
+    ([CLS] and the words): feats[j, i] = (a_k(j -> i), a_k(i -> j)), sep[j] = (a_k(j -> [SEP]),
+    a_k([SEP] -> j))."""
+    if not need_attn:
+        return None, None
+    a, n1 = s.attn, s.n + 1  # a: (K, W + 2, W + 2), unit W + 1 = [SEP]
+    w = a[:, :n1, :n1]
+    feats = np.concatenate([w.transpose(1, 2, 0), w.transpose(2, 1, 0)], axis=-1)
+    sep = np.concatenate([a[:, :n1, n1].T, a[:, n1, :n1].T], axis=-1)
+    return feats, sep
+
+
 def batches(sentences: list[Sentence], batch_size: int, need_attn: bool, need_vec: bool, order=None, device="cpu"):
-    """Padded tensors for groups of sentences: feats (B, W1, W1, 2K) float16 with
-    feats[b, j, i] = (a_k(j -> i) for every head k, then a_k(i -> j)), vec (B, W1, d),
-    gold (B, W1), dep mask (B, W1: real words), cand mask (B, W1, W1), scored (B, W1)."""
+    """Padded tensors for groups of sentences: feats (B, W1, W1, 2K) float32 with
+    feats[b, j, i] = (a_k(j -> i) for every head k, then a_k(i -> j)), candidate 0 = [CLS];
+    sep (B, W1, 2K) = (a_k(j -> [SEP]), a_k([SEP] -> j)) (the root's second stand-in); vec
+    (B, W1, d), gold (B, W1), dep mask (B, W1: real words), cand mask (B, W1, W1), scored (B, W1)."""
     order = np.arange(len(sentences)) if order is None else order
     for start in range(0, len(order), batch_size):
         group = [sentences[i] for i in order[start : start + batch_size]]
-        W1 = max(s.n for s in group) + 1
-        B = len(group)
-        gold = np.zeros((B, W1), dtype=np.int64)
-        dep = np.zeros((B, W1), dtype=bool)
-        scored = np.zeros((B, W1), dtype=bool)
-        cand = np.zeros((B, W1, W1), dtype=bool)
-        dist = np.zeros((B, W1, W1), dtype=np.int64)
-        out = {}
+        W1, B = max(s.n for s in group) + 1, len(group)
+        out = {
+            "gold": np.zeros((B, W1), dtype=np.int64),
+            "dep": np.zeros((B, W1), dtype=bool),
+            "scored": np.zeros((B, W1), dtype=bool),
+            "cand": np.zeros((B, W1, W1), dtype=bool),
+        }
         if need_attn:
-            K = group[0].attn.shape[0]
-            feats = np.zeros((B, W1, W1, 2 * K), dtype=np.float16)
+            K2 = 2 * group[0].attn.shape[0]
+            out["feats"] = np.zeros((B, W1, W1, K2), dtype=np.float32)
+            out["sep"] = np.zeros((B, W1, K2), dtype=np.float32)
         if need_vec:
-            vec = np.zeros((B, W1, group[0].extra["vec"].shape[1]), dtype=np.float32)
+            out["vec"] = np.zeros((B, W1, group[0].extra["vec"].shape[1]), dtype=np.float32)
         for b, s in enumerate(group):
             n1 = s.n + 1
-            gold[b, 1:n1] = s.heads
-            dep[b, 1:n1] = True
-            scored[b, 1:n1] = s.scored
-            cand[b, 1:n1, :n1] = True
-            idx = np.arange(n1)
-            dist[b, :n1, :n1] = idx[None, :] - idx[:, None]  # candidate - dependent
+            out["gold"][b, 1:n1] = s.heads
+            out["dep"][b, 1:n1] = True
+            out["scored"][b, 1:n1] = s.scored
+            out["cand"][b, 1:n1, :n1] = True
+            feats, sep = _sentence_arrays(s, need_attn)
             if need_attn:
-                feats[b, :n1, :n1, :K] = s.attn.transpose(1, 2, 0)  # [j, i, k] = a_k(j -> i)
-                feats[b, :n1, :n1, K:] = s.attn.transpose(2, 1, 0)  # [j, i, K + k] = a_k(i -> j)
+                out["feats"][b, :n1, :n1] = feats
+                out["sep"][b, :n1] = sep
             if need_vec:
-                vec[b, 1:n1] = s.extra["vec"]
-        cand[:, np.arange(W1), np.arange(W1)] = False  # a word is not its own head
-        out.update(gold=gold, dep=dep, scored=scored, cand=cand, dist=dist)
-        if need_attn:
-            out["feats"] = feats
-        if need_vec:
-            out["vec"] = vec
+                out["vec"][b, 1:n1] = s.extra["vec"]
+        out["cand"][:, np.arange(W1), np.arange(W1)] = False  # a word is not its own head
         yield {k: torch.as_tensor(v, device=device) for k, v in out.items()}
 
 
@@ -99,53 +126,85 @@ def length_batches(sentences, batch_size: int, need_attn: bool, need_vec: bool) 
     return list(batches(sentences, batch_size, need_attn, need_vec, order=order))
 
 
-def train(
-    model,
-    train_sents,
-    dev_sents,
-    epochs: int,
-    lr: float,
-    batch_size: int,
-    seed: int = 0,
-    name: str = "probe",
-    log=log,
-) -> tuple[dict, list[dict]]:
-    """Adam on the cross-entropy over candidate heads (batches of similar-length sentences,
-    visited in a seeded random order each epoch); returns (dev evaluation, curve)."""
-    torch.manual_seed(seed)
+def split_batches(sents: dict[str, list[Sentence]], heldout_fraction: float, seed: int, batch_size: int):
+    """The padded batches of the probes' data, built once: ``fit`` and ``heldout`` (a seeded
+    ``heldout_fraction`` of the train sentences, which chooses the learning rate and epochs) and
+    ``dev`` (scored once per probe), each with every feature the sentences have."""
+    fit, held = heldout_split(sents["train"], heldout_fraction, seed)
+    first = sents["train"][0]
+    need = (first.attn is not None, "vec" in first.extra)
+    data = {name: length_batches(ss, batch_size, *need) for name, ss in (("fit", fit), ("heldout", held))}
+    data["dev"] = length_batches(sents["dev"], batch_size, *need)
+    data["sizes"] = {"fit": len(fit), "heldout": len(held), "dev": len(sents["dev"])}
+    return data
+
+
+def fit_epochs(model, fit: list[dict], heldout: list[dict], epochs: int, lr: float, seed: int):
+    """Adam on the cross-entropy over candidate heads (``fit`` batches in a seeded random order
+    each epoch), the held-out evaluation after every epoch. Returns (curve rows, the state
+    after the best epoch: held-out UAS, then lower held-out loss)."""
     rng = np.random.default_rng(seed)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
-    cached = length_batches(train_sents, batch_size, model.needs_attn, model.needs_vec)
-    dev_cached = length_batches(dev_sents, batch_size, model.needs_attn, model.needs_vec)
-    curve = []
+    curve, best, best_state = [], None, None
     for epoch in range(1, epochs + 1):
         model.train()
-        tot, n = 0.0, 0
-        for b in rng.permutation(len(cached)):
-            loss, _, _ = loss_and_correct(model, cached[b])
+        tot = n_dep = 0.0
+        for b in rng.permutation(len(fit)):
+            loss, _, _ = loss_and_correct(model, fit[b])
             opt.zero_grad()
             loss.backward()
             opt.step()
-            tot += loss.item()
-            n += 1
-        dev = evaluate(model, dev_cached)
-        row = {
-            "probe": name,
-            "epoch": epoch,
-            "train_loss": tot / max(n, 1),
-            "dev_loss": dev["loss"],
-            "dev_uas": dev["uas"],
-        }
-        curve.append(row)
-        log.info(
-            "%s epoch %d: train loss %.4f, dev loss %.4f, dev UAS %.4f",
-            name,
-            epoch,
-            row["train_loss"],
-            dev["loss"],
-            dev["uas"],
+            nd = int(fit[b]["dep"].sum())
+            tot, n_dep = tot + loss.item() * nd, n_dep + nd
+        held = evaluate(model, heldout)
+        train_loss = tot / max(n_dep, 1)  # per dependent, as the held-out loss
+        curve.append(
+            {
+                "lr": lr,
+                "epoch": epoch,
+                "train_loss": train_loss,
+                "heldout_loss": held["loss"],
+                "heldout_uas": held["uas"],
+            }
         )
-    return evaluate(model, dev_cached), curve
+        if best is None or (held["uas"], -held["loss"]) > best:
+            best, best_state = (held["uas"], -held["loss"]), copy.deepcopy(model.state_dict())
+    return curve, best_state
+
+
+def _key(row: dict) -> tuple:
+    return row["heldout_uas"], -row["heldout_loss"]
+
+
+def select_and_train(name: str, make_probe, fit: list[dict], heldout: list[dict], lrs, epochs: int, seed: int, log=log):
+    """Train ``make_probe()`` (built after seeding torch with ``seed``) at every learning rate of
+    ``lrs`` for up to ``epochs`` epochs on the ``fit`` batches; keep the (lr, epoch) of the best
+    held-out UAS (then lower held-out loss, then the first). Returns (the chosen probe, what was
+    chosen: lr, epochs, held-out UAS; every curve row, the chosen one marked)."""
+    best, curves = None, []
+    for lr in lrs:
+        torch.manual_seed(seed)
+        model = make_probe()
+        curve, state = fit_epochs(model, fit, heldout, epochs=epochs, lr=float(lr), seed=seed)
+        for r in curve:
+            log.info("%s lr %g epoch %d: train loss %.4f, held-out loss %.4f, UAS %.4f", name, *r.values())
+            curves.append({"probe": name, **r})
+        top = max(curve, key=_key)
+        if best is None or _key(top) > _key(best[0]):
+            model.load_state_dict(state)
+            best = top, model
+    top, model = best
+    for r in curves:
+        r["chosen"] = r["lr"] == top["lr"] and r["epoch"] == top["epoch"]
+    log.info("%s: chose lr %g, %d epochs (held-out UAS %.4f)", name, top["lr"], top["epoch"], top["heldout_uas"])
+    return model, {"lr": top["lr"], "epochs": top["epoch"], "heldout_uas": top["heldout_uas"]}, curves
+
+
+def run_probe(name: str, make_probe, data: dict, lrs, epochs: int, seed: int, log=log):
+    """Choose the learning rate and epochs of a probe on the held-out train sentences, then score
+    the chosen probe on dev once: (row of the probes table, curve rows)."""
+    model, chosen, curves = select_and_train(name, make_probe, data["fit"], data["heldout"], lrs, epochs, seed, log)
+    return {"probe": name, **evaluate(model, data["dev"]), **chosen}, curves
 
 
 def right_branching(sentences) -> dict:
@@ -159,52 +218,53 @@ def right_branching(sentences) -> dict:
     return {"uas": correct / max(total, 1), "n_words": total}
 
 
-def run_probe(name: str, model, train_sents, dev_sents, epochs: int, lr: float, batch_size: int, seed: int, log=log):
-    """Train ``model`` from the torch seed ``seed``: (row of the probes table, training curve)."""
-    torch.manual_seed(seed)
-    res, curve = train(
-        model, train_sents, dev_sents, epochs=epochs, lr=lr, batch_size=batch_size, seed=seed, name=name, log=log
-    )
-    return {"probe": name, **res}, curve
+# the rows of Clark's Table 3, in its order, and the control on a randomly initialised model
+TABLE_ORDER = ("attention-only", "attention-and-words", "right-branching", "word-vectors MLP + distance")
+RANDOM_INIT = "attention-and-words, random init"
 
 
 def train_probes(
     sents: dict[str, list[Sentence]],
     dim: int,
+    lrs: dict,
     epochs: int,
-    lr: dict,
     batch_size: int,
     mlp_hidden: int,
     seed: int,
+    heldout_fraction: float,
     log=log,
-) -> tuple[list[dict], list[dict]]:
-    """The probes on the trained model's maps, in the order of Clark's Table 3: attention-only,
-    attention-and-words (word vectors of size ``dim``), right-branching, the word-vectors MLP;
-    ``lr``: probe name -> learning rate. Returns (rows of the probes table, training curves)."""
+) -> tuple[list[dict], list[dict], dict]:
+    """The probes on the trained model's maps, in the order of Clark's Table 3 (word vectors of
+    size ``dim``); ``lrs``: probe name -> learning rates tried. Returns (rows of the probes table,
+    curve rows, sentences per part: fit / held-out / dev)."""
     n_heads = sents["train"][0].attn.shape[0]
+    make = {
+        "attention-only": lambda: AttnProbe(n_heads),
+        "attention-and-words": lambda: AttnProbe(n_heads, dim=dim),
+        "word-vectors MLP + distance": lambda: MLPProbe(dim, hidden=mlp_hidden),
+    }
+    data = split_batches(sents, heldout_fraction, seed, batch_size)
     results, curves = [], []
-
-    def fit(name, model):  # the probe is built before the seed is set, as it always was
-        row, curve = run_probe(
-            name, model, sents["train"], sents["dev"], epochs, float(lr[name]), batch_size, seed, log
-        )
+    for name in TABLE_ORDER:
+        if name == "right-branching":
+            results.append({"probe": name, **right_branching(sents["dev"])})
+            continue
+        row, curve = run_probe(name, make[name], data, lrs[name], epochs, seed, log)
         results.append(row)
         curves.extend(curve)
-
-    fit("attention-only", AttnProbe(n_heads))
-    fit("attention-and-words", AttnProbe(n_heads, dim=dim))
-    results.append({"probe": "right-branching", **right_branching(sents["dev"])})
-    fit("word-vectors MLP + distance", MLPProbe(dim, hidden=mlp_hidden))
-    return results, curves
+    return results, curves, data["sizes"]
 
 
-def probes_table(results: list[dict], model: str, n_train: int, n_dev: int, vectors: str) -> pd.DataFrame:
-    """The scores of the probes (rule probes_train): one row per probe, the data behind them beside."""
+def probes_table(results: list[dict], model: str, sizes: dict, vectors: str, dim: int) -> pd.DataFrame:
+    """The scores of the probes (rule probes_train): one row per probe, the data behind them beside
+    (train sentences = fit + held-out; the word vectors and their size)."""
     table = pd.DataFrame(results)
     table.insert(0, "model", model)
-    table["train_sentences"] = n_train
-    table["dev_sentences"] = n_dev
+    table["train_sentences"] = sizes["fit"] + sizes["heldout"]
+    table["heldout_sentences"] = sizes["heldout"]
+    table["dev_sentences"] = sizes["dev"]
     table["vectors"] = vectors
+    table["vector_dim"] = dim
     return table
 
 

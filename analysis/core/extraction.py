@@ -13,6 +13,10 @@ from analysis.core.storage import write_shard
 log = logging.getLogger(__name__)
 
 POLICIES = ("split", "truncate", "error")
+# token type ids fed with sentence pairs: "zeros" = 0 for every token of both segments (the
+# authors' extraction, Clark et al. 2019, the default); "pairs" = the tokenizer's 0 for
+# [CLS] A [SEP] and 1 for B [SEP] (as BERT was pre-trained)
+SEGMENT_IDS = ("zeros", "pairs")
 
 
 class TooLong(ValueError):
@@ -23,13 +27,13 @@ def _encode(tokenizer, words: list[list[str]]):
     return tokenizer(*words, is_split_into_words=True, add_special_tokens=True)
 
 
-def _record_to_items(tokenizer, rec: dict, max_len: int, policy: str, counts: dict) -> list[dict]:
+def _record_to_items(tokenizer, rec: dict, max_len: int, policy: str, counts: dict, segments: str) -> list[dict]:
     """Encode one record; inputs over ``max_len`` pieces are split, truncated or refused
-    by ``policy`` and counted in ``counts``."""
+    by ``policy`` and counted in ``counts``; token type ids by ``segments``."""
     words = rec["words"]
     enc = _encode(tokenizer, words)
     if len(enc["input_ids"]) <= max_len:
-        return [_item(tokenizer, rec, enc, words, 0)]
+        return [_item(tokenizer, rec, enc, words, 0, segments)]
     counts["too_long"] = counts.get("too_long", 0) + 1
     if policy == "error":
         raise TooLong(f"example {rec['id']}: {len(enc['input_ids'])} word pieces > max_len {max_len}")
@@ -51,28 +55,39 @@ def _record_to_items(tokenizer, rec: dict, max_len: int, policy: str, counts: di
         out = []
         for part, (a, b) in enumerate(items):
             sub = [words[0][a:b]]
-            out.append(_item(tokenizer, rec, _encode(tokenizer, sub), sub, a, part=part))
+            out.append(_item(tokenizer, rec, _encode(tokenizer, sub), sub, a, segments, part=part))
         return out
     # truncate (also the fall-back for sentence pairs under 'split')
     counts["truncated"] = counts.get("truncated", 0) + 1
     enc = tokenizer(*words, is_split_into_words=True, truncation=True, max_length=max_len)
-    return [_item(tokenizer, rec, enc, words, 0, truncated=True)]
+    return [_item(tokenizer, rec, enc, words, 0, segments, truncated=True)]
 
 
-def segment_ids(item: dict) -> list[int]:
-    """The token type ids of an encoded item: the tokenizer's own when it gave them, else
-    each special token in the segment of the token before it (``[CLS] A [SEP] B [SEP]`` ->
-    0 ... 0 1 ... 1, as BERT was trained; the closing separator belongs to B)."""
-    if "token_type_ids" in item:
-        return list(item["token_type_ids"])
+def type_ids(segments: str, seq_ids: list[int], tokenizer_ids=None) -> list[int]:
+    """The token type ids to feed for one encoded input, by ``segments`` (``SEGMENT_IDS``):
+    ``zeros``: 0 everywhere (the authors' extraction); ``pairs``: the tokenizer's own when it
+    gives them, else each special token in the segment of the token before it
+    (``[CLS] A [SEP] B [SEP]`` -> 0 ... 0 1 ... 1, as BERT was pre-trained; the closing
+    separator belongs to B). Single-segment inputs get zeros either way."""
+    if segments not in SEGMENT_IDS:
+        raise ValueError(f"unknown segment_ids {segments!r}; one of {SEGMENT_IDS}")
+    if segments == "zeros":
+        return [0] * len(seq_ids)
+    if tokenizer_ids is not None:
+        return [int(t) for t in tokenizer_ids]
     out, cur = [], 0
-    for s in item["seq_ids"]:
+    for s in seq_ids:
         cur = s if s >= 0 else cur
         out.append(cur)
     return out
 
 
-def _item(tokenizer, rec, enc, words, word_offset, part=None, truncated=False) -> dict:
+def segment_ids(item: dict) -> list[int]:
+    """The token type ids an encoded item is fed with (chosen by ``encode_records``)."""
+    return list(item["token_type_ids"])
+
+
+def _item(tokenizer, rec, enc, words, word_offset, segments, part=None, truncated=False) -> dict:
     ids = list(enc["input_ids"])
     seq_ids = [-1 if s is None else int(s) for s in enc.sequence_ids()]
     lens = [len(w) for w in words]
@@ -96,18 +111,23 @@ def _item(tokenizer, rec, enc, words, word_offset, part=None, truncated=False) -
         "kinds": token_kinds(tokenizer, ids),
         "word_ids": word_ids,
         "seq_ids": seq_ids,
-        **({"token_type_ids": [int(t) for t in enc["token_type_ids"]]} if "token_type_ids" in enc else {}),
+        "token_type_ids": type_ids(segments, seq_ids, enc.get("token_type_ids")),
         "meta": meta,
     }
 
 
-def encode_records(tokenizer, records, max_len: int, policy: str = "split") -> tuple[list[dict], dict]:
+def encode_records(
+    tokenizer, records, max_len: int, policy: str = "split", segments: str = "zeros"
+) -> tuple[list[dict], dict]:
+    """Encode ``records`` (1 or 2 word lists each) into items; ``segments`` (``SEGMENT_IDS``)
+    chooses the token type ids every item is fed with (``item["token_type_ids"]``)."""
     if policy not in POLICIES:
         raise ValueError(f"unknown max_len policy {policy!r}; one of {POLICIES}")
+    type_ids(segments, [])  # refuses an unknown choice before any work
     counts: dict = {"records": len(records)}
     items = []
     for rec in records:
-        items.extend(_record_to_items(tokenizer, rec, max_len, policy, counts))
+        items.extend(_record_to_items(tokenizer, rec, max_len, policy, counts, segments))
     counts["examples"] = len(items)
     return items, counts
 
@@ -153,9 +173,11 @@ def extract_shard(
     batch_size: int = 32,
     model_name: str = "",
     progress: bool = True,
+    segments: str = "zeros",
 ) -> dict:
-    """Encode ``records``, run the model, write the shard at ``stem``; return the counts."""
-    items, counts = encode_records(tokenizer, records, max_len, policy)
+    """Encode ``records``, run the model, write the shard at ``stem``; return the counts.
+    ``segments``: the token type ids of sentence pairs (``SEGMENT_IDS``), in the header."""
+    items, counts = encode_records(tokenizer, records, max_len, policy, segments)
     n_layers, n_heads = shape_of(model)
     header = {
         "model": model_name,
@@ -163,6 +185,7 @@ def extract_shard(
         "n_heads": n_heads,
         "max_len": max_len,
         "policy": policy,
+        "segment_ids": segments,
         "counts": counts,
         "cls_token": tokenizer.cls_token or tokenizer.bos_token,
         "sep_token": tokenizer.sep_token or tokenizer.eos_token,

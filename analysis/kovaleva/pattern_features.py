@@ -192,7 +192,8 @@ def feature_table(
     by key, encoding counts)."""
     from analysis.core.extraction import encode_records
 
-    items, counts = encode_records(tokenizer, records, max_len, "truncate")
+    # the tokenizer's 0/1 token types: the hand labels were given on maps extracted that way
+    items, counts = encode_records(tokenizer, records, max_len, "truncate", segments="pairs")
     rows, kept = [], {}
     for it, m in record_maps(model, tokenizer, items, batch_size):
         L, H = m.shape[:2]

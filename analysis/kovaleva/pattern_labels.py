@@ -5,7 +5,9 @@ named in ``config/patterns/recipe.yaml``. The recipe rebuilds the inputs the map
 from (``labelled_set_inputs``) and says how the labelled (input, layer, head) triples were
 drawn, batch after batch (``sample_batches``: column ``map`` of labels.csv). Rule
 pattern_features regenerates the labelled maps and their features (``labelled_features``)
-and stores the maps (``save_maps`` / ``load_maps``).
+and stores the maps (``save_maps`` / ``load_maps``). The labels hold for that model only: the
+classifier applied to another model's maps is an extrapolation (``label_provenance``,
+``with_provenance``: the columns every output of rules patterns and pattern_examples carries).
 """
 
 from __future__ import annotations
@@ -16,8 +18,26 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analysis.core.model_names import model_slug
 from analysis.kovaleva.pattern_classifier import share_table
 from analysis.kovaleva.pattern_features import CLASSES, feature_table
+
+
+def label_provenance(labelled_model: str, spec: str) -> dict:
+    """Whose hand labels trained the classifier applied to the maps of model ``spec``:
+    ``labels_from``, the slug of ``labelled_model`` (the recipe's model), and ``extrapolated``,
+    True when ``spec`` is another model (slugs differ): its maps were never labelled."""
+    labels_from = model_slug(labelled_model)
+    return {"labels_from": labels_from, "extrapolated": model_slug(spec) != labels_from}
+
+
+def with_provenance(tab: pd.DataFrame, labelled_model: str, spec: str) -> pd.DataFrame:
+    """``tab`` with the columns of ``label_provenance`` (after ``model`` if it has one, else first)."""
+    out = tab.copy()
+    at = list(out.columns).index("model") + 1 if "model" in out.columns else 0
+    for k, (name, value) in enumerate(label_provenance(labelled_model, spec).items()):
+        out.insert(at + k, name, value)
+    return out
 
 
 def read_labels(path) -> pd.DataFrame:

@@ -3,7 +3,8 @@ per task (Fig. 2, ``plot_patterns``), example maps of each type (Fig. 1,
 ``plot_pattern_examples``, ``plot_pattern_labelled_examples``), the classifier's
 cross-validated confusion matrix (``plot_pattern_classifier``) and contact sheets of every
 labelled map (``plot_pattern_label_sheets``). Each returns its figure(s); the caller saves
-and closes them."""
+and closes them. Figures of a model other than the labelled one say so in their title
+(``provenance_title``)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,21 @@ SHORT = {
     "Block": "Block",
     "Heterogeneous": "Heterog.",
 }
+
+
+EXTRAPOLATED_COLOR = "#B22222"
+
+
+def provenance_title(fig, text: str, tab: pd.DataFrame, model: str, y: float) -> None:
+    """``text`` as the figure's title; when ``tab`` (columns of ``pattern_labels.with_provenance``)
+    is of a model other than the labelled one, a second line says the types are extrapolated
+    and the title turns red."""
+    labels_from, extrapolated = tab["labels_from"].iloc[0], bool(tab["extrapolated"].iloc[0])
+    if extrapolated:
+        text += f"\nEXTRAPOLATED: classifier trained on hand labels of {labels_from} maps, applied to {model}"
+    else:
+        text += f"\nclassifier trained on hand labels of this model's ({labels_from}) maps"
+    fig.suptitle(text, y=y, color=EXTRAPOLATED_COLOR if extrapolated else "black")
 
 
 def draw_map(ax, m: np.ndarray, kinds: str, seq_ids=None, title: str | None = None, fontsize: int = 9) -> None:
@@ -65,7 +81,8 @@ def stacked_bars(ax, props: pd.DataFrame, group: str = "group") -> None:
 
 def plot_patterns(tab: pd.DataFrame, pred: pd.DataFrame, tasks: list[str], variants: list[str], model: str, clf: dict):
     """Kovaleva Fig. 2: a stacked bar per task (and variant: pre-trained, fine-tuned); right:
-    per layer, pooled over tasks (pre-trained). ``tab`` and ``pred`` from rule patterns."""
+    per layer, pooled over tasks (pre-trained). ``tab`` (with ``labels_from``, ``extrapolated``)
+    and ``pred`` from rule patterns."""
     finetuned = "finetuned" in variants
     wide = tab.pivot_table(index=["variant", "task"], columns="label", values="share", sort=False).reset_index()
     names = {"pretrained": "pre-tr.", "finetuned": "fine-t."}
@@ -89,17 +106,15 @@ def plot_patterns(tab: pd.DataFrame, pred: pd.DataFrame, tasks: list[str], varia
         [h[0] for h in handles][::-1], CLASSES[::-1], loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False
     )
     n_in = int(tab["inputs_classified"].max())
-    fig.suptitle(
-        f"{model}: attention pattern types ({clf['kind']} classifier on {clf['n_labels']} hand labels), "
-        f"{n_in} dev inputs per task",
-        y=1.02,
-    )
+    title = f"{model}: attention pattern types ({clf['kind']} classifier, {clf['n_labels']} hand labels), "
+    provenance_title(fig, title + f"{n_in} dev inputs per task", tab, model, y=1.06)
     return fig
 
 
 def plot_pattern_examples(pick: pd.DataFrame, maps: list[tuple], model: str):
     """Kovaleva Fig. 1: the most confidently classified map of each type (``pick``, rows of
-    rule patterns' predictions; ``maps``: (map, kinds, seq_ids) of each row)."""
+    rule patterns' predictions with ``labels_from``, ``extrapolated``; ``maps``: (map, kinds,
+    seq_ids) of each row)."""
     fig, axes = new_figure(1.6 * len(CLASSES), 2.0, ncols=len(CLASSES), squeeze=False)
     axes = axes[0]
     for ax in axes[len(pick) :]:
@@ -113,7 +128,7 @@ def plot_pattern_examples(pick: pd.DataFrame, maps: list[tuple], model: str):
             fontsize=8,
             title=f"{row['label']}\n{row['task']} L{row['layer']}-H{row['head']}, p={row['p_' + row['label']]:.2f}",
         )
-    fig.suptitle(f"{model} (pre-trained): most confident map of each predicted type", y=1.12)
+    provenance_title(fig, f"{model} (pre-trained): most confident map of each predicted type", pick, model, y=1.16)
     return fig
 
 

@@ -1,8 +1,8 @@
-"""The coreference document model shared by both formats (:mod:`.formats`): mentions, documents,
-and the coreference cells that mark mentions word by word.
+"""The coreference document model shared by both formats (:mod:`.conll2012`, :mod:`.ontogum`):
+mentions, documents, and the coreference cells that mark mentions word by word.
 
-The coreference cell holds ``-`` / ``_`` or bracket parts, optionally separated by ``|``:
-``(12)`` a one-word mention, ``(12`` opens, ``12)`` closes the innermost open mention of
+The coreference cell holds ``-`` / ``_`` / nothing (no mention) or bracket parts, optionally
+separated by ``|``: ``(12)`` a one-word mention, ``(12`` opens, ``12)`` closes the innermost open mention of
 cluster 12; parts may be glued (``(1(2)``). Unbalanced brackets fail with file:line.
 """
 

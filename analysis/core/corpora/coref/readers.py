@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from analysis.core.corpora import reader
-from analysis.core.corpora.coref.formats import read_conll2012, read_ontogum
+from analysis.core.corpora.coref.conll2012 import read_conll2012
+from analysis.core.corpora.coref.ontogum import read_ontogum
 from analysis.core.corpora.coref.windows import records_for
 from analysis.core.corpora.splits import read_splits
 
@@ -18,16 +19,20 @@ def prepare_conll2012(
     pattern: str = "**/*_conll",
     max_docs: int | None = None,
     max_len: int = 128,
+    windows: str = "first",
     stride: int | None = None,
 ):
-    """CoNLL-2012 ``*_conll`` files under the source folder (``pattern``, a glob), every part a document."""
+    """CoNLL-2012 ``*_conll`` files under the source folder (``pattern``, a glob), every part a document.
+
+    ``windows``: first (the paper's: each document's first ``max_len`` pieces) | overlapping
+    (whole documents, a window every ``stride`` pieces; see :mod:`.windows`)."""
     files = sorted(Path(raw_dir).glob(pattern))
     if not files:
         raise ValueError(f"{raw_dir}: no files match {pattern!r}")
     docs = [d for f in files for d in read_conll2012(f)]
     n_all = len(docs)
     docs = docs[:max_docs] if max_docs else docs
-    records, counts = records_for(docs, tokenizer, max_len, stride)
+    records, counts = records_for(docs, tokenizer, max_len, windows, stride)
     counts.update(files=len(files), documents_available=n_all, documents_used=len(docs))
     return records, counts
 
@@ -39,11 +44,14 @@ def prepare_ontogum(
     split: str = "dev",
     max_docs: int | None = None,
     max_len: int = 128,
+    windows: str = "first",
     stride: int | None = None,
     splits_file: str = "splits.md",
     unbalanced: str = "error",
 ):
     """OntoGUM documents of ``split`` (from splits.md; 'all' = every file), in split order.
+
+    ``windows``, ``stride``: as for :func:`prepare_conll2012`.
 
     ``unbalanced``: error (default) | skip (drop unbalanced brackets, counted; one upstream
     test2 file, GENTLE_poetry_road, has a stray ``3)``)."""
@@ -65,7 +73,7 @@ def prepare_ontogum(
     docs = [
         read_ontogum(raw / "conll" / f"{n}.conll", raw / "conllu" / f"{n}.conllu", unbalanced == "error") for n in used
     ]
-    records, counts = records_for(docs, tokenizer, max_len, stride)
+    records, counts = records_for(docs, tokenizer, max_len, windows, stride)
     counts.update(
         split=split,
         documents_in_split=len(names) + len(missing),

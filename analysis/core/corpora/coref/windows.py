@@ -1,11 +1,19 @@
 """Coreference documents -> window records (Clark et al. sec. 4.3).
 
-Documents are cut into windows of at most ``max_len`` word pieces (special tokens included)
-made of whole sentences (a sentence longer than a window is cut at word boundaries, counted);
-a window starts ``stride`` pieces after the previous one's start (snapped back to a sentence
-start, at least one sentence on). A mention is evaluated in the EARLIEST window that holds it
-whole, i.e. the one with the most left context; it is scorable only when one of its antecedents
-lies in that window too. Everything that cannot be scored is counted.
+Which part of a document is scored (reader option ``windows``):
+
+- ``first`` (default, the paper's protocol): each document is truncated to its first ``max_len``
+  word pieces (special tokens included; whole words, a word never split); everything after is
+  left out, counted (``documents_truncated``, ``words_beyond_truncation``, mentions and anaphors
+  outside the window).
+- ``overlapping``: the whole document, in windows of at most ``max_len`` pieces made of whole
+  sentences (a sentence longer than a window is cut at word boundaries, counted); a window starts
+  ``stride`` pieces after the previous one's start (snapped back to a sentence start, at least one
+  sentence on; default half a window). A mention is evaluated in the EARLIEST window that holds
+  it whole, i.e. the one with the most left context.
+
+A mention is scorable only when one of its antecedents lies in its window too. Everything that
+cannot be scored is counted.
 """
 
 from __future__ import annotations
@@ -79,6 +87,21 @@ def doc_units(doc: CorefDoc, pieces: list[np.ndarray], budget: int, counts: dict
     return units
 
 
+def first_window(doc: CorefDoc, pieces: list[np.ndarray], budget: int, counts: dict) -> tuple[int, int]:
+    """The paper's population: [0, k) = the longest run of whole words from the document's start
+    whose pieces fit ``budget``; the words after it are counted as truncated."""
+    per_word = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
+    if len(per_word) and per_word[0] > budget:
+        raise ValueError(
+            f"{doc.path}: document {doc.id}: word {doc.words[0]!r} has {int(per_word[0])} word pieces > {budget}"
+        )
+    k = int(np.searchsorted(np.cumsum(per_word), budget, side="right"))
+    if k < len(doc.words):
+        counts["documents_truncated"] = counts.get("documents_truncated", 0) + 1
+        counts["words_beyond_truncation"] = counts.get("words_beyond_truncation", 0) + len(doc.words) - k
+    return (0, k)
+
+
 @dataclass
 class _Annotated:
     """A document's mentions in document order with their heads, types, agreement features
@@ -91,18 +114,24 @@ class _Annotated:
     antecedents: list[list[int]]
 
 
-def _annotate(doc: CorefDoc) -> _Annotated:
+def _annotate(doc: CorefDoc, c: dict) -> _Annotated:
+    """Heads, types (counted by what they came from) and antecedents of the document's mentions."""
     ms = sorted(doc.mentions, key=lambda m: (m.key, m.cluster))
     heads = [mention_head(doc, m) for m in ms]
     types = [mention_type(doc, m, h) for m, h in zip(ms, heads)]
     feats = [mention_features(doc, h, t) for h, t in zip(heads, types)]
-    # antecedents: earlier mentions (document order) of the same cluster
-    antecedents: list[list[int]] = []
-    for k, m in enumerate(ms):
-        antecedents.append(
-            [a for a in range(k) if ms[a].cluster == m.cluster and precedes(ms[a].start, ms[a].end, m.start, m.end)]
-        )
+    for h in heads:  # with a POS tag on the head: tags; without: pronoun lexicon and capitalisation
+        key = "mention_types_from_pos" if doc.pos and doc.pos[h] is not None else "mention_types_from_words"
+        _add(c, key)
+    antecedents = [
+        [a for a in range(k) if ms[a].cluster == m.cluster and precedes(ms[a].start, ms[a].end, m.start, m.end)]
+        for k, m in enumerate(ms)
+    ]
     return _Annotated(ms, heads, types, feats, antecedents)
+
+
+def _add(c: dict, key: str, n: int = 1) -> None:
+    c[key] = c.get(key, 0) + n
 
 
 def _inside(window: tuple[int, int], m: Mention) -> bool:
@@ -116,30 +145,29 @@ def _count_and_place(doc: CorefDoc, ann: _Annotated, windows: list[tuple[int, in
     ms, antecedents = ann.mentions, ann.antecedents
     home = [next((w for w in range(len(windows)) if _inside(windows[w], m)), None) for m in ms]
     scored_in: dict[int, int] = {}
-    c["documents"] = c.get("documents", 0) + 1
-    c["words"] = c.get("words", 0) + len(doc.words)
-    c["sentences"] = c.get("sentences", 0) + len(doc.sentences)
-    c["windows"] = c.get("windows", 0) + len(windows)
+    for key, n in [("documents", 1), ("words", len(doc.words)), ("sentences", len(doc.sentences))]:
+        _add(c, key, n)
+    _add(c, "windows", len(windows))
     for k, v in doc.counts.items():
-        c[k] = c.get(k, 0) + v
-    c["mentions"] = c.get("mentions", 0) + len(ms)
-    c["clusters"] = c.get("clusters", 0) + len({m.cluster for m in ms})
+        _add(c, k, v)
+    _add(c, "mentions", len(ms))
+    _add(c, "clusters", len({m.cluster for m in ms}))
     for k, m in enumerate(ms):
-        c[f"mentions_{ann.types[k]}"] = c.get(f"mentions_{ann.types[k]}", 0) + 1
-        if home[k] is None:
-            c["mentions_in_no_window"] = c.get("mentions_in_no_window", 0) + 1
+        _add(c, f"mentions_{ann.types[k]}")
+        _add(c, "mentions_in_no_window" if home[k] is None else "mentions_in_windows")
         if not antecedents[k]:
             continue
-        c["anaphors"] = c.get("anaphors", 0) + 1
+        _add(c, "anaphors")
         for a in antecedents[k]:
             shared = any(_inside(win, ms[a]) and _inside(win, m) for win in windows)
-            key = "pairs_in_one_window" if shared else "pairs_across_windows"
-            c[key] = c.get(key, 0) + 1
-        if home[k] is not None and any(_inside(windows[home[k]], ms[a]) for a in antecedents[k]):
+            _add(c, "pairs_in_one_window" if shared else "pairs_not_in_one_window")
+        if home[k] is None:
+            _add(c, "anaphors_in_no_window")
+        elif any(_inside(windows[home[k]], ms[a]) for a in antecedents[k]):
             scored_in[k] = home[k]
-            c["anaphors_scorable"] = c.get("anaphors_scorable", 0) + 1
+            _add(c, "anaphors_scorable")
         else:
-            c["anaphors_not_scorable_across_windows"] = c.get("anaphors_not_scorable_across_windows", 0) + 1
+            _add(c, "anaphors_antecedents_outside_window")
     return scored_in
 
 
@@ -169,16 +197,25 @@ def _window_mentions(doc: CorefDoc, ann: _Annotated, w: int, window: tuple[int, 
     return mentions
 
 
-def doc_records(doc: CorefDoc, tokenizer, max_len: int, stride: int | None, counts: dict) -> list[dict]:
-    """Window records of one document, with mention annotations (window word indices) in meta."""
+def doc_windows(doc: CorefDoc, tokenizer, max_len: int, windows: str, stride: int | None, counts: dict):
+    """[start word, end word) of the document's windows: its first ``max_len`` pieces (``first``)
+    or overlapping windows of whole sentences over all of it (``overlapping``)."""
     budget = max_len - tokenizer.num_special_tokens_to_add(pair=False)
-    stride = stride or max(budget // 2, 1)
     pieces = word_pieces(tokenizer, [doc.words[s:e] for s, e in doc.sentences])
-    windows = make_windows(doc_units(doc, pieces, budget, counts), budget, stride)
-    ann = _annotate(doc)
-    scored_in = _count_and_place(doc, ann, windows, counts)
+    if windows == "first":
+        return [first_window(doc, pieces, budget, counts)] if doc.words else []
+    return make_windows(doc_units(doc, pieces, budget, counts), budget, stride or max(budget // 2, 1))
+
+
+def doc_records(
+    doc: CorefDoc, tokenizer, max_len: int, counts: dict, windows: str = "first", stride: int | None = None
+) -> list[dict]:
+    """Window records of one document, with mention annotations (window word indices) in meta."""
+    spans = doc_windows(doc, tokenizer, max_len, windows, stride, counts)
+    ann = _annotate(doc, counts)
+    scored_in = _count_and_place(doc, ann, spans, counts)
     records = []
-    for w, (a, b) in enumerate(windows):
+    for w, (a, b) in enumerate(spans):
         mentions = _window_mentions(doc, ann, w, (a, b), scored_in)
         records.append(
             {
@@ -190,20 +227,38 @@ def doc_records(doc: CorefDoc, tokenizer, max_len: int, stride: int | None, coun
     return records
 
 
-def records_for(docs: list[CorefDoc], tokenizer, max_len: int, stride: int | None) -> tuple[list[dict], dict]:
+WINDOWS = ("first", "overlapping")
+_COUNTED = (
+    "anaphors",
+    "anaphors_scorable",
+    "anaphors_in_no_window",
+    "anaphors_antecedents_outside_window",
+    "pairs_in_one_window",
+    "pairs_not_in_one_window",
+    "mentions_in_windows",
+    "mentions_in_no_window",
+    "mention_types_from_pos",
+    "mention_types_from_words",
+)
+
+
+def records_for(
+    docs: list[CorefDoc], tokenizer, max_len: int, windows: str = "first", stride: int | None = None
+) -> tuple[list[dict], dict]:
+    """Window records of every document and the counts (population, everything left out)."""
+    if windows not in WINDOWS:
+        raise ValueError(f"windows must be one of {list(WINDOWS)}, got {windows!r}")
+    if windows == "first" and stride is not None:
+        raise ValueError("stride applies to windows: overlapping only; with windows: first leave it null")
     budget = max_len - tokenizer.num_special_tokens_to_add(pair=False)
-    counts: dict = {"max_len": max_len, "stride": stride or max(budget // 2, 1)}
+    counts: dict = {"max_len": max_len, "windows_mode": windows}
+    if windows == "first":
+        counts.update(documents_truncated=0, words_beyond_truncation=0)
+    else:
+        counts.update(stride=stride or max(budget // 2, 1), long_sentences_cut=0)
     records = []
     for d in docs:
-        records.extend(doc_records(d, tokenizer, max_len, stride, counts))
-    for k in (
-        "anaphors",
-        "anaphors_scorable",
-        "anaphors_not_scorable_across_windows",
-        "pairs_in_one_window",
-        "pairs_across_windows",
-        "long_sentences_cut",
-        "mentions_in_no_window",
-    ):
+        records.extend(doc_records(d, tokenizer, max_len, counts, windows, stride))
+    for k in _COUNTED:
         counts.setdefault(k, 0)
     return records, counts

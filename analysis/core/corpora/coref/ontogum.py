@@ -1,124 +1,15 @@
-"""The two coreference input formats, read into one document model (:class:`.document.CorefDoc`):
-
-- **CoNLL-2012** (OntoNotes ``*_conll``): 12 or more whitespace-separated columns per token
-  (document id, part, word index in its sentence, word, POS, parse bit, lemma, frameset,
-  sense, speaker, named entity, predicate arguments..., coreference LAST);
-  ``#begin document (<id>); part <n>`` / ``#end document`` lines; a blank line ends a sentence.
-  No dependency tree: mention heads come from the head rule (:func:`.mentions.rule_head`).
-- **OntoGUM** (``ontogum/conll/<doc>.conll``): 3 tab-separated columns (index, word, coreference),
-  one ``# begin document`` per file, no sentence breaks. Sentence boundaries, PTB POS tags
-  and the dependency tree come from the matching ``ontogum/conllu/<doc>.conllu`` (words are
-  aligned one to one; multi-word token ranges and empty nodes of the ``.conllu`` are skipped).
+"""OntoGUM (``ontogum/conll/<doc>.conll``), read into the document model (:class:`.document.CorefDoc`):
+3 tab-separated columns (index, word, coreference), one ``# begin document`` per file, no sentence
+breaks. Sentence boundaries, PTB POS tags and the dependency tree come from the matching
+``ontogum/conllu/<doc>.conllu`` (words are aligned one to one; multi-word token ranges and empty
+nodes of the ``.conllu`` are skipped). CoNLL-2012 files: :mod:`.conll2012`.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from analysis.core.corpora.coref.document import Brackets, CorefDoc
-
-# ---------------------------------------------------------------------------- CoNLL-2012
-
-_BEGIN = re.compile(r"^#\s*begin document\s*(?:\((?P<paren>[^)]*)\)|(?P<bare>\S*))\s*;?\s*(?:part\s+(?P<part>\d+))?")
-_PTB_ESCAPES = {
-    "-LRB-": "(",
-    "-RRB-": ")",
-    "-LSB-": "[",
-    "-RSB-": "]",
-    "-LCB-": "{",
-    "-RCB-": "}",
-    "/.": ".",
-    "/?": "?",
-    "/-": "-",
-}
-
-
-def read_conll2012(path) -> list[CorefDoc]:
-    """Every document (part) of a CoNLL-2012 ``*_conll`` file."""
-    path = str(path)
-    docs: list[CorefDoc] = []
-    cur = None
-    with open(path, encoding="utf-8") as f:
-        for lineno, raw in enumerate(f, 1):
-            line = raw.rstrip("\n").rstrip("\r")
-            where = f"{path}:{lineno}"
-            if line.startswith("#begin document") or line.startswith("# begin document"):
-                if cur is not None:
-                    raise ValueError(f"{where}: '#begin document' inside document {cur['id']!r} (no '#end document')")
-                cur = _open_conll2012(line, path)
-                continue
-            if line.startswith("#end document") or line.startswith("# end document"):
-                if cur is None:
-                    raise ValueError(f"{where}: '#end document' without '#begin document'")
-                docs.append(_close_conll2012(cur, lineno, path))
-                cur = None
-                continue
-            if line.startswith("#"):
-                continue
-            if not line.strip():
-                if cur is not None and len(cur["words"]) > cur["sent_start"]:
-                    cur["sents"].append((cur["sent_start"], len(cur["words"])))
-                    cur["sent_start"] = len(cur["words"])
-                continue
-            if cur is None:
-                raise ValueError(f"{where}: token line outside '#begin document' ... '#end document'")
-            _add_conll2012_token(cur, line.split(), where, lineno)
-    if cur is not None:
-        raise ValueError(f"{path}:{lineno}: file ends inside document {cur['id']!r} (no '#end document')")
-    return docs
-
-
-def _open_conll2012(line: str, path: str) -> dict:
-    """The document being read, from its ``#begin document`` line."""
-    m = _BEGIN.match(line)
-    doc_id = (m.group("paren") or m.group("bare") or Path(path).name).strip()
-    if m.group("part") is not None:
-        doc_id = f"{doc_id}/part_{int(m.group('part')):03d}"
-    return {
-        "id": doc_id,
-        "words": [],
-        "pos": [],
-        "sents": [],
-        "sent_start": 0,
-        "brackets": Brackets(path),
-        "ncols": None,
-    }
-
-
-def _add_conll2012_token(cur: dict, cols: list[str], where: str, lineno: int) -> None:
-    """One token line (its columns), checked, added to the document being read."""
-    if len(cols) < 12:
-        raise ValueError(f"{where}: {len(cols)} columns; CoNLL-2012 lines have 12 or more")
-    if cur["ncols"] is None:
-        cur["ncols"] = len(cols)
-    elif len(cols) != cur["ncols"]:
-        raise ValueError(f"{where}: {len(cols)} columns, earlier lines of this document have {cur['ncols']}")
-    try:
-        idx = int(cols[2])
-    except ValueError:
-        raise ValueError(f"{where}: word index {cols[2]!r} is not an integer") from None
-    if idx != len(cur["words"]) - cur["sent_start"]:
-        raise ValueError(f"{where}: word index {idx}, expected {len(cur['words']) - cur['sent_start']}")
-    cur["brackets"].add(len(cur["words"]), cols[-1], lineno)
-    cur["words"].append(_PTB_ESCAPES.get(cols[3], cols[3]))
-    cur["pos"].append(None if cols[4] in ("-", "_", "XX") else cols[4])
-
-
-def _close_conll2012(cur, lineno, path) -> CorefDoc:
-    if len(cur["words"]) > cur["sent_start"]:
-        cur["sents"].append((cur["sent_start"], len(cur["words"])))
-    return CorefDoc(
-        id=cur["id"],
-        words=cur["words"],
-        sentences=cur["sents"],
-        mentions=cur["brackets"].finish(lineno),
-        pos=cur["pos"],
-        path=path,
-    )
-
-
-# ---------------------------------------------------------------------------- OntoGUM
 
 
 def read_conllu_tokens(path) -> tuple[list[dict], list[tuple[int, int]]]:
