@@ -3,7 +3,6 @@ import torch
 from analysis.explanation.adversarial import run_adversarial
 from analysis.explanation.plots import plot_adversarial
 from analysis.explanation.setup import rule_classifiers
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 setup_logging(snakemake)
@@ -20,4 +19,3 @@ df = run_adversarial(
 write_table(df, snakemake.output.table)
 fig = plot_adversarial(df, snakemake.wildcards.model, snakemake.params.tolerance)
 save_figure(fig, snakemake.output.figure)
-close(fig)

@@ -3,7 +3,6 @@ import json
 from analysis.clark.coref_heads import population_label, read_paper_numbers, score
 from analysis.clark.coref_plots import plot_coref_heads
 from analysis.core.storage import Shards
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
 
 log = setup_logging(snakemake)
@@ -38,4 +37,3 @@ log.info("scoring counts: %s", counts)
 log.info("summary:\n%s", summary.to_string())
 fig = plot_coref_heads(per_head, summary, shards.header["model"], population)
 save_figure(fig, snakemake.output.figure)
-close(fig)

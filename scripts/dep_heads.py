@@ -4,7 +4,6 @@ from analysis.clark.dep_heads import score_examples
 from analysis.clark.dep_heads_plots import plot_dep_heads, plot_dep_heads_grid
 from analysis.clark.dep_tables import baselines, grid_table, paper_table, table1, tidy
 from analysis.core.storage import Shards
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
 
 log = setup_logging(snakemake)
@@ -44,12 +43,10 @@ write_json(counts, snakemake.output.counts)
 
 fig = plot_dep_heads(main, model, corpus)
 save_figure(fig, snakemake.output.figure)
-close(fig)
 cells = grid_table(full, main, p.relations)
 write_table(cells, snakemake.output.grid_table)
 fig = plot_dep_heads_grid(cells, model, corpus, shards.n_layers, shards.n_heads)
 save_figure(fig, snakemake.output.grid)
-close(fig)
 log.info("%s: %s", corpus, {k: v for k, v in counts.items() if k != "arcs_lost_by_relation"})
 log.info("arcs lost by relation: %s", counts["arcs_lost_by_relation"])
 log.info("best heads:\n%s", main[main["best_direction"]].to_string())

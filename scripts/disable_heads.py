@@ -9,7 +9,6 @@ from analysis.kovaleva.finetune_tables import (
     disable_heads_table,
     main_metric_rows,
 )
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 log = setup_logging(snakemake)
@@ -25,4 +24,3 @@ for task in tasks:
     log.info("%s", disable_heads_summary(main[main.task == task]))
 fig = plot_disable_heads(main, tasks, model)
 save_figure(fig, snakemake.output.figure)
-close(fig)

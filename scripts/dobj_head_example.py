@@ -3,7 +3,6 @@ import pandas as pd
 from analysis.clark.dep_examples import best_head_row, example_arcs, example_map, example_table, pick_example
 from analysis.clark.dep_heads_plots import plot_dobj_head_example
 from analysis.core.storage import Shards
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 log = setup_logging(snakemake)
@@ -19,6 +18,5 @@ arcs = example_arcs(unit_word, ex.meta["heads"], ex.meta["rels"], direction)
 model = shards.header["model"]
 fig = plot_dobj_head_example(wm, labels, arcs, p.relation, model, layer, head, direction, row["accuracy"], ex.id)
 save_figure(fig, snakemake.output.figure)
-close(fig)
 write_table(example_table(ex.id, layer, head, wm, labels, arcs), snakemake.output.table)
 log.info("drew head %d-%d (%s) on %s: %s", layer, head, direction, ex.id, " ".join(labels))

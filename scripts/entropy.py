@@ -1,7 +1,6 @@
 from analysis.clark.surface import accumulate, by_layer, entropy_stats, per_head_table
 from analysis.clark.surface_plots import plot_entropy
 from analysis.core.storage import Shards
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 setup_logging(snakemake)
@@ -13,4 +12,3 @@ write_table(by_layer(t, ["entropy", "uniform_entropy", "entropy_cls", "uniform_e
 
 fig = plot_entropy(t, shards.header["model"], n, shards.header["cls_token"])
 save_figure(fig, snakemake.output.figure)
-close(fig)

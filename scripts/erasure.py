@@ -3,7 +3,6 @@ import torch
 from analysis.explanation.erasure import run_erasure
 from analysis.explanation.plots import plot_erasure_set, plot_erasure_single
 from analysis.explanation.setup import rule_classifiers
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 setup_logging(snakemake)
@@ -16,7 +15,5 @@ write_table(summary, snakemake.output.summary)
 model = snakemake.wildcards.model
 fig = plot_erasure_single(single, model)
 save_figure(fig, snakemake.output.fig_single)
-close(fig)
 fig = plot_erasure_set(sets, model)
 save_figure(fig, snakemake.output.fig_set)
-close(fig)

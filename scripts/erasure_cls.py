@@ -3,7 +3,6 @@ import torch
 from analysis.explanation.erasure_cls import resolve_cls_layer, run_erasure_cls
 from analysis.explanation.plots import plot_erasure_cls_set, plot_erasure_cls_single
 from analysis.explanation.setup import load_for_tests, load_probe
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 setup_logging(snakemake)
@@ -23,7 +22,5 @@ write_table(summary, snakemake.output.summary)
 model = snakemake.wildcards.model
 fig = plot_erasure_cls_single(single, model)
 save_figure(fig, snakemake.output.fig_single)
-close(fig)
 fig = plot_erasure_cls_set(sets, model, layer)
 save_figure(fig, snakemake.output.fig_set)
-close(fig)

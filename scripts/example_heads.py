@@ -3,7 +3,6 @@ import pandas as pd
 from analysis.clark.surface import example_maps, example_segment, pick_example_heads
 from analysis.clark.surface_plots import plot_example_heads
 from analysis.core.storage import Shards
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 log = setup_logging(snakemake)
@@ -18,6 +17,5 @@ attn = ex.attn
 h = shards.header
 fig = plot_example_heads(picked, attn, ex.tokens, w, h["model"], ex.id, h["cls_token"], h["sep_token"])
 save_figure(fig, snakemake.output.figure)
-close(fig)
 write_table(example_maps(picked, attn, ex.tokens, w, ex.id), snakemake.output.maps)
 log.info("example heads: %s", picked.to_dict("records"))

@@ -4,7 +4,6 @@ import pandas as pd
 from analysis.core.storage import Shards
 from analysis.kovaleva.finetune_change import mean_cosines
 from analysis.kovaleva.finetune_plots import plot_finetune_change
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 log = setup_logging(snakemake)
@@ -21,4 +20,3 @@ write_table(table, snakemake.output.table)
 
 fig = plot_finetune_change(table, tasks, model)
 save_figure(fig, snakemake.output.figure)
-close(fig)

@@ -3,7 +3,6 @@ import pandas as pd
 from analysis.core.storage import Shards
 from analysis.kovaleva.finetune_change import special_attention_by_layer
 from analysis.kovaleva.finetune_plots import plot_finetune_special_tokens
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 log = setup_logging(snakemake)
@@ -23,4 +22,3 @@ log.info("\n%s", table.to_string())
 
 fig = plot_finetune_special_tokens(table, tasks, model, cls_tok, sep_tok)
 save_figure(fig, snakemake.output.figure)
-close(fig)

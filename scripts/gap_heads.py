@@ -3,7 +3,6 @@ import json
 from analysis.clark.coref_plots import plot_gap_heads
 from analysis.clark.gap_heads import per_head_table, score, summary_table
 from analysis.core.storage import Shards
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
 
 log = setup_logging(snakemake)
@@ -22,4 +21,3 @@ log.info("reader counts: %s; scoring counts: %s", reader_counts, counts)
 log.info("summary:\n%s", summary.to_string())
 fig = plot_gap_heads(per_head, summary, shards.header["model"], counts["examples"])
 save_figure(fig, snakemake.output.figure)
-close(fig)

@@ -8,7 +8,6 @@ from analysis.clark.mlm_head import head_description, load_fitted_head, load_mlm
 from analysis.core.extraction import encode_records
 from analysis.core.inputs import read_jsonl, seeded_subset
 from analysis.core.models import load_tokenizer
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
 
 log = setup_logging(snakemake)
@@ -42,4 +41,3 @@ title = (
 )
 fig = plot_gradient_importance(per_layer, title, labels)
 save_figure(fig, snakemake.output.figure)
-close(fig)

@@ -10,7 +10,6 @@ from analysis.clark.head_clusters import (
     plot_head_clusters,
 )
 from analysis.core.storage import Shards
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
 
 log = setup_logging(snakemake)
@@ -47,4 +46,3 @@ fig = plot_head_clusters(
     sep_token=shards.header.get("sep_token") or "[SEP]",
 )
 save_figure(fig, snakemake.output.figure)
-close(fig)

@@ -13,7 +13,6 @@ from analysis.kovaleva.pattern_classifier import (
 )
 from analysis.kovaleva.pattern_labels import label_shares, load_maps
 from analysis.kovaleva.pattern_plots import plot_pattern_classifier
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 log = setup_logging(snakemake)
@@ -44,4 +43,3 @@ save_classifier(clf, p.classifier, len(y), p.labelled_model, snakemake.output.mo
 
 fig = plot_pattern_classifier(confusions[p.classifier], cv, p.classifier, p.folds, p.labelled_model)
 save_figure(fig, snakemake.output.figure)
-close(fig)

@@ -5,7 +5,6 @@ from analysis.kovaleva.pattern_classifier import most_confident
 from analysis.kovaleva.pattern_features import CLASSES
 from analysis.kovaleva.pattern_labels import with_provenance
 from analysis.kovaleva.pattern_plots import plot_pattern_examples
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 log = setup_logging(snakemake)
@@ -19,7 +18,6 @@ for _, row in pick.iterrows():
     maps.append((ex.attn[int(row["layer"]) - 1, int(row["head"]) - 1], ex.kinds, ex.seq_ids))
 fig = plot_pattern_examples(pick, maps, p.spec.split(":")[-1])
 save_figure(fig, snakemake.output.figure)
-close(fig)
 keep = ["labels_from", "extrapolated", "label", "task", "input_id", "layer", "head", "n_tokens"] + [
     f"p_{c}" for c in CLASSES
 ]

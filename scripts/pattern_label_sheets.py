@@ -4,7 +4,6 @@ import pandas as pd
 
 from analysis.kovaleva.pattern_labels import load_maps
 from analysis.kovaleva.pattern_plots import plot_pattern_label_sheets
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging
 
 log = setup_logging(snakemake)
@@ -14,6 +13,5 @@ out.mkdir(parents=True, exist_ok=True)
 sheets = 0
 for i, fig in enumerate(plot_pattern_label_sheets(labels, load_maps(snakemake.input.maps))):
     save_figure(fig, out / f"pattern_label_sheets.{i:02d}.png", dpi=80)
-    close(fig)
     sheets += 1
 log.info("%d contact sheets of %d labelled maps", sheets, len(labels))

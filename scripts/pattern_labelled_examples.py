@@ -2,7 +2,6 @@ import pandas as pd
 
 from analysis.kovaleva.pattern_labels import first_per_class, load_maps
 from analysis.kovaleva.pattern_plots import plot_pattern_labelled_examples
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 log = setup_logging(snakemake)
@@ -10,5 +9,4 @@ p = snakemake.params
 pick = first_per_class(pd.read_csv(snakemake.input.table), p.per_class)
 fig = plot_pattern_labelled_examples(pick, load_maps(snakemake.input.maps), p.per_class, p.labelled_model)
 save_figure(fig, snakemake.output.figure)
-close(fig)
 write_table(pick, snakemake.output.table)

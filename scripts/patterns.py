@@ -4,7 +4,6 @@ from analysis.core.storage import Shards
 from analysis.kovaleva.pattern_classifier import classify_shards, load_classifier, share_table, task_shares
 from analysis.kovaleva.pattern_labels import label_provenance, with_provenance
 from analysis.kovaleva.pattern_plots import plot_patterns
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 log = setup_logging(snakemake)
@@ -42,4 +41,3 @@ write_table(with_provenance(layers, p.labelled_model, p.spec), snakemake.output.
 
 fig = plot_patterns(tab, pred, p.tasks, [v for v, _ in variants], p.spec.split(":")[-1], clf)
 save_figure(fig, snakemake.output.figure)
-close(fig)

@@ -3,7 +3,6 @@ import torch
 from analysis.explanation.permutation import run_permutation
 from analysis.explanation.plots import plot_permutation
 from analysis.explanation.setup import rule_classifiers
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 setup_logging(snakemake)
@@ -13,4 +12,3 @@ df = run_permutation(classifiers, snakemake.params.n_permutations, snakemake.par
 write_table(df, snakemake.output.table)
 fig = plot_permutation(df, snakemake.wildcards.model)
 save_figure(fig, snakemake.output.figure)
-close(fig)

@@ -2,7 +2,6 @@ import pandas as pd
 
 from analysis.clark.probe_plots import plot_probes
 from analysis.clark.probe_training import with_paper_uas
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 setup_logging(snakemake)
@@ -15,4 +14,3 @@ write_table(table, snakemake.output.table)
 n_train, n_dev = int(table.train_sentences.iloc[0]), int(table.dev_sentences.iloc[0])
 fig = plot_probes(table, curves, p.spec, p.dev_name, n_train, n_dev)
 save_figure(fig, snakemake.output.figure)
-close(fig)

@@ -3,7 +3,6 @@ import torch
 from analysis.explanation.plots import plot_rank_agreement
 from analysis.explanation.rank_agreement import run_rank_agreement
 from analysis.explanation.setup import rule_classifiers
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 setup_logging(snakemake)
@@ -13,4 +12,3 @@ df = run_rank_agreement(classifiers)
 write_table(df, snakemake.output.table)
 fig = plot_rank_agreement(df, snakemake.wildcards.model)
 save_figure(fig, snakemake.output.figure)
-close(fig)

@@ -1,7 +1,6 @@
 from analysis.clark.surface import accumulate, per_head_table, relative_position_stats
 from analysis.clark.surface_plots import plot_relative_position
 from analysis.core.storage import Shards
-from analysis.shared.plots import close
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 log = setup_logging(snakemake)
@@ -12,7 +11,6 @@ write_table(t, snakemake.output.table)
 
 fig = plot_relative_position(t, shards.header["model"], n)
 save_figure(fig, snakemake.output.figure)
-close(fig)
 for col in ["prev", "next"]:
     strong = t[t[col] > 0.5]
     log.info(

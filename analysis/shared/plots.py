@@ -130,8 +130,7 @@ def attention_map(ax, attn: np.ndarray, tokens_from, tokens_to, title: str = "",
 
 def new_figure(width: float, height: float, ncols: int = 1, nrows: int = 1, style: str = "paper", **kw):
     """A new figure of ``width`` x ``height`` inches in ``style`` (see ``use_style``): every
-    figure of the workflow is made here; the caller saves it (``rule_io.save_figure``) and
-    closes it (``close``)."""
+    figure of the workflow is made here; the caller saves and closes it (``rule_io.save_figure``)."""
     use_style(style)
     return plt.subplots(nrows, ncols, figsize=(width, height), **kw)
 

@@ -35,7 +35,11 @@ def write_json(obj, path) -> None:
 
 
 def save_figure(fig, path, dpi: int = 200) -> None:
+    """Write ``fig`` to ``path`` and close it: a rule's figure is done once it is saved."""
+    import matplotlib.pyplot as plt
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     # fixed metadata so reruns give identical bytes
     fig.savefig(path, dpi=dpi, bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
