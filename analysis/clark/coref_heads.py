@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.core.corpora.coref.document import precedes
-from analysis.core.word_level import word_maps
+from analysis.core.word_level import unit_of_word, word_maps
 from analysis.shared.head_selection import fold_of, two_fold
 
 TYPES = ("all", "pronoun", "proper", "nominal")
@@ -152,7 +152,7 @@ def head_correct(word_map: np.ndarray, unit_word: np.ndarray, case: Case) -> np.
     """(layers, heads) bool: does the head word attend most to an antecedent's head word?
 
     ``word_map`` (layers, heads, U, U) and ``unit_word`` as returned by ``word_maps``."""
-    unit_of = {int(w): u for u, w in enumerate(unit_word) if w >= 0}
+    unit_of = unit_of_word(unit_word)
     try:
         row = unit_of[case.head]
         cols = np.array([unit_of[int(h)] for h in case.cand_heads])

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from analysis.clark.dep_heads import predictions, word_text
-from analysis.core.word_level import word_maps
+from analysis.core.word_level import unit_of_word, word_maps
 
 
 def best_head_row(table: pd.DataFrame, relation: str, direction: str, source: str = "dep_heads table") -> pd.Series:
@@ -63,7 +63,7 @@ def pick_example(
 def _all_right(ex, relation, head, direction, how) -> bool:
     wm, unit_word = word_maps(ex.attn[head[0] - 1, head[1] - 1], ex.word_ids, how)
     pred = predictions(wm, unit_word)
-    unit_of = {int(w): u for u, w in enumerate(unit_word) if w >= 0}
+    unit_of = unit_of_word(unit_word)
     for d, (h, rel) in enumerate(zip(ex.meta["heads"], ex.meta["rels"])):
         if rel != relation:
             continue
@@ -93,7 +93,7 @@ def example_map(ex, layer: int, head: int, how: str):
 def example_arcs(unit_word, heads, rels, direction: str) -> list[tuple[int, int, str]]:
     """The gold arcs with both words in the map, as (row unit, column unit, relation) cells:
     (dependent, head) for ``direction`` dep->head, else (head, dependent)."""
-    unit_of = {int(w): u for u, w in enumerate(unit_word) if w >= 0}
+    unit_of = unit_of_word(unit_word)
     arcs = []
     for d, (h, rel) in enumerate(zip(heads, rels)):
         if h < 0 or d not in unit_of or h not in unit_of:

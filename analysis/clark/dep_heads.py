@@ -42,7 +42,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from analysis.core.word_level import word_maps
+from analysis.core.word_level import unit_of_word, word_maps
 
 DIRECTIONS = ("dep->head", "head->dep")
 ALL = "All"  # the paper's row: every arc, the root arcs included
@@ -174,7 +174,7 @@ class DepScorer:
             if info["windows"] == 1:
                 self.counts["sentences_split"] += 1
 
-        unit_of = {int(w): u for u, w in enumerate(unit_word) if w >= 0}
+        unit_of = unit_of_word(unit_word)
         info["covered"].update(unit_of)
         dep2head = predictions(wm, unit_word)  # (L, H, U)
         rev = transposed_predictions(wm, unit_word) if self.reverse == "transpose" else dep2head

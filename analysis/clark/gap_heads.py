@@ -17,7 +17,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from analysis.core.word_level import word_maps
+from analysis.core.word_level import unit_of_word, word_maps
 from analysis.shared.head_selection import fold_of, two_fold
 
 GROUPS = ("all", "masculine", "feminine")
@@ -40,7 +40,7 @@ def baseline_picks(meta: dict) -> dict:
 
 def head_picks_a(word_map: np.ndarray, unit_word: np.ndarray, meta: dict) -> np.ndarray:
     """(layers, heads) bool: True where the pronoun attends at least as much to A's head as to B's."""
-    unit_of = {int(w): u for u, w in enumerate(unit_word) if w >= 0}
+    unit_of = unit_of_word(unit_word)
     p, a, b = unit_of[meta["pronoun"]], unit_of[meta["a_head"]], unit_of[meta["b_head"]]
     return word_map[:, :, p, a] >= word_map[:, :, p, b]
 

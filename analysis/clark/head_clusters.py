@@ -6,7 +6,7 @@ that token:
 
     d(i, j) = sum_t JS(P_i[t] || P_j[t]),   JS(p, q) = H(m) - (H(p) + H(q)) / 2,  m = (p + q) / 2.
 
-JS is finite without smoothing (m > 0 wherever p > 0, and 0 log 0 = 0 via ``xlogy``). An
+JS is finite without smoothing (m > 0 wherever p > 0; 0 log 0 = 0 by clamping at 1e-30 before the log). An
 optional smoothing ``eps`` mixes every row with the uniform distribution,
 p' = (p + eps) / (1 + n eps), as the authors' code does against log(0); the default
 ``eps = 0`` keeps the exact divergence (documented in the figure caption).

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from analysis.core.inputs import seeded_subset
-from analysis.core.word_level import units, word_maps
+from analysis.core.word_level import unit_of_word, units, word_maps
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ def sentence_maps(attn: np.ndarray, word_ids, kinds: str, n_words: int, how: str
     if cls_piece < 0 or sep_piece < 0:
         raise ValueError("no [CLS]-kind or no [SEP]-kind token to stand for the root")
     unit_of_piece = units(word_ids)[0]
-    word_unit = {int(w): u for u, w in enumerate(unit_word) if w >= 0}
+    word_unit = unit_of_word(unit_word)
     if sorted(word_unit) != list(range(n_words)):
         raise ValueError(f"maps cover {len(word_unit)} words, the tree has {n_words}")
     order = [int(unit_of_piece[cls_piece])] + [word_unit[w] for w in range(n_words)] + [int(unit_of_piece[sep_piece])]

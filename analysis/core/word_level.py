@@ -35,6 +35,11 @@ def units(word_ids) -> tuple[np.ndarray, np.ndarray]:
     return unit_of_piece, np.asarray(unit_word, dtype=np.int64)
 
 
+def unit_of_word(unit_word) -> dict[int, int]:
+    """word index -> its unit (row/column of the word-level map); special-token units left out."""
+    return {int(w): u for u, w in enumerate(unit_word) if w >= 0}
+
+
 def word_maps(attn: np.ndarray, word_ids, how: str = "mean") -> tuple[np.ndarray, np.ndarray]:
     """Convert maps (..., n, n) over pieces into (..., U, U) over units.
 

@@ -46,7 +46,6 @@ def adversarial_attention(
     best_j = torch.zeros(B, dtype=torch.float64)
     best_d = torch.zeros(B, dtype=torch.float64)
     best_max = a0.max(-1).values.detach().double().clone()
-    best_A = a0.detach().clone()
     for _ in range(steps + 1):
         A = torch.softmax(z.masked_fill(~mask, neg), -1)
         P = torch.softmax(out_fn(H, A), -1)
@@ -57,7 +56,6 @@ def adversarial_attention(
             best_j = torch.where(better, j.double(), best_j)
             best_d = torch.where(better, d.double(), best_d)
             best_max = torch.where(better, A.max(-1).values.double(), best_max)
-            best_A[better] = A[better]
         loss = (-j + penalty * torch.relu(d - tolerance)).sum()
         opt.zero_grad()
         loss.backward()
@@ -66,7 +64,6 @@ def adversarial_attention(
         "jsd": best_j.numpy(),
         "output_change": best_d.numpy(),
         "adversary_max_weight": best_max.numpy(),
-        "attention": best_A.detach(),
     }
 
 

@@ -12,7 +12,7 @@ import torch
 
 from analysis.explanation.attention_patch import RowPatch
 from analysis.explanation.erasure import erasure_summary, erasure_tables
-from analysis.explanation.explainer import Instance
+from analysis.explanation.explainer import Instance, renormalise
 
 log = logging.getLogger(__name__)
 
@@ -103,8 +103,7 @@ class ClsExplainer:
             keep = keep.to(self.tf.device)
 
             def fn(row):
-                w = row * keep[:, None, :].to(row.dtype)
-                return w / w.sum(-1, keepdim=True).clamp_min(1e-30)
+                return renormalise(row, keep[:, None, :].to(row.dtype))
 
             fn.batch = keep.shape[0]
             return self._run(inst, fn)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import torch
 
 from analysis.explanation.classifiers import WORD_ENCODERS, AttnClassifier, Vocab
+from analysis.explanation.divergences import tvd
 from analysis.explanation.frozen_transformer import FrozenTransformer
 
 
@@ -150,4 +151,4 @@ class Explainer:
         H, mask = self._states(batch)
         a = self.clf.attention(H, mask)
         p = torch.softmax(self.clf.output(H, a), -1)
-        return 0.5 * (p - inst.probs[None]).abs().sum(-1)
+        return tvd(p, inst.probs[None])

@@ -32,12 +32,11 @@ def prepare(name: str, raw_dir, tokenizer, max_len: int | None = None, **options
         raise ValueError(f"unknown corpus reader {name!r}; known: {sorted(READERS)}")
     fn = READERS[name]
     params = inspect.signature(fn).parameters
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-    unknown = sorted(set(options) - set(params)) if not takes_any else []
+    unknown = sorted(set(options) - set(params))
     if unknown:
         known = sorted(k for k in params if k not in ("raw_dir", "tokenizer", "max_len"))
         raise ValueError(f"corpus reader {name!r}: unknown option(s) {unknown}; it takes {known}")
-    if max_len is not None and ("max_len" in params or takes_any):
+    if max_len is not None and "max_len" in params:
         options["max_len"] = max_len
     return fn(raw_dir, tokenizer, **options)
 
