@@ -90,7 +90,7 @@ rule mlm_head:
     """Masked-LM head for the gradients: the checkpoint's own when it has a trained one (from_pretrained's
     missing keys), else fitted on the frozen encoder on Wikipedia segments not in the evaluation sample."""
     input:
-        raw=lambda wc: f"resources/raw/{CORPORA['wiki']['source']}/SHA256SUMS",
+        raw=raw_sums(CORPORA["wiki"]["source"]),
         evaluation=inputs_of("wiki"),
     output:
         head="resources/mlm_head/{model}/head.pt",

@@ -72,6 +72,14 @@ def rule_benchmark(rule, *parts):
     return f"benchmarks/{{model}}/{_stem(rule, parts)}.tsv"
 
 
+def raw_sums(source):
+    """The checksum list of a fetched source, written by fetch_source; it stands for all its files."""
+    return f"resources/raw/{source}/SHA256SUMS"
+
+
+GLUE_RAW = raw_sums("glue")
+
+
 def inputs_of(corpus, ext="jsonl"):
     """The prepared inputs of ``corpus``, made by prepare_inputs: records (jsonl) or counts (counts.json)."""
     return f"resources/inputs/{{model}}/{corpus}.{ext}"

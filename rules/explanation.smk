@@ -3,13 +3,12 @@
 # and the erasure tests on the transformer's own [CLS] attention row.
 
 EXPLANATION_CATEGORY = "Attention as explanation"
-GLUE_SUMS = "resources/raw/glue/SHA256SUMS"
 
 
 rule attn_classifiers:
     """Train encoder -> additive attention -> linear classifiers on SST-2 (seeded); dev accuracy."""
     input:
-        GLUE_SUMS,
+        GLUE_RAW,
     output:
         model="resources/explanation/{model}/attn_classifiers.pt",
         table=table("attn_classifiers"),
@@ -45,7 +44,7 @@ rule erasure:
     """Single-weight and set erasure (Serrano & Smith 2019) for every attention classifier."""
     input:
         model=rules.attn_classifiers.output.model,
-        glue=GLUE_SUMS,
+        glue=GLUE_RAW,
     output:
         single=table("erasure", "single"),
         sets=table("erasure", "set"),
@@ -76,7 +75,7 @@ rule erasure_cls:
     """The erasure tests on the transformer's own attention: one layer's [CLS] row, heads averaged."""
     input:
         model=rules.attn_classifiers.output.model,
-        glue=GLUE_SUMS,
+        glue=GLUE_RAW,
     output:
         single=table("erasure_cls", "single"),
         sets=table("erasure_cls", "set"),
@@ -108,7 +107,7 @@ rule permutation:
     """Permute the attention weights (Jain & Wallace 2019): median output change vs max attention."""
     input:
         model=rules.attn_classifiers.output.model,
-        glue=GLUE_SUMS,
+        glue=GLUE_RAW,
     output:
         table=table("permutation"),
         figure=figure("permutation", category=EXPLANATION_CATEGORY),
@@ -137,7 +136,7 @@ rule adversarial:
     """Adversarial attention (Jain & Wallace 2019): max JSD from the original with output change <= tolerance."""
     input:
         model=rules.attn_classifiers.output.model,
-        glue=GLUE_SUMS,
+        glue=GLUE_RAW,
     output:
         table=table("adversarial"),
         figure=figure("adversarial", category=EXPLANATION_CATEGORY),
@@ -169,7 +168,7 @@ rule rank_agreement:
     """Kendall tau between attention and gradient / leave-one-out importance (Jain & Wallace 2019)."""
     input:
         model=rules.attn_classifiers.output.model,
-        glue=GLUE_SUMS,
+        glue=GLUE_RAW,
     output:
         table=table("rank_agreement"),
         figure=figure("rank_agreement", category=EXPLANATION_CATEGORY),

@@ -14,7 +14,6 @@
 # GLUE dev inputs themselves: analysis.core.glue.read_split("resources/raw/glue", task, "dev").
 
 GLUE_TASKS = config["kovaleva"]["tasks"]
-GLUE_RAW = "resources/raw/glue/SHA256SUMS"
 
 
 wildcard_constraints:

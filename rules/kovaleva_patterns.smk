@@ -23,7 +23,7 @@ rule pattern_features:
     input:
         labels=config["patterns"]["labels"],
         recipe=config["patterns"]["recipe"],
-        raw=expand("resources/raw/{source}/SHA256SUMS", source=PAT_SOURCES),
+        raw=[raw_sums(source) for source in PAT_SOURCES],
         code="analysis/kovaleva/pattern_features.py",  # the feature definitions: recompute when they change
     output:
         table="resources/patterns/labelled_features.csv",

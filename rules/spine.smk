@@ -4,7 +4,7 @@
 rule fetch_source:
     """Download a source from upstream (or copy it from the mirror) and check every sha256."""
     output:
-        "resources/raw/{source}/SHA256SUMS",
+        raw_sums("{source}"),
     log:
         "logs/fetch_source/{source}.log",
     wildcard_constraints:
@@ -21,7 +21,7 @@ rule fetch_source:
 rule prepare_inputs:
     """Read a corpus into prepared input records (JSON lines) with counts of anything cut."""
     input:
-        lambda wc: f"resources/raw/{CORPORA[wc.corpus]['source']}/SHA256SUMS",
+        lambda wc: raw_sums(CORPORA[wc.corpus]["source"]),
     output:
         records=inputs_of("{corpus}"),
         counts=inputs_of("{corpus}", "counts.json"),
@@ -31,7 +31,8 @@ rule prepare_inputs:
         CONDA_ENV
     params:
         spec=model_spec,
-        corpus=lambda wc: CORPORA[wc.corpus],
+        # the reader's options: n_shards only cuts the extraction, so changing it re-prepares nothing
+        corpus=lambda wc: {k: v for k, v in CORPORA[wc.corpus].items() if k != "n_shards"},
         max_len=config["max_len"],
     script:
         "../scripts/prepare_inputs.py"

@@ -1,4 +1,5 @@
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,19 @@ def tiny_model():
     from analysis.core.models import TINY, load_model
 
     return load_model(TINY, device="cpu")
+
+
+WORKFLOW = ["Snakefile", "rules", "scripts", "config", "report", "analysis", "envs", "profiles"]
+
+
+def copy_into(dest: Path, items, src_dir: Path = ROOT) -> Path:
+    """Copy files / folders ``items`` of ``src_dir`` into ``dest`` (e.g. the workflow alone: no
+    ../shared beside it, nothing made yet)."""
+    for item in items:
+        src, dst = src_dir / item, dest / item
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, dst)
+    return dest
 
 
 def mirror_dir() -> Path | None:

@@ -1,14 +1,13 @@
 """The DAG parses for every shipped config, on a checkout without ../shared and without torch."""
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, WORKFLOW, copy_into
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 CONFIGS = {
@@ -17,17 +16,6 @@ CONFIGS = {
     "branches": ["config/smoke.yaml", "config/test/branches.yaml"],
     "paper": ["config/paper.yaml"],
 }
-
-
-WORKFLOW = ["Snakefile", "rules", "scripts", "config", "report", "analysis", "envs", "profiles"]
-
-
-def copy_workflow(dest: Path) -> Path:
-    """The workflow's files alone in a fresh directory: no ../shared beside it, nothing made yet."""
-    for item in WORKFLOW:
-        src = ROOT / item
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / item)
-    return dest
 
 
 def dry_run(configfiles, *extra, env=None, cwd=ROOT):
@@ -40,7 +28,7 @@ def dry_run(configfiles, *extra, env=None, cwd=ROOT):
 
 @pytest.mark.parametrize("name", CONFIGS)
 def test_dry_run(name, tmp_path):
-    run = dry_run(CONFIGS[name], cwd=copy_workflow(tmp_path))
+    run = dry_run(CONFIGS[name], cwd=copy_into(tmp_path, WORKFLOW))
     assert run.returncode == 0, (run.stdout + run.stderr)[-4000:]
     out = run.stdout + run.stderr
     for rule in ("extract_attention", "dep_heads", "probes", "finetune", "erasure"):

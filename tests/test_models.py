@@ -1,6 +1,7 @@
 import pytest
 import torch
 
+from analysis.core.model_names import model_slug
 from analysis.core.models import (
     EMBEDDED,
     TINY,
@@ -8,7 +9,6 @@ from analysis.core.models import (
     checked_attentions,
     load_model,
     load_tokenizer,
-    model_slug,
     shape_of,
     token_kinds,
 )

@@ -5,7 +5,6 @@ mirror where there is one), then checks on every declared output."""
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +14,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import ROOT, mirror_dir
+from conftest import ROOT, WORKFLOW, copy_into, mirror_dir
 
 pytestmark = pytest.mark.slow
 RULES = {
@@ -26,23 +25,17 @@ SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 MODEL = "tiny-random-bert"
 
 
-WORKFLOW = ["Snakefile", "rules", "scripts", "config", "report", "analysis", "envs", "profiles"]
-FIXTURES = ["mirror", "sources.yaml", "smoke_mirror.yaml", "patterns"]
+FIXTURE_ITEMS = ["mirror", "sources.yaml", "smoke_mirror.yaml", "patterns"]
 
 
 @pytest.fixture(scope="module", params=["fixture mirror", "shared mirror"])
 def smoke_run(request, tmp_path_factory):
     """The smoke run on the tiny fixture mirror in tests/fixtures (always: a clean clone needs
     nothing else), and on the full offline mirror (../shared/data or ATTN_MIRROR) where it exists."""
-    work = tmp_path_factory.mktemp("smoke")
-    for item in WORKFLOW:
-        src = ROOT / item
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, work / item)
+    work = copy_into(tmp_path_factory.mktemp("smoke"), WORKFLOW)
     configfiles = ["config/smoke.yaml"]
     if request.param == "fixture mirror":
-        for item in FIXTURES:
-            src = ROOT / "tests" / "fixtures" / item
-            (shutil.copytree if src.is_dir() else shutil.copy)(src, work / "tests" / "fixtures" / item)
+        copy_into(work / "tests" / "fixtures", FIXTURE_ITEMS, ROOT / "tests" / "fixtures")
         mirror = work / "tests" / "fixtures" / "mirror"
         configfiles.append("tests/fixtures/smoke_mirror.yaml")
     else:

@@ -16,7 +16,7 @@ import weakref
 
 import torch
 
-from analysis.core.model_names import EMBEDDED, TINY, model_slug  # noqa: F401 (re-exported)
+from analysis.core.model_names import EMBEDDED, TINY
 
 log = logging.getLogger(__name__)
 
