@@ -12,7 +12,8 @@ log = setup_logging(snakemake)
 torch.set_num_threads(snakemake.threads)
 task, p = snakemake.wildcards.task, snakemake.params
 ckpt = snakemake.input.checkpoint
-records = glue.read_split(Path(snakemake.input.raw).parent, task, "dev", limit=p.n_examples, seed=p.seed)
+all_dev = glue.read_split(Path(snakemake.input.raw).parent, task, "dev")
+records = glue.select_rows(all_dev, p.n_examples, p.seed)
 tok = load_tokenizer(ckpt)
 items, counts = finetune.encode(tok, records, p.max_len)
 model = load_model(ckpt, head="classification")
@@ -31,7 +32,7 @@ table = score_table(task, base, per_variant, gold, n_layers, n_heads)
 write_table(table, snakemake.output.scores)
 cost.update(
     task=task,
-    dev_rows_total=len(glue.read_split(Path(snakemake.input.raw).parent, task, "dev")),
+    dev_rows_total=len(all_dev),
     truncated=counts["truncated"],
     batch_size=batch_size,
     max_batch=p.max_batch,

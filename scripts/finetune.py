@@ -17,8 +17,9 @@ t = glue.get_task(task)
 raw = Path(snakemake.input[0]).parent
 tok = load_tokenizer(spec)
 
-train_recs = glue.read_split(raw, task, "train", limit=s["train_examples"], seed=seed)
-dev_recs = glue.read_split(raw, task, "dev", limit=s["dev_examples"], seed=seed)
+train_all, dev_all = glue.read_split(raw, task, "train"), glue.read_split(raw, task, "dev")
+train_recs = glue.select_rows(train_all, s["train_examples"], seed)
+dev_recs = glue.select_rows(dev_all, s["dev_examples"], seed)
 train_items, train_counts = finetune.encode(tok, train_recs, s["max_len"])
 dev_items, dev_counts = finetune.encode(tok, dev_recs, s["max_len"])
 log.info("%s: train %s, dev %s (max_len %d)", task, train_counts, dev_counts, s["max_len"])
@@ -55,8 +56,8 @@ info = {
     "seed": seed,
     "train": train_counts,
     "dev": dev_counts,
-    "train_rows_total": len(glue.read_split(raw, task, "train")),
-    "dev_rows_total": len(glue.read_split(raw, task, "dev")),
+    "train_rows_total": len(train_all),
+    "dev_rows_total": len(dev_all),
     "metrics": t.metrics,
     "finetuned": after,
     "pretrained": before,

@@ -125,3 +125,9 @@ def test_real_files_row_counts():
     }
     for (task, split), n in expected.items():
         assert len(glue.read_split(root, task, split)) == n, (task, split)
+
+
+def test_select_rows_picks_as_read_split_does():
+    full = glue.read_split(GLUE, "SST-2", "dev")
+    for limit, seed in [(3, 0), (3, None), (None, 0), (len(full) + 5, 1)]:
+        assert glue.select_rows(full, limit, seed) == glue.read_split(GLUE, "SST-2", "dev", limit=limit, seed=seed)

@@ -108,12 +108,15 @@ def read_split(raw_dir, task: str, split: str, limit: int | None = None, seed: i
             )
     if not out:
         raise GlueFormatError(f"{path}: no data rows")
-    if limit is not None and limit < len(out):
-        if seed is None:
-            out = out[:limit]
-        else:
-            out = seeded_subset(out, limit, seed)
-    return out
+    return select_rows(out, limit, seed)
+
+
+def select_rows(rows: list[dict], limit: int | None, seed: int | None) -> list[dict]:
+    """``rows`` (all when ``limit`` is None), else the first ``limit`` (``seed`` None) or a seeded
+    random subset of ``limit`` rows in file order: pick from rows already read."""
+    if limit is None or limit >= len(rows):
+        return rows
+    return rows[:limit] if seed is None else seeded_subset(rows, limit, seed)
 
 
 def _parse_label(t: Task, value: str, path, lineno: int):

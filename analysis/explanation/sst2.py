@@ -9,9 +9,9 @@ def read_sst2(
     """SST-2 ``<raw_dir>/SST-2/<split>.tsv`` -> [(words, label)], counts, read with the
     project's GLUE reader (:func:`analysis.core.glue.read_split`: malformed rows raise with
     file:line). ``limit`` keeps a seeded random subset (in file order)."""
-    from analysis.core.glue import read_split
+    from analysis.core.glue import read_split, select_rows
 
     full = read_split(raw_dir, task, split)
-    recs = full if limit is None or limit >= len(full) else read_split(raw_dir, task, split, limit=limit, seed=seed)
+    recs = select_rows(full, limit, seed)
     out = [(r["words"][0], int(r["meta"]["label"])) for r in recs]
     return out, {"rows": len(full), "kept": len(out), "not_used": len(full) - len(out)}

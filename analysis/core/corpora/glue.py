@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from analysis.core.corpora import reader
-from analysis.core.glue import read_split
+from analysis.core.glue import read_split, select_rows
 
 
 @reader("glue")
@@ -17,5 +17,5 @@ def glue_reader(
 ):
     """Corpus reader: ``{reader: glue, source: glue, task: RTE, split: dev, limit: 300}``."""
     full = read_split(raw_dir, task, split)
-    recs = read_split(raw_dir, task, split, limit=limit, seed=seed)
+    recs = select_rows(full, limit, seed)
     return recs, {"rows": len(full), "records": len(recs), "not_used": len(full) - len(recs)}
