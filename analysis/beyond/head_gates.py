@@ -1,0 +1,165 @@
+"""Gradient head importance and pruning (Michel, Levy & Neubig 2019, "Are Sixteen Heads
+Really Better than One?", pmichel31415/are-16-heads-really-better-than-1).
+
+Every head's output is multiplied by a gate xi_{l,h} (transformers 5 has no ``head_mask``):
+``HeadGates`` hooks the self-attention modules that ``analysis.kovaleva.disable_heads`` finds
+(``self_attention_modules``), at the same point as its ``UniformHeads``: the module's
+output context ``(batch, n, heads * d)``, head-major, before the output projection. Gating
+the context equals gating the attention probabilities (context = probs @ values), which is
+what the authors' ``head_mask`` did. Gates are per input row (``(batch, layers, heads)``),
+so one backward pass of the summed per-example losses gives every example's own gradient
+d L_x / d xi at xi = 1 (``head_importance``): importance I_h = mean over x of |d L_x / d xi_h|,
+L_x the model's own loss (cross-entropy; squared error for regression).
+
+Pruning (``pruning_curve``): heads are removed (gate 0, as the authors' masks) in a given
+order, a fraction ``step`` of all heads at a time, and the dev score is measured after each
+step; the order is ascending importance (least important first) or a seeded random one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import torch
+
+from analysis.core import glue
+from analysis.core.models import shape_of
+from analysis.kovaleva.disable_heads import self_attention_modules
+from analysis.shared import metrics
+
+
+class HeadGates:
+    """Context manager: within it, every head's output context is multiplied by
+    ``self.gates[:, layer, head]`` (a (batch, layers, heads) tensor set with ``set``)."""
+
+    def __init__(self, model):
+        self.mods = self_attention_modules(model)
+        self.n_layers, self.n_heads = shape_of(model)
+        self.gates = None
+        self._hooks = []
+
+    def set(self, gates: torch.Tensor | None):
+        if gates is not None and tuple(gates.shape[1:]) != (self.n_layers, self.n_heads):
+            raise ValueError(f"gates {tuple(gates.shape)}: expected (batch, {self.n_layers}, {self.n_heads})")
+        self.gates = gates
+        return self
+
+    def __enter__(self):
+        for i, mod in enumerate(self.mods):
+            self._hooks.append(mod.register_forward_hook(self._gate(i), prepend=True))
+        return self
+
+    def __exit__(self, *exc):
+        for h in self._hooks:
+            h.remove()
+        self._hooks.clear()
+
+    def _gate(self, i):
+        def hook(module, args, output):
+            if self.gates is None:
+                return None
+            context = output[0]
+            b, n, hd = context.shape
+            gate = self.gates[:, i].to(context.dtype)[:, None, :, None]  # (b, 1, heads, 1)
+            gated = (context.view(b, n, self.n_heads, hd // self.n_heads) * gate).reshape(b, n, hd)
+            return (gated,) + tuple(output[1:])
+
+        return hook
+
+
+def example_losses(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Each example's loss as the fine-tuning used it: cross-entropy, or squared error for a
+    one-output (regression) head."""
+    if logits.shape[-1] == 1:
+        return (logits[:, 0] - labels.to(logits.dtype)) ** 2
+    return torch.nn.functional.cross_entropy(logits, labels, reduction="none")
+
+
+def head_importance(model, batches) -> tuple[np.ndarray, np.ndarray]:
+    """(mean |dL_x/dxi|, mean dL_x/dxi), each (layers, heads), over the examples of
+    ``batches`` (dicts of padded model inputs with ``labels``); gates at 1."""
+    n_layers, n_heads = shape_of(model)
+    abs_sum, signed_sum, count = np.zeros((n_layers, n_heads)), np.zeros((n_layers, n_heads)), 0
+    with HeadGates(model) as hg:
+        for batch in batches:
+            inputs = {k: v for k, v in batch.items() if k != "labels"}
+            gates = torch.ones((len(batch["labels"]), n_layers, n_heads), requires_grad=True)
+            hg.set(gates.to(batch["labels"].device))
+            losses = example_losses(model(**inputs).logits, batch["labels"])
+            (grad,) = torch.autograd.grad(losses.sum(), gates)
+            grad = grad.double().numpy()
+            abs_sum += np.abs(grad).sum(0)
+            signed_sum += grad.sum(0)
+            count += len(grad)
+            hg.set(None)
+    if count == 0:
+        raise ValueError("no examples to compute head importance on")
+    return abs_sum / count, signed_sum / count
+
+
+@torch.inference_mode()
+def gated_logits(model, batches, keep: np.ndarray) -> np.ndarray:
+    """Logits (N, labels) of the model with the heads where ``keep`` (layers, heads) is False
+    removed (gate 0), over ``batches`` (their order)."""
+    out = []
+    with HeadGates(model) as hg:
+        for batch in batches:
+            inputs = {k: v for k, v in batch.items() if k != "labels"}
+            b = inputs["input_ids"].shape[0]
+            gate = torch.as_tensor(keep, dtype=torch.float32, device=inputs["input_ids"].device)
+            hg.set(gate.expand(b, *gate.shape))
+            out.append(model(**inputs).logits.double().cpu().numpy())
+            hg.set(None)
+    return np.concatenate(out)
+
+
+def pruning_steps(n_heads_total: int, step: float) -> list[int]:
+    """Numbers of heads removed after each step: 0, then round(k * step * total) up to all."""
+    k_max = int(np.ceil(1.0 / step - 1e-9))
+    return sorted({min(n_heads_total, int(round(k * step * n_heads_total))) for k in range(k_max + 1)})
+
+
+def pruning_curve(model, batches, gold, task: str, order: np.ndarray, step: float) -> pd.DataFrame:
+    """Score (every metric of ``task``) after removing the first k heads of ``order`` (flat
+    indices layer * heads + head), k from ``pruning_steps``."""
+    n_layers, n_heads = shape_of(model)
+    rows = []
+    for k in pruning_steps(n_layers * n_heads, step):
+        keep = np.ones(n_layers * n_heads, dtype=bool)
+        keep[order[:k]] = False
+        pred = metrics.predictions(task, gated_logits(model, batches, keep.reshape(n_layers, n_heads)))
+        for metric, value in metrics.evaluate(task, pred, gold).items():
+            rows.append({"pruned": k, "fraction": k / (n_layers * n_heads), "metric": metric, "score": value})
+    return pd.DataFrame(rows)
+
+
+def pruning_table(model, batches, gold, task: str, importance: np.ndarray, step: float, n_random: int, seed: int):
+    """Pruning curves of ``task``: ascending importance (ties by layer then head), then
+    ``n_random`` seeded random orders (draw 1..n)."""
+    flat = importance.ravel()
+    orders = [("importance", 0, np.argsort(flat, kind="stable"))]
+    rng = np.random.default_rng(seed)
+    orders += [("random", d + 1, rng.permutation(flat.size)) for d in range(n_random)]
+    frames = []
+    for name, draw, order in orders:
+        curve = pruning_curve(model, batches, gold, task, order, step)
+        frames.append(curve.assign(task=task, order=name, draw=draw))
+    out = pd.concat(frames, ignore_index=True)
+    out["main_metric"] = out.metric == glue.get_task(task).main_metric
+    return out[["task", "order", "draw", "pruned", "fraction", "metric", "main_metric", "score"]]
+
+
+def importance_table(task: str, abs_mean: np.ndarray, signed_mean: np.ndarray, n_examples: int) -> pd.DataFrame:
+    """One row per head (layer, head 1-indexed): importance, mean signed gradient."""
+    n_layers, n_heads = abs_mean.shape
+    layer, head = np.meshgrid(np.arange(n_layers), np.arange(n_heads), indexing="ij")
+    return pd.DataFrame(
+        {
+            "task": task,
+            "layer": layer.ravel() + 1,
+            "head": head.ravel() + 1,
+            "importance": abs_mean.ravel(),
+            "mean_gradient": signed_mean.ravel(),
+            "n_examples": n_examples,
+        }
+    )

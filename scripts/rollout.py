@@ -1,0 +1,59 @@
+import time
+from pathlib import Path
+
+import torch
+
+from analysis.beyond.plots import plot_rollout_example, plot_rollout_spearman
+from analysis.beyond.rollout_compare import paired_table, pick_example, spearman_table, summary_table, token_table
+from analysis.core import glue
+from analysis.core.inputs import seeded_subset
+from analysis.core.models import load_model, load_tokenizer
+from analysis.kovaleva import finetune
+from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
+
+log = setup_logging(snakemake)
+torch.set_num_threads(snakemake.threads)
+p, out = snakemake.params, snakemake.output
+if glue.get_task(p.task).is_regression:
+    raise ValueError(f"config beyond.rollout.task: {p.task} is a regression task; erasure needs a predicted class")
+ckpt = snakemake.input.checkpoint
+all_dev = glue.read_split(Path(snakemake.input.raw).parent, p.task, "dev")
+records = glue.select_rows(all_dev, p.n_examples, p.seed)
+tok = load_tokenizer(ckpt)
+items, counts = finetune.encode(tok, records, p.max_len)
+model = load_model(ckpt, head="classification")
+ids = [it["id"] for it in items]
+flow_ids = set(seeded_subset(ids, p.flow_examples, p.seed)) if p.flow_examples != 0 else set()
+
+t0 = time.perf_counter()
+tokens = token_table(model, tok, items, flow_ids, p.residual, p.batch_size)
+seconds = time.perf_counter() - t0
+per_input = spearman_table(tokens)
+summary = summary_table(per_input)
+write_table(tokens, out.tokens)
+write_table(per_input, out.spearman)
+write_table(summary, out.summary)
+write_table(paired_table(per_input), out.paired)
+log.info("Spearman with erasure importance:\n%s", summary.to_string())
+
+example_id = pick_example(tokens, p.example_max_tokens)
+example = tokens[tokens.id == example_id]
+write_table(example, out.example)
+title = f"{snakemake.wildcards.model} fine-tuned on {p.task}: {example_id} (predicted {example.predicted.iloc[0]}, gold {example.label.iloc[0]})"
+save_figure(plot_rollout_example(example, title), out.fig_example)
+title = f"{snakemake.wildcards.model} fine-tuned on {p.task}: attention from the [CLS]-like position vs erasure ({len(items)} dev inputs)"
+save_figure(plot_rollout_spearman(per_input, summary, title), out.fig_spearman)
+info = {
+    "task": p.task,
+    "dev_rows_total": len(all_dev),
+    "inputs": len(items),
+    "inputs_with_flow": len(flow_ids),
+    "inputs_scored": int(per_input.id.nunique()) if len(per_input) else 0,
+    "encoding": counts,
+    "residual": p.residual,
+    "example": example_id,
+    "seconds": round(seconds, 2),
+    "threads": snakemake.threads,
+}
+write_json(info, out.info)
+log.info("%s", info)

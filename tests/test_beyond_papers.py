@@ -1,0 +1,257 @@
+"""Beyond the papers: rollout and flow by hand, the head gates' gradient against a finite
+difference, pruning, the erasure comparison, and determinism."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from analysis.beyond.head_compare import pruning_summary, spearman_by_task, with_disabled
+from analysis.beyond.head_gates import (
+    HeadGates,
+    example_losses,
+    gated_logits,
+    head_importance,
+    pruning_steps,
+    pruning_table,
+)
+from analysis.beyond.rollout import attention_flow, query_rows, residual_attention, rollout
+from analysis.beyond.rollout_compare import leave_one_out, spearman_table, summary_table, token_table
+from analysis.core.models import TINY, load_model, shape_of
+from analysis.kovaleva.finetune import collate, encode
+
+# 2 layers, 2 heads, 3 tokens (rows = attending token, columns = attended token).
+HAND = np.array(
+    [
+        [  # layer 1: heads average to [[.5 .5 0] [1 0 0] [0 .5 .5]]
+            [[1, 0, 0], [1, 0, 0], [0, 0, 1]],
+            [[0, 1, 0], [1, 0, 0], [0, 1, 0]],
+        ],
+        [  # layer 2: heads average to [[0 0 1] [0 1 0] [.5 0 .5]]
+            [[0, 0, 1], [0, 1, 0], [0, 0, 1]],
+            [[0, 0, 1], [0, 1, 0], [1, 0, 0]],
+        ],
+    ],
+    dtype=float,
+)
+# A~ = 0.5 mean + 0.5 I (rows already sum to one):
+#   A~1 = [[.75 .25 0] [.5 .5 0] [0 .25 .75]]      A~2 = [[.5 0 .5] [0 1 0] [.25 0 .75]]
+A1 = [[0.75, 0.25, 0], [0.5, 0.5, 0], [0, 0.25, 0.75]]
+A2 = [[0.5, 0, 0.5], [0, 1, 0], [0.25, 0, 0.75]]
+# rollout = A~2 @ A~1:
+#   row 0 = .5 * [.75 .25 0] + .5 * [0 .25 .75]           = [.375 .25 .375]
+#   row 1 = [.5 .5 0]
+#   row 2 = .25 * [.75 .25 0] + .75 * [0 .25 .75]         = [.1875 .25 .5625]
+ROLLOUT = [[0.375, 0.25, 0.375], [0.5, 0.5, 0], [0.1875, 0.25, 0.5625]]
+# flow from (layer 2, token 0): its edges go to (1, 0) with .5 and (1, 2) with .5;
+#   to input 0: only (2,0)->(1,0)->(0,0): min(.5, .75)                      = .5
+#   to input 1: (2,0)->(1,0)->(0,1): min(.5, .25) + (2,0)->(1,2)->(0,1): min(.5, .25) = .5
+#   to input 2: only (2,0)->(1,2)->(0,2): min(.5, .75)                      = .5
+# -> [.5 .5 .5], normalised [1/3 1/3 1/3] (rollout gives token 1 less: .25)
+# flow from (layer 2, token 2): edges to (1, 0) with .25 and (1, 2) with .75;
+#   to input 0: (1,0)->(0,0): min(.25, .75)                                 = .25
+#   to input 1: via (1,0): min(.25, .25) + via (1,2): min(.75, .25)         = .5
+#   to input 2: via (1,2): min(.75, .75)                                    = .75
+# -> [.25 .5 .75], normalised [1/6 1/3 1/2]
+FLOW_0, FLOW_2 = [0.5, 0.5, 0.5], [0.25, 0.5, 0.75]
+
+
+def test_residual_attention_and_rollout_by_hand():
+    res = residual_attention(HAND)
+    np.testing.assert_allclose(res, [A1, A2])
+    np.testing.assert_allclose(rollout(res), ROLLOUT)
+    np.testing.assert_allclose(rollout(res).sum(-1), 1.0)
+    # r = 0: plain product of the head-averaged maps; r = 1: the identity
+    np.testing.assert_allclose(rollout(residual_attention(HAND, 0.0)), HAND[1].mean(0) @ HAND[0].mean(0))
+    np.testing.assert_allclose(rollout(residual_attention(HAND, 1.0)), np.eye(3))
+
+
+def test_attention_flow_by_hand():
+    res = residual_attention(HAND)
+    np.testing.assert_allclose(attention_flow(res, 0, normalise=False), FLOW_0, atol=1e-6)
+    np.testing.assert_allclose(attention_flow(res, 2, normalise=False), FLOW_2, atol=1e-6)
+    np.testing.assert_allclose(attention_flow(res, 0), [1 / 3, 1 / 3, 1 / 3], atol=1e-6)
+    np.testing.assert_allclose(attention_flow(res, 2), [1 / 6, 1 / 3, 1 / 2], atol=1e-6)
+    rows = query_rows(HAND, 0)
+    np.testing.assert_allclose(rows["raw"], [0, 0, 1])  # last layer, heads averaged, row 0
+    np.testing.assert_allclose(rows["rollout"], ROLLOUT[0])
+    np.testing.assert_allclose(rows["flow"], [1 / 3, 1 / 3, 1 / 3], atol=1e-6)
+
+
+def test_flow_of_one_layer_is_the_attention_row():
+    """One layer: the only path to input j is the edge (1, q) -> (0, j), so flow = A~[q]."""
+    res = residual_attention(HAND[:1])
+    np.testing.assert_allclose(attention_flow(res, 1, normalise=False), A1[1], atol=1e-6)
+
+
+@pytest.fixture(scope="module")
+def clf():
+    torch.manual_seed(0)
+    model = load_model(TINY, head="classification", device="cpu", num_labels=2)
+    with torch.no_grad():  # sharper attention, larger logits than the random model's
+        for layer in model.bert.encoder.layer:
+            layer.attention.self.query.weight.mul_(20)
+            layer.attention.self.key.weight.mul_(20)
+        model.classifier.weight.mul_(30)
+    return model.double()
+
+
+@pytest.fixture(scope="module")
+def items(tokenizer):
+    records = [
+        {"id": "a", "words": [["the", "cat", "sat", "on", "the", "mat"]], "meta": {"label": 1}},
+        {"id": "b", "words": [["a", "dog", "barked"]], "meta": {"label": 0}},
+        {"id": "c", "words": [["birds", "sing", "at", "dawn", "every", "day", "."]], "meta": {"label": 1}},
+    ]
+    return encode(tokenizer, records, 32)[0]
+
+
+def loss_at(model, batch, gates):
+    inputs = {k: v for k, v in batch.items() if k != "labels"}
+    with HeadGates(model) as hg:
+        hg.set(gates)
+        return example_losses(model(**inputs).logits, batch["labels"])
+
+
+def test_gate_gradient_equals_finite_difference(clf, items, tokenizer):
+    batch = collate(items, tokenizer.pad_token_id)
+    L, H = shape_of(clf)
+    abs_mean, signed_mean = head_importance(clf, [batch])
+    eps = 1e-5
+    for layer, head in [(0, 0), (0, 3), (1, 2)]:
+        up, down = torch.ones((3, L, H), dtype=torch.float64), torch.ones((3, L, H), dtype=torch.float64)
+        up[:, layer, head] += eps
+        down[:, layer, head] -= eps
+        with torch.no_grad():
+            per_example = (loss_at(clf, batch, up) - loss_at(clf, batch, down)) / (2 * eps)
+        assert abs_mean[layer, head] == pytest.approx(per_example.abs().mean().item(), rel=1e-5, abs=1e-9)
+        assert signed_mean[layer, head] == pytest.approx(per_example.mean().item(), rel=1e-5, abs=1e-9)
+    assert (abs_mean > 0).all()
+
+
+def test_gate_zero_equals_zeroed_value_projection(clf, items, tokenizer):
+    """A closed gate removes the head's output: the same as zeroing its value vectors."""
+    batch = collate(items, tokenizer.pad_token_id)
+    inputs = {k: v for k, v in batch.items() if k != "labels"}
+    L, H = shape_of(clf)
+    keep = np.ones((L, H), bool)
+    with torch.no_grad():
+        np.testing.assert_allclose(gated_logits(clf, [batch], keep), clf(**inputs).logits.numpy(), atol=1e-12)
+    keep[1, 2] = False
+    gated = gated_logits(clf, [batch], keep)
+    value = clf.bert.encoder.layer[1].attention.self.value
+    d = value.weight.shape[0] // H
+    saved = value.weight.detach().clone(), value.bias.detach().clone()
+    with torch.no_grad():
+        value.weight[2 * d : 3 * d] = 0
+        value.bias[2 * d : 3 * d] = 0
+        zeroed = clf(**inputs).logits.numpy()
+        value.weight.copy_(saved[0])
+        value.bias.copy_(saved[1])
+    np.testing.assert_allclose(gated, zeroed, atol=1e-10)
+    assert not np.allclose(gated, clf(**inputs).logits.detach().numpy())
+
+
+def test_pruning_steps_and_curve(clf, items, tokenizer):
+    assert pruning_steps(72, 0.1) == [0, 7, 14, 22, 29, 36, 43, 50, 58, 65, 72]
+    assert pruning_steps(8, 0.25) == [0, 2, 4, 6, 8]
+    batch = collate(items, tokenizer.pad_token_id)
+    gold = batch["labels"].tolist()
+    importance = np.arange(8, dtype=float).reshape(2, 4)
+    curves = pruning_table(clf, [batch], gold, "SST-2", importance, 0.25, n_random=2, seed=0)
+    again = pruning_table(clf, [batch], gold, "SST-2", importance, 0.25, n_random=2, seed=0)
+    pd.testing.assert_frame_equal(curves, again)  # deterministic
+    assert set(curves.order) == {"importance", "random"} and curves.draw.max() == 2
+    imp = curves[curves.order == "importance"]
+    assert imp.pruned.tolist() == [0, 2, 4, 6, 8]
+    # the first step removes flat heads 0 and 1 (lowest importance) = layer 1, heads 1-2
+    keep = np.ones((2, 4), bool)
+    keep[0, :2] = False
+    pred = gated_logits(clf, [batch], keep).argmax(-1)
+    assert imp.score.iloc[1] == pytest.approx(np.mean(pred == np.array(gold)))
+    summary = pruning_summary(curves)
+    assert set(summary.order) == {"importance", "random"}
+
+
+def test_leave_one_out_by_hand(clf, items, tokenizer):
+    item = items[0]
+    drops = leave_one_out(clf, item, [1, 3], tokenizer.pad_token_id, target=1)
+    with torch.no_grad():
+        full = torch.softmax(clf(input_ids=torch.tensor([item["input_ids"]])).logits, -1)[0, 1]
+        for k, p in enumerate([1, 3]):
+            ids = item["input_ids"][:p] + item["input_ids"][p + 1 :]
+            types = item["token_type_ids"][:p] + item["token_type_ids"][p + 1 :]
+            out = clf(input_ids=torch.tensor([ids]), token_type_ids=torch.tensor([types])).logits
+            assert drops[k] == pytest.approx((full - torch.softmax(out, -1)[0, 1]).item(), abs=1e-10)
+
+
+def test_token_table_is_deterministic_and_skips_special_tokens(clf, items, tokenizer):
+    tokens = token_table(clf, tokenizer, items, {"a", "c"}, 0.5, batch_size=2)
+    again = token_table(clf, tokenizer, items, {"a", "c"}, 0.5, batch_size=3)
+    pd.testing.assert_frame_equal(tokens, again, atol=1e-10)
+    special = tokens[tokens.special]
+    assert set(special.token) == {tokenizer.cls_token, tokenizer.sep_token}
+    assert special.erasure.isna().all() and tokens[~tokens.special].erasure.notna().all()
+    assert tokens[tokens.id == "b"].flow.isna().all() and tokens[tokens.id == "a"].flow.notna().all()
+    for _, g in tokens.groupby("id"):
+        np.testing.assert_allclose(g.rollout.sum(), 1.0)
+        np.testing.assert_allclose(g.raw.sum(), 1.0)
+    per_input = spearman_table(tokens)
+    assert set(per_input[per_input.id == "b"].method) == {"raw", "rollout"}  # no flow for b
+    assert summary_table(per_input).set_index("method").loc["flow", "inputs"] == 2
+
+
+def test_spearman_and_summary_by_hand():
+    tokens = pd.DataFrame(
+        {
+            "id": ["x"] * 5 + ["y"] * 4,
+            "special": [True, False, False, False, True, True, False, False, False],
+            "raw": [0.5, 0.1, 0.2, 0.3, 0.0, 0.2, 0.3, 0.2, 0.1],
+            "rollout": [0.4, 0.3, 0.2, 0.1, 0.0, 0.2, 0.1, 0.2, 0.3],
+            "flow": [np.nan] * 5 + [0.2, 0.1, 0.1, 0.1],
+            "erasure": [np.nan, 0.01, 0.02, 0.05, np.nan, np.nan, 0.1, 0.2, 0.3],
+        }
+    )
+    per_input = spearman_table(tokens).set_index(["id", "method"]).spearman
+    assert per_input["x", "raw"] == pytest.approx(1.0)  # same order as erasure
+    assert per_input["x", "rollout"] == pytest.approx(-1.0)
+    assert per_input["y", "raw"] == pytest.approx(-1.0)
+    assert per_input["y", "rollout"] == pytest.approx(1.0)
+    assert np.isnan(per_input["y", "flow"])  # constant flow
+    assert ("x", "flow") not in per_input.index  # flow not computed for x
+    summary = summary_table(spearman_table(tokens)).set_index("method")
+    assert summary.loc["raw", "mean"] == pytest.approx(0.0) and summary.loc["raw", "share_positive"] == 0.5
+    assert summary.loc["flow", "undefined"] == 1
+
+
+def test_importance_against_disabled_heads_by_hand():
+    importance = pd.DataFrame(
+        {
+            "task": "SST-2",
+            "layer": [1, 1, 2, 2],
+            "head": [1, 2, 1, 2],
+            "importance": [0.4, 0.1, 0.3, 0.2],
+            "n_examples": 10,
+        }
+    )
+    disabled = pd.DataFrame(
+        {
+            "task": "SST-2",
+            "metric": "accuracy",
+            "scope": ["head"] * 4 + ["layer"],
+            "layer": [1, 1, 2, 2, 1],
+            "head": [1, 2, 1, 2, np.nan],
+            "change": [-0.3, 0.0, -0.1, -0.2, -0.5],
+            "changed": [0.3, 0.0, 0.2, 0.1, 0.5],
+            "n_examples": 10,
+        }
+    )
+    merged = with_disabled(importance, disabled)
+    rho = spearman_by_task(merged).iloc[0]
+    # drops (0.3, 0, 0.1, 0.2) rank as importance (0.4, 0.1, 0.3, 0.2) except heads 2-1 / 2-2 swapped:
+    # ranks 4 1 3 2 vs 4 1 2 3 -> d^2 = 2, rho = 1 - 6 * 2 / (4 * 15) = 0.8
+    assert rho.spearman_vs_score_drop == pytest.approx(0.8)
+    assert rho.spearman_vs_changed_predictions == pytest.approx(1.0)
+    assert rho.heads_with_score_change == 3
+    with pytest.raises(ValueError, match="no disabled-head score"):
+        with_disabled(importance.assign(task="RTE"), disabled)
