@@ -128,7 +128,7 @@ rule head_pruning_scores:
 
 
 rule head_pruning:
-    """Pruning curves of every task: importance order against random orders (Michel et al. Fig. 3)."""
+    """Pruning curves of every task: importance order against random orders."""
     input:
         expand(rules.head_pruning_scores.output[0], task=GLUE_TASKS, allow_missing=True),
     output:
