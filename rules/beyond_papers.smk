@@ -19,7 +19,7 @@ rule rollout:
     """Raw last-layer attention, rollout and flow from [CLS] vs leave-one-out erasure, per dev input."""
     input:
         raw=GLUE_RAW,
-        checkpoint=expand(rules.finetune.output.checkpoint, task=BEYOND["rollout"]["task"], allow_missing=True),
+        checkpoint=expand(rules.finetune.output.checkpoint, task=BEYOND["rollout"]["task"], allow_missing=True)[0],
     output:
         tokens=table("rollout", "tokens"),
         spearman=table("rollout", "spearman"),

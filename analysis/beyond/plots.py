@@ -23,10 +23,18 @@ def plot_rollout_example(tokens: pd.DataFrame, title: str):
     fig, axes = new_figure(max(4.5, 0.28 * n + 1.2), 1.25 * len(methods) + 0.6, nrows=len(methods), sharex=True)
     axes = np.atleast_1d(axes)
     colours = np.where(tokens.special.to_numpy(), "0.7", "C0")
+    special = tokens.special.to_numpy()
     for ax, method in zip(axes, methods):
         values = tokens[method].fillna(0.0).to_numpy()
         ax.bar(np.arange(n), values, color=colours if method != "erasure" else np.where(values >= 0, "C3", "C2"))
         ax.axhline(0, color="0.3", lw=0.6)
+        top = 1.25 * values[~special].max() if (~special).any() else 0.0
+        if method != "erasure" and top > 0 and values[special].max() > top:
+            # special tokens (rollout: [CLS] keeps most of its own mass) would flatten the bars
+            # that are compared: clip them, value written on the bar
+            ax.set_ylim(0, top)
+            for x in np.flatnonzero(special & (values > top)):
+                ax.text(x, 0.97 * top, f"{values[x]:.2f}", ha="center", va="top", fontsize=6, rotation=90)
         ax.set_ylabel(METHOD_LABELS[method].split(":")[0].replace(" (last layer)", "\n(last layer)"), fontsize=7)
         ax.set_title(METHOD_LABELS[method], fontsize=7, loc="left")
     axes[-1].set_xticks(np.arange(n))

@@ -123,8 +123,9 @@ def spearman_table(tokens: pd.DataFrame, min_tokens: int = 3) -> pd.DataFrame:
 
 
 def summary_table(per_input: pd.DataFrame) -> pd.DataFrame:
-    """Per method: inputs, mean / median / quartiles of the Spearman correlations, the share
-    above zero; NaN correlations (constant vectors) are counted, not averaged."""
+    """Per method: inputs, mean (with its bootstrap interval) / median / quartiles of the
+    Spearman correlations, the share above zero; NaN correlations (constant vectors) are
+    counted, not averaged."""
     rows = []
     for method in METHODS:
         rho = per_input.loc[per_input.method == method, "spearman"]
@@ -139,14 +140,25 @@ def summary_table(per_input: pd.DataFrame) -> pd.DataFrame:
                 "q25": ok.quantile(0.25),
                 "q75": ok.quantile(0.75),
                 "share_positive": float((ok > 0).mean()) if len(ok) else np.nan,
+                **dict(zip(("mean_ci95_low", "mean_ci95_high"), bootstrap_ci(ok.to_numpy()))),
             }
         )
     return pd.DataFrame(rows)
 
 
+def bootstrap_ci(values: np.ndarray, n_boot: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """95% percentile bootstrap interval of the mean (seeded; NaN for fewer than 2 values)."""
+    if len(values) < 2:
+        return np.nan, np.nan
+    rng = np.random.default_rng(seed)
+    means = values[rng.integers(0, len(values), size=(n_boot, len(values)))].mean(axis=1)
+    return float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
+
+
 def paired_table(per_input: pd.DataFrame) -> pd.DataFrame:
     """Per pair of methods, on the inputs where both are defined: mean difference of the
-    Spearman correlations and the share of inputs where the first is higher."""
+    Spearman correlations (with its bootstrap interval) and the share of inputs where the
+    first is higher."""
     wide = per_input.pivot(index="id", columns="method", values="spearman")
     rows = []
     for a, b in (("rollout", "raw"), ("flow", "raw"), ("flow", "rollout")):
@@ -161,6 +173,7 @@ def paired_table(per_input: pd.DataFrame) -> pd.DataFrame:
                 "inputs": len(both),
                 "mean_difference": diff.mean(),
                 "share_first_higher": float((diff > 0).mean()) if len(both) else np.nan,
+                **dict(zip(("difference_ci95_low", "difference_ci95_high"), bootstrap_ci(diff.to_numpy()))),
             }
         )
     return pd.DataFrame(rows)
