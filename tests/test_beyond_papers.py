@@ -253,5 +253,7 @@ def test_importance_against_disabled_heads_by_hand():
     assert rho.spearman_vs_score_drop == pytest.approx(0.8)
     assert rho.spearman_vs_changed_predictions == pytest.approx(1.0)
     assert rho.heads_with_score_change == 3
+    flat = spearman_by_task(with_disabled(importance, disabled.assign(change=0.0))).iloc[0]
+    assert np.isnan(flat.spearman_vs_score_drop) and flat.heads_with_score_change == 0
     with pytest.raises(ValueError, match="no disabled-head score"):
         with_disabled(importance.assign(task="RTE"), disabled)

@@ -32,15 +32,16 @@ def _main_metric(task: str) -> str:
 
 def spearman_by_task(merged: pd.DataFrame) -> pd.DataFrame:
     """Per task: Spearman of importance with the score drop when the head is disabled
-    (-change: positive = the head helps) and with the share of predictions it changes."""
+    (-change: positive = the head helps) and with the share of predictions it changes (NaN
+    when no head changes it)."""
     rows = []
     for task, g in merged.groupby("task", sort=False):
         rows.append(
             {
                 "task": task,
                 "heads": len(g),
-                "spearman_vs_score_drop": spearman(g.importance, -g.change),
-                "spearman_vs_changed_predictions": spearman(g.importance, g.changed),
+                "spearman_vs_score_drop": _rho(g.importance, -g.change),
+                "spearman_vs_changed_predictions": _rho(g.importance, g.changed),
                 "heads_with_score_change": int((g.change != 0).sum()),
                 "disabled_metric": g.disabled_metric.iloc[0],
                 "n_examples_importance": int(g.n_examples.iloc[0]),
@@ -48,6 +49,11 @@ def spearman_by_task(merged: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def _rho(x, y) -> float:
+    """Spearman correlation; NaN (not 0) when either side is constant, e.g. no head changes the score."""
+    return np.nan if np.ptp(np.asarray(x, float)) == 0 or np.ptp(np.asarray(y, float)) == 0 else spearman(x, y)
 
 
 def pruning_summary(curves: pd.DataFrame, keep: float = 0.9) -> pd.DataFrame:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import NullFormatter
 
 from analysis.shared.plots import new_figure
 
@@ -84,11 +85,17 @@ def plot_head_importance(merged: pd.DataFrame, rho: pd.DataFrame, title: str):
         r = rho.set_index("task").loc[task]
         ax.scatter(g.importance, -g.change, s=10, alpha=0.7, c=g.layer, cmap="viridis", linewidths=0)
         ax.axhline(0, color="0.3", lw=0.6)
-        ax.set_title(f"{task}: Spearman {r.spearman_vs_score_drop:.2f}", fontsize=8)
-        ax.set_xlabel("importance  mean |dL/d gate|")
+        rho_text = (
+            "undefined (no score change)" if np.isnan(r.spearman_vs_score_drop) else f"{r.spearman_vs_score_drop:.2f}"
+        )
+        ax.set_title(f"{task}: Spearman {rho_text}", fontsize=8)
+        ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())  # labelled minor ticks overlap on narrow ranges
+        ax.set_xlabel("importance  mean |dL/d gate| (log)")
         ax.set_ylabel(f"drop of dev {r.disabled_metric}\nwhen the head is disabled")
     sm = axes[0, -1].collections[0]
-    fig.colorbar(sm, ax=axes[0, -1], label="layer")
+    layers = sorted(merged.layer.unique())
+    fig.colorbar(sm, ax=axes[0, -1], label="layer", ticks=layers[:: max(1, len(layers) // 6)])
     fig.suptitle(title, fontsize=8)
     fig.tight_layout()
     return fig
