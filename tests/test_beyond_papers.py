@@ -117,6 +117,10 @@ def test_gate_gradient_equals_finite_difference(clf, items, tokenizer):
     batch = collate(items, tokenizer.pad_token_id)
     L, H = shape_of(clf)
     abs_mean, signed_mean = head_importance(clf, [batch])
+    again = head_importance(
+        clf, [collate(items[:2], tokenizer.pad_token_id), collate(items[2:], tokenizer.pad_token_id)]
+    )
+    np.testing.assert_allclose(again[0], abs_mean, rtol=1e-10)  # per-example: batching does not matter
     eps = 1e-5
     for layer, head in [(0, 0), (0, 3), (1, 2)]:
         up, down = torch.ones((3, L, H), dtype=torch.float64), torch.ones((3, L, H), dtype=torch.float64)
