@@ -85,6 +85,12 @@ def inputs_of(corpus, ext="jsonl"):
     return f"resources/inputs/{{model}}/{corpus}.{ext}"
 
 
+def maps_file(path):
+    """A map shard's array: deleted once every job that reads it is done (the maps are the
+    workflow's largest files), unless config keep_maps; a later target re-extracts it."""
+    return path if config["keep_maps"] else temp(path)
+
+
 def attention_shards(corpus):
     """The .npy files of every shard of ``corpus`` for the rule's {model} (an input function)."""
 
@@ -97,6 +103,13 @@ def attention_shards(corpus):
         )
 
     return inner
+
+def surface_sums(wildcards):
+    """Every wiki shard's sums (written by surface_sums in clark_surface.smk) for {model}."""
+    return expand(
+        "resources/surface_sums/{model}/shard-{shard}.npz", model=wildcards.model, shard=range(CORPORA["wiki"]["n_shards"])
+    )
+
 
 
 def per_model(*outputs, **wildcards):

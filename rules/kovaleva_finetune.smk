@@ -71,7 +71,8 @@ rule glue_attention:
             rules.finetune.output.checkpoint.format(model=wc.model, task=wc.task) if wc.variant == "finetuned" else []
         ),
     output:
-        multiext("resources/attention_glue/{model}/{variant}/{task}/shard-0", npy=".npy", json=".json"),
+        npy=maps_file("resources/attention_glue/{model}/{variant}/{task}/shard-0.npy"),
+        json="resources/attention_glue/{model}/{variant}/{task}/shard-0.json",
     log:
         rule_log("glue_attention", "{variant}", "{task}"),
     conda:

@@ -43,7 +43,8 @@ rule extract_attention:
     input:
         inputs_of("{corpus}"),
     output:
-        multiext("resources/attention/{model}/{corpus}/shard-{shard}", ".npy", ".json"),
+        npy=maps_file("resources/attention/{model}/{corpus}/shard-{shard}.npy"),
+        json="resources/attention/{model}/{corpus}/shard-{shard}.json",
     log:
         "logs/{model}/extract_attention.{corpus}.{shard}.log",
     benchmark:

@@ -21,6 +21,14 @@ def setup_logging(snakemake) -> logging.Logger:
     return logging.getLogger(f"rule.{snakemake.rule}")
 
 
+def use_threads(snakemake) -> None:
+    """Torch's intra-op threads = the job's ``threads`` (Snakemake sets OMP_NUM_THREADS for the
+    BLAS libraries; torch's own pool is set here), so ``--cores N`` is never oversubscribed."""
+    import torch
+
+    torch.set_num_threads(max(1, int(snakemake.threads)))
+
+
 def write_table(df, path, **kwargs) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
