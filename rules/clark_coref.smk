@@ -23,6 +23,8 @@ rule coref_heads:
         how=config["coref"]["how"],
         same_head_fallback=config["coref"]["same_head_fallback"],
         corpus=config["coref"]["corpus"],
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     script:
         "../scripts/coref_heads.py"
 
@@ -49,6 +51,8 @@ if config["coref"]["gap_corpus"]:
         params:
             how=config["coref"]["how"],
             corpus=config["coref"]["gap_corpus"],
+        # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+        priority: 40
         script:
             "../scripts/gap_heads.py"
 

@@ -154,6 +154,8 @@ rule mlm_head:
         batch_size=config["clark_sec5"]["mlm_head"]["batch_size"],
         mask_prob=config["clark_sec5"]["mlm_head"]["mask_prob"],
         seed=config["clark_sec5"]["mlm_head"]["seed"],
+    # long: started early so that short jobs fill the end of the run
+    priority: 20
     script:
         "../scripts/mlm_head.py"
 

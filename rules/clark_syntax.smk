@@ -27,6 +27,8 @@ rule dep_heads:
         poss_clitics=config["dependency"]["poss_clitics"],
         min_count=config["dependency"]["min_count"],
         relations=config["dependency"]["relations"],
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     script:
         "../scripts/dep_heads.py"
 
@@ -49,6 +51,8 @@ rule dobj_head_example:
         sentence=config["dependency"]["example_sentence"],
         max_words=config["dependency"]["example_max_words"],
         how=config["dependency"]["how"],
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     script:
         "../scripts/dobj_head_example.py"
 

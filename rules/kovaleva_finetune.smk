@@ -44,6 +44,8 @@ rule finetune:
         spec=model_spec,
         settings=config["kovaleva"]["finetune"],  # every key is used (and recorded in dev_metrics.json)
         seed=config["kovaleva"]["seed"],
+    # long and at the head of a chain of jobs: started early so that short jobs fill the end of the run
+    priority: 30
     script:
         "../scripts/finetune.py"
 
@@ -113,6 +115,8 @@ rule finetune_change:
         CONDA_ENV
     params:
         tasks=config["kovaleva"]["tasks"],
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     script:
         "../scripts/finetune_change.py"
 
@@ -131,6 +135,8 @@ rule finetune_special_tokens:
         CONDA_ENV
     params:
         tasks=config["kovaleva"]["tasks"],
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     script:
         "../scripts/finetune_special_tokens.py"
 
@@ -159,6 +165,8 @@ rule disable_heads_scores:
         max_batch=config["kovaleva"]["disable_max_batch"],
         max_len=config["kovaleva"]["finetune"]["max_len"],
         seed=config["kovaleva"]["seed"],
+    # long and at the head of a chain of jobs: started early so that short jobs fill the end of the run
+    priority: 30
     script:
         "../scripts/disable_heads_scores.py"
 

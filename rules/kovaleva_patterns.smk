@@ -39,6 +39,8 @@ rule pattern_features:
         gpu=1,
         mem_mb=16000,
         runtime=60,
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     script:
         "../scripts/pattern_features.py"
 
@@ -134,6 +136,8 @@ rule patterns:
         tasks=config["kovaleva"]["tasks"],
         max_inputs=config["patterns"]["max_inputs"],
         finetuned=config["patterns"]["finetuned"],
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     script:
         "../scripts/patterns.py"
 
