@@ -14,6 +14,8 @@ rule coref_heads:
         figure=figure("coref_heads", category="Clark sec. 4 (coreference)"),
     log:
         rule_log("coref_heads"),
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     conda:
         CONDA_ENV
     resources:
@@ -23,8 +25,6 @@ rule coref_heads:
         how=config["coref"]["how"],
         same_head_fallback=config["coref"]["same_head_fallback"],
         corpus=config["coref"]["corpus"],
-    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
-    priority: 40
     script:
         "../scripts/coref_heads.py"
 
@@ -43,6 +43,8 @@ if config["coref"]["gap_corpus"]:
             figure=figure("gap_heads", category="Clark sec. 4 (coreference)"),
         log:
             rule_log("gap_heads"),
+        # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+        priority: 40
         conda:
             CONDA_ENV
         resources:
@@ -51,8 +53,6 @@ if config["coref"]["gap_corpus"]:
         params:
             how=config["coref"]["how"],
             corpus=config["coref"]["gap_corpus"],
-        # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
-        priority: 40
         script:
             "../scripts/gap_heads.py"
 

@@ -18,6 +18,8 @@ rule probes_train:
         rule_log("probes_train"),
     benchmark:
         rule_benchmark("probes_train")
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     conda:
         CONDA_ENV
     threads: 2
@@ -40,8 +42,6 @@ rule probes_train:
         random_init=config["clark_sec5"]["probes"]["random_init"],
         seed=config["clark_sec5"]["probes"]["seed"],
         punct_pos=config["clark_sec5"]["probes"]["punct_pos"],
-    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
-    priority: 40
     script:
         "../scripts/probes_train.py"
 

@@ -7,9 +7,7 @@ rule surface_sums:
     input:
         shard="resources/attention/{model}/wiki/shard-{shard}.npy",
         # the shards before this one: global segment indices (head_clusters' first N, example_heads)
-        earlier=lambda wc: [
-            f"resources/attention/{wc.model}/wiki/shard-{k}.json" for k in range(int(wc.shard))
-        ],
+        earlier=lambda wc: [f"resources/attention/{wc.model}/wiki/shard-{k}.json" for k in range(int(wc.shard))],
     output:
         sums="resources/surface_sums/{model}/shard-{shard}.npz",
         meta="resources/surface_sums/{model}/shard-{shard}.json",
@@ -17,14 +15,14 @@ rule surface_sums:
         rule_log("surface_sums", "{shard}"),
     benchmark:
         rule_benchmark("surface_sums", "{shard}")
+    # reduce a shard as soon as it exists: its maps are then deleted (unless keep_maps)
+    priority: 50
     conda:
         CONDA_ENV
     threads: 1
     resources:
         mem_mb=4000,
         runtime=20,
-    # reduce a shard as soon as it exists: its maps are then deleted (unless keep_maps)
-    priority: 50
     params:
         js_segments=config["clark_sec5"]["head_clusters"]["n_segments"],
         smoothing_eps=config["clark_sec5"]["head_clusters"]["smoothing_eps"],
@@ -133,6 +131,8 @@ rule mlm_head:
         rule_log("mlm_head"),
     benchmark:
         rule_benchmark("mlm_head")
+    # long: started early so that short jobs fill the end of the run
+    priority: 20
     conda:
         CONDA_ENV
     threads: 2
@@ -154,8 +154,6 @@ rule mlm_head:
         batch_size=config["clark_sec5"]["mlm_head"]["batch_size"],
         mask_prob=config["clark_sec5"]["mlm_head"]["mask_prob"],
         seed=config["clark_sec5"]["mlm_head"]["seed"],
-    # long: started early so that short jobs fill the end of the run
-    priority: 20
     script:
         "../scripts/mlm_head.py"
 

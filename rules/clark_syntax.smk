@@ -18,6 +18,8 @@ rule dep_heads:
         grid=figure("dep_heads", "grid", "{corpus}", category="Clark sec. 4 (syntax)"),
     log:
         rule_log("dep_heads", "{corpus}"),
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     conda:
         CONDA_ENV
     params:
@@ -27,8 +29,6 @@ rule dep_heads:
         poss_clitics=config["dependency"]["poss_clitics"],
         min_count=config["dependency"]["min_count"],
         relations=config["dependency"]["relations"],
-    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
-    priority: 40
     script:
         "../scripts/dep_heads.py"
 
@@ -43,6 +43,8 @@ rule dobj_head_example:
         figure=figure("dobj_head_example", category="Clark sec. 4 (syntax)"),
     log:
         rule_log("dobj_head_example"),
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     conda:
         CONDA_ENV
     params:
@@ -51,8 +53,6 @@ rule dobj_head_example:
         sentence=config["dependency"]["example_sentence"],
         max_words=config["dependency"]["example_max_words"],
         how=config["dependency"]["how"],
-    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
-    priority: 40
     script:
         "../scripts/dobj_head_example.py"
 

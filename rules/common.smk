@@ -104,12 +104,14 @@ def attention_shards(corpus):
 
     return inner
 
+
 def surface_sums(wildcards):
     """Every wiki shard's sums (written by surface_sums in clark_surface.smk) for {model}."""
     return expand(
-        "resources/surface_sums/{model}/shard-{shard}.npz", model=wildcards.model, shard=range(CORPORA["wiki"]["n_shards"])
+        "resources/surface_sums/{model}/shard-{shard}.npz",
+        model=wildcards.model,
+        shard=range(CORPORA["wiki"]["n_shards"]),
     )
-
 
 
 def per_model(*outputs, **wildcards):

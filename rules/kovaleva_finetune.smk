@@ -33,6 +33,8 @@ rule finetune:
         rule_log("finetune", "{task}"),
     benchmark:
         rule_benchmark("finetune", "{task}")
+    # long and at the head of a chain of jobs: started early so that short jobs fill the end of the run
+    priority: 30
     conda:
         CONDA_ENV
     threads: 2
@@ -44,8 +46,6 @@ rule finetune:
         spec=model_spec,
         settings=config["kovaleva"]["finetune"],  # every key is used (and recorded in dev_metrics.json)
         seed=config["kovaleva"]["seed"],
-    # long and at the head of a chain of jobs: started early so that short jobs fill the end of the run
-    priority: 30
     script:
         "../scripts/finetune.py"
 
@@ -111,12 +111,12 @@ rule finetune_change:
         figure=figure("finetune_change", category="Kovaleva (fine-tuning)"),
     log:
         rule_log("finetune_change"),
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     conda:
         CONDA_ENV
     params:
         tasks=config["kovaleva"]["tasks"],
-    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
-    priority: 40
     script:
         "../scripts/finetune_change.py"
 
@@ -131,12 +131,12 @@ rule finetune_special_tokens:
         figure=figure("finetune_special_tokens", category="Kovaleva (fine-tuning)"),
     log:
         rule_log("finetune_special_tokens"),
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     conda:
         CONDA_ENV
     params:
         tasks=config["kovaleva"]["tasks"],
-    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
-    priority: 40
     script:
         "../scripts/finetune_special_tokens.py"
 
@@ -153,6 +153,8 @@ rule disable_heads_scores:
         rule_log("disable_heads_scores", "{task}"),
     benchmark:
         rule_benchmark("disable_heads_scores", "{task}")
+    # long and at the head of a chain of jobs: started early so that short jobs fill the end of the run
+    priority: 30
     conda:
         CONDA_ENV
     threads: 2
@@ -165,8 +167,6 @@ rule disable_heads_scores:
         max_batch=config["kovaleva"]["disable_max_batch"],
         max_len=config["kovaleva"]["finetune"]["max_len"],
         seed=config["kovaleva"]["seed"],
-    # long and at the head of a chain of jobs: started early so that short jobs fill the end of the run
-    priority: 30
     script:
         "../scripts/disable_heads_scores.py"
 

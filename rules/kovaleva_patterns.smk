@@ -32,6 +32,8 @@ rule pattern_features:
         f"{PAT_LOGS}/pattern_features.log",
     benchmark:
         "benchmarks/pattern_labels/pattern_features.tsv"
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     conda:
         CONDA_ENV
     threads: 2
@@ -39,8 +41,6 @@ rule pattern_features:
         gpu=1,
         mem_mb=16000,
         runtime=60,
-    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
-    priority: 40
     script:
         "../scripts/pattern_features.py"
 
@@ -127,6 +127,8 @@ rule patterns:
         rule_log("patterns"),
     benchmark:
         rule_benchmark("patterns")
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     conda:
         CONDA_ENV
     params:
@@ -136,8 +138,6 @@ rule patterns:
         tasks=config["kovaleva"]["tasks"],
         max_inputs=config["patterns"]["max_inputs"],
         finetuned=config["patterns"]["finetuned"],
-    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
-    priority: 40
     script:
         "../scripts/patterns.py"
 
