@@ -36,6 +36,7 @@ rule attn_classifiers:
         hidden=config["explanation"]["hidden"],
         attention_dim=config["explanation"]["attention_dim"],
         seed=config["explanation"]["seed"],
+        finetuned_transformer=config["explanation"]["finetuned_transformer"],
     script:
         "../scripts/attn_classifiers.py"
 

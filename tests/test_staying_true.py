@@ -22,8 +22,8 @@ from analysis.explanation.staying_true import (
     mask_tokens,
     mlm_term,
     regulariser,
-    tying_term,
     train_variants,
+    tying_term,
 )
 from analysis.explanation.staying_true_adversary import (
     AdversaryConfig,
