@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from analysis.explanation.explainer import Explainer
+from analysis.explanation.finetuned_transformer import NAME  # noqa: E402
 from analysis.explanation.sst2 import read_sst2
 from analysis.explanation.staying_true import (
     VARIANTS,
@@ -224,3 +225,51 @@ def test_trained_bundle_runs_every_test(tmp_path):
     assert [(m, len(i)) for m, _, i in got] == [(v, 2) for v in VARIANTS]
     erasure = run_staying_true_erasure(got, seed=0)
     assert list(erasure.model) == list(VARIANTS) and "set_median_fraction_never_as_1_attention" in erasure
+
+
+def test_plots_draw_the_three_figures():
+    from analysis.explanation import staying_true_plots as plots
+    from analysis.shared.plots import close
+
+    perm = run_staying_true_permutation(toy_models(), n_perm=5, seed=0)
+    adv = pd.DataFrame(
+        {"model": ["base", "base", "tying", "tying"], "weight": [0.0, 1.0] * 2, "mean_tvd": [0.01, 0.05, 0.02, 0.2]}
+        | {"mean_jsd": [0.1, 0.3, 0.05, 0.2]}
+    )
+    figs = [
+        plots.plot_staying_true_permutation(perm, permutation_summary(perm), "m"),
+        plots.plot_staying_true_adversary(adv, "m"),
+        plots.plot_staying_true_single_token(run_single_token(toy_models()), "m"),
+    ]
+    for fig in figs:
+        assert all(ax.get_xlabel() and ax.get_ylabel() for ax in fig.axes)
+        close(fig)
+
+
+def test_finetuned_transformer_changes_the_encoder_and_runs_the_explanation_tests(tmp_path):
+    from analysis.core.models import load_model, load_tokenizer
+    from analysis.explanation.attn_classifiers import TrainConfig, train_all
+    from analysis.explanation.finetuned_transformer import FinetuneConfig
+    from analysis.explanation.frozen_transformer import FrozenTransformer
+    from analysis.explanation.permutation import run_permutation
+    from analysis.explanation.rank_agreement import run_rank_agreement
+    from analysis.explanation.setup import load_explainers, pooled_instances
+
+    train, _ = read_sst2(FIXTURES, "train")
+    dev, _ = read_sst2(FIXTURES, "dev")
+    tf = FrozenTransformer(load_model("tiny-random-bert", device="cpu"), load_tokenizer("tiny-random-bert"), 16)
+    before = {k: v.clone() for k, v in tf.model.state_dict().items()}
+    cfg = TrainConfig(epochs=1, batch_size=2, hidden=8, d_att=4)
+    ft = FinetuneConfig(n_train=4, epochs=2, lr=1e-2, batch_size=2)
+    bundle, rows = train_all(train, dev, ["transformer", "transformer_finetuned"], cfg, tf, finetune_cfg=ft)
+    assert [r["encoder"] for r in rows] == ["transformer", "transformer_finetuned", "cls_probe"]
+    tuned = bundle["encoders"]["transformer_finetuned"]["encoder_state"]
+    # the frozen encoder is untouched, the fine-tuned one moved
+    assert all(torch.equal(v, tf.model.state_dict()[k]) for k, v in before.items())
+    assert any(not torch.equal(v, tuned[k]) for k, v in before.items() if v.is_floating_point())
+    explainers = load_explainers(bundle, tf)
+    classifiers = [(e, ex, pooled_instances(ex, dev, 2)) for e, ex in explainers.items()]
+    assert run_permutation(classifiers, n_perm=3, seed=0).encoder.tolist() == ["transformer"] * 2 + [NAME] * 2
+    rank = run_rank_agreement(classifiers)
+    a, b = (rank[rank.encoder == e].tau_gradient.to_numpy() for e in ("transformer", NAME))
+    assert len(a) == len(b) == 2
