@@ -62,8 +62,8 @@ rule staying_true_permutation:
         runtime=30,
     params:
         task=config["explanation"]["task"],
-        n_explain=config["explanation"]["n_explain"],
-        n_permutations=config["explanation"]["n_permutations"],
+        n_explain=config["staying_true"]["n_explain"],
+        n_permutations=config["staying_true"]["n_permutations"],
         seed=config["explanation"]["seed"],
     script:
         "../scripts/staying_true_permutation.py"
@@ -90,7 +90,7 @@ rule staying_true_adversary:
     params:
         task=config["explanation"]["task"],
         n_train=config["explanation"]["n_train"],
-        n_explain=config["explanation"]["n_explain"],
+        n_explain=config["staying_true"]["n_explain"],
         seed=config["explanation"]["seed"],
         batch_size=config["explanation"]["batch_size"],
         adversary=config["staying_true"]["adversary"],
@@ -119,7 +119,7 @@ rule staying_true_single_token:
         runtime=30,
     params:
         task=config["explanation"]["task"],
-        n_explain=config["explanation"]["n_explain"],
+        n_explain=config["staying_true"]["n_explain"],
     script:
         "../scripts/staying_true_single_token.py"
 
@@ -143,7 +143,7 @@ rule staying_true_erasure:
         runtime=30,
     params:
         task=config["explanation"]["task"],
-        n_explain=config["explanation"]["n_explain"],
+        n_explain=config["staying_true"]["n_explain"],
         seed=config["explanation"]["seed"],
     script:
         "../scripts/staying_true_erasure.py"

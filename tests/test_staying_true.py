@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from analysis.explanation.explainer import Explainer
-from analysis.explanation.finetuned_transformer import NAME  # noqa: E402
+from analysis.explanation.finetuned_transformer import NAME
 from analysis.explanation.sst2 import read_sst2
 from analysis.explanation.staying_true import (
     VARIANTS,
