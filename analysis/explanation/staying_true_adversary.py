@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class AdversaryConfig:
-    weights: tuple = (0.0, 0.5, 2.0, 8.0)
+    weights: tuple = (0.0, 0.05, 0.2, 1.0, 8.0)
     n_train: int = 2000
     epochs: int = 1
     batch_size: int = 32
