@@ -29,7 +29,8 @@ tc = TrainConfig(
     hidden=snakemake.params.hidden,
     d_att=snakemake.params.attention_dim,
 )
-ft = FinetuneConfig(**snakemake.params.finetuned_transformer)
+ft_params = snakemake.params.finetuned_transformer  # None unless transformer_finetuned is listed
+ft = FinetuneConfig(**ft_params) if ft_params else None
 bundle, rows = train_all(train, dev, snakemake.params.encoders, tc, tf, finetune_cfg=ft)
 bundle.update(spec=snakemake.params.spec, max_len=snakemake.params.max_len)
 Path(snakemake.output.model).parent.mkdir(parents=True, exist_ok=True)
