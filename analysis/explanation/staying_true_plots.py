@@ -43,7 +43,7 @@ def plot_staying_true_permutation(df: pd.DataFrame, summary: pd.DataFrame, model
     ax2.bar(x + 0.2, s.accuracy_under_permutation, 0.4, color="#d62728", label="permuted attention")
     ax2.set_xticks(x, models, rotation=30)
     ax2.set_ylim(0, 1.15)
-    ax2.set_ylabel("accuracy on the tested dev sentences")
+    ax2.set_ylabel("accuracy (tested dev sentences)")
     ax2.set_xlabel("model")
     ax2.legend(frameon=False, loc="upper center", ncol=2)
     fig.suptitle(f"Permuting the attention (Tutek & Šnajder 2020) — {model}")
