@@ -71,14 +71,17 @@ def plot_staying_true_adversary(df: pd.DataFrame, model: str):
 
 def plot_staying_true_single_token(df: pd.DataFrame, model: str):
     """Per model: spread (std) of the single-token P(positive) within an instance, and
-    Kendall tau between the attention and the single-token polarity |P(positive) - 1/2|."""
+    Kendall tau between the attention and the single-token polarity |P(positive) - c| about
+    the model's centre c (its median single-token P(positive), in the panel's tick labels)."""
     models = _models(df)
     fig, (ax1, ax2) = new_figure(7.6, 3.0, ncols=2, style="plain-large", layout="constrained")
     _boxes(ax1, df, "single_std", models)
-    ax1.set_ylabel("std of P(positive) over the tokens\nfed alone, per instance")
-    _boxes(ax2, df, "tau_polarity", models)
+    ax1.set_ylabel("std of lone-token P(positive)\nper instance")
+    _boxes(ax2, df, "tau_polarity_centred", models)
+    centres = df.groupby("model", sort=False).single_centre.first()
+    ax2.set_xticks(range(1, len(models) + 1), [f"{m}\nc={centres[m]:.2f}" for m in models], rotation=30)
     ax2.axhline(0, color="k", lw=0.6)
-    ax2.set_ylabel("Kendall τ: attention vs single-token\npolarity |P(positive) − ½|")
+    ax2.set_ylabel("Kendall τ: attention vs\nlone-token |P(positive) − c|")
     for ax in (ax1, ax2):
         ax.set_xlabel("model")
     fig.suptitle(f"Each token alone through the model — {model}")

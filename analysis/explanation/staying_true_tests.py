@@ -91,11 +91,14 @@ def single_token_probs(explainer: Explainer, inst) -> torch.Tensor:
 
 def single_token_rows(instances, explainer: Explainer) -> list[dict]:
     """Per instance: spread of the single-token P(positive) (std, range), and Kendall tau of
-    the attention with the single-token polarity |P(positive) - 1/2| and with the
-    single-token probability of the sentence's decision."""
+    the attention with the single-token polarity |P(positive) - 1/2|, with the polarity
+    about the model's own centre |P(positive) - c| (c = median single-token P(positive)
+    over all tokens of ``instances``: a model whose lone words lean positive has its
+    neutral point there), and with the single-token probability of the sentence's decision."""
     rows = []
-    for inst in instances:
-        p = single_token_probs(explainer, inst).double()
+    probs = [single_token_probs(explainer, inst).double() for inst in instances]
+    centre = float(np.median(np.concatenate([p[:, 1].numpy() for p in probs]))) if probs else 0.5
+    for inst, p in zip(instances, probs):
         pos = p[:, 1].numpy()
         a = inst.a.numpy()
         rows.append(
@@ -104,6 +107,8 @@ def single_token_rows(instances, explainer: Explainer) -> list[dict]:
                 "single_std": float(pos.std()),
                 "single_range": float(np.ptp(pos)),
                 "tau_polarity": kendall_tau(a, np.abs(pos - 0.5)),
+                "single_centre": centre,
+                "tau_polarity_centred": kendall_tau(a, np.abs(pos - centre)),
                 "tau_decision": kendall_tau(a, p[:, inst.pred].numpy()),
             }
         )
@@ -127,6 +132,8 @@ def single_token_summary(df: pd.DataFrame) -> pd.DataFrame:
             median_single_std=("single_std", "median"),
             median_single_range=("single_range", "median"),
             median_tau_polarity=("tau_polarity", "median"),
+            single_centre=("single_centre", "first"),
+            median_tau_polarity_centred=("tau_polarity_centred", "median"),
             median_tau_decision=("tau_decision", "median"),
             tau_defined=("tau_polarity", "count"),
         )
