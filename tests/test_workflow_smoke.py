@@ -191,3 +191,17 @@ def test_a_value_reruns_only_the_rules_that_use_it(smoke_run, change, reruns, tm
     overlay = tmp_path / "change.yaml"
     overlay.write_text(yaml.safe_dump(change))
     assert jobs_to_run(smoke_run, overlays=[str(overlay)]) == reruns
+
+
+def test_staying_true_tables_are_sane(smoke_run):
+    tables = smoke_run[0] / "results" / MODEL / "tables"
+    models = pd.read_csv(tables / "staying_true_models.csv")
+    assert list(models.model) == ["base", "concat", "residual", "tying", "mlm"]
+    assert models.dev_accuracy.between(0, 1).all() and (models.train_seconds > 0).all()
+    adv = pd.read_csv(tables / "staying_true_adversary.csv")
+    assert adv.mean_jsd.between(0, np.log(2) + 1e-6).all() and adv.mean_tvd.between(0, 1).all()
+    perm = pd.read_csv(tables / "staying_true_permutation.csv")
+    assert perm.accuracy_under_permutation.between(0, 1).all() and perm.median_output_change.between(0, 1).all()
+    single = pd.read_csv(tables / "staying_true_single_token.csv")
+    assert single.single_std.between(0, 0.5).all() and single.tau_polarity.dropna().between(-1, 1).all()
+    assert len(pd.read_csv(tables / "staying_true_erasure.csv")) == 5
