@@ -207,7 +207,8 @@ def calibrate(model, tokenizer, items: list[dict], precision: str, size: int = C
             "reason": "fp32 requested" if precision == "fp32" else "no inputs",
         }
     order = sorted(range(len(items)), key=lambda i: items[i]["n"])
-    idx = sorted({order[round(k * (len(order) - 1) / max(size - 1, 1))] for k in range(min(size, len(order)))})
+    m = min(size, len(order))
+    idx = sorted({order[round(k * (len(order) - 1) / max(m - 1, 1))] for k in range(m)})
     batch = batch_inputs(model, tokenizer, items, idx, next(model.parameters()).device)
     info = choose_precision(
         precision,
