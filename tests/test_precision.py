@@ -45,14 +45,14 @@ def machine(monkeypatch):
     """A machine with set matmul rates and forward times per precision."""
 
     def set_machine(rates, forward_s):
-        monkeypatch.setattr(precision, "matmul_rate", lambda p, device, **kw: rates[p])
+        monkeypatch.setattr(precision, "matmul_rates", lambda ps, device, **kw: rates)
         monkeypatch.setattr(precision, "_timed", lambda run, p: (run(p), forward_s[p]))
 
     return set_machine
 
 
 def test_auto_takes_a_reduced_precision_only_when_faster_and_agreeing(machine):
-    machine({"fp32": 1.0, "bf16": 4.0, "fp16": 4.0}, {"fp32": 1.0, "bf16": 0.3, "fp16": 0.5})
+    machine({"fp32": 1.0, "bf16": 4.0, "fp16": 2.0}, {"fp32": 1.0, "bf16": 0.3, "fp16": 0.5})
     got = precision.choose_precision("auto", fake_run(True), [4], "cpu")
     assert got["used"] == "bf16" and got["agreement"]["bf16"] == 1.0
     got = precision.choose_precision("auto", fake_run(False), [4], "cpu")
@@ -66,9 +66,16 @@ def test_auto_never_runs_the_model_in_a_precision_whose_matmul_is_slow(machine):
     assert got["used"] == "fp32" and got["agreement"] == {} and "matmul" in got["reason"]
 
 
-def test_auto_wants_a_clear_margin(machine):
-    machine({"fp32": 1.0, "bf16": 2.0, "fp16": 2.0}, {"fp32": 1.0, "bf16": 0.9, "fp16": 0.95})
+def test_auto_wants_a_clear_margin_and_decides_on_matmul_rates_not_one_noisy_forward(machine):
+    machine({"fp32": 1.0, "bf16": 1.2, "fp16": 1.1}, {"fp32": 1.0, "bf16": 0.1, "fp16": 0.1})
     assert precision.choose_precision("auto", fake_run(True), [4], "cpu")["used"] == "fp32"
+    machine({"fp32": 1.0, "bf16": 9.0, "fp16": 1.1}, {"fp32": 1.0, "bf16": 2.0})  # one slow forward: recorded only
+    assert precision.choose_precision("auto", fake_run(True), [4], "cpu")["used"] == "bf16"
+
+
+def test_matmul_rates_are_measured_for_each_precision():
+    rates = precision.matmul_rates(["bf16"], "cpu", size=64, reps=2)
+    assert set(rates) == {"fp32", "bf16"} and all(r > 0 for r in rates.values())
 
 
 def test_an_explicit_precision_is_honoured_and_its_agreement_recorded(machine):

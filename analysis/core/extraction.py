@@ -19,7 +19,7 @@ POLICIES = ("split", "truncate", "error")
 # [CLS] A [SEP] and 1 for B [SEP] (as BERT was pre-trained)
 SEGMENT_IDS = ("zeros", "pairs")
 # inputs of the batch on which precision: auto compares a reduced precision with fp32
-CALIBRATION_SIZE = 16
+CALIBRATION_SIZE = 8
 
 
 class TooLong(ValueError):

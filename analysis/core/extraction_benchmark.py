@@ -28,7 +28,7 @@ from analysis.core.extraction import (
     length_batches,
 )
 from analysis.core.models import shape_of
-from analysis.core.precision import matmul_rate, supported
+from analysis.core.precision import matmul_rates, supported
 
 
 def model_flops(config, n: int) -> float:
@@ -44,8 +44,21 @@ def model_flops(config, n: int) -> float:
 
 
 def peak_rss_mb() -> float:
-    """Peak resident memory of this process so far, in MB (Linux reports KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """Peak resident memory of this process in MB: since the last ``reset_peak_rss`` where
+    Linux allows it (VmHWM), else since the start (ru_maxrss, KiB on Linux)."""
+    try:
+        status = Path("/proc/self/status").read_text()
+        return int(status.split("VmHWM:")[1].split()[0]) / 1024
+    except (OSError, IndexError):  # pragma: no cover - not Linux
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def reset_peak_rss() -> None:
+    """Start a new peak-memory window (Linux: 5 > /proc/self/clear_refs resets VmHWM)."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:  # pragma: no cover - not Linux, or not allowed
+        pass
 
 
 def naive_loop(model, tokenizer, items: list[dict]) -> float:
@@ -98,29 +111,18 @@ def run_benchmark(
     items, _ = encode_records(tokenizer, records, max_len, "split", segments)
     lengths = np.array([it["n"] for it in items])
     L, H = shape_of(model)
-    rates = {p: matmul_rate(p, device) for p in ("fp32", "bf16", "fp16") if supported(p, device)}
+    rates = matmul_rates([p for p in ("bf16", "fp16") if supported(p, device)], device, reps=20)
     roofline = len(items) / (sum(model_flops(model.config, int(n)) for n in lengths) / rates["fp32"])
     float16_min = int((lengths**2).sum()) * L * H * 2
     rows = [
-        {
-            "method": "naive batch-1 loop",
-            "precision": "fp32",
-            "batch_size": 1,
-            "wall_s": naive_loop(model, tokenizer, items),
-            "peak_rss_mb": peak_rss_mb(),
-        }
+        {"method": "naive batch-1 loop", "precision": "fp32", "batch_size": 1}
+        | _measured(naive_loop, model, tokenizer, items),
+        {"method": "plain batched loop", "precision": "fp32", "batch_size": batch_size}
+        | _measured(batched_loop, model, tokenizer, items, batch_size),
     ]
-    rows.append(
-        {
-            "method": "plain batched loop",
-            "precision": "fp32",
-            "batch_size": batch_size,
-            "wall_s": batched_loop(model, tokenizer, items, batch_size),
-            "peak_rss_mb": peak_rss_mb(),
-        }
-    )
     for precision in precisions:
-        seconds, header, size = project_extraction(model, tokenizer, records, max_len, batch_size, precision, segments)
+        got = _measured(project_extraction, model, tokenizer, records, max_len, batch_size, precision, segments)
+        seconds, header, size = got.pop("wall_s")
         chosen = header["precision"]
         rows.append(
             {
@@ -128,7 +130,7 @@ def run_benchmark(
                 "precision": f"{precision} -> {chosen['used']}",
                 "batch_size": batch_size,
                 "wall_s": seconds,
-                "peak_rss_mb": peak_rss_mb(),
+                **got,
                 "argmax_agreement": chosen.get("agreement", {}).get(chosen["used"]),
                 "bytes_on_disk": size,
                 "bytes_float16_min": float16_min,
@@ -146,6 +148,12 @@ def run_benchmark(
     table["device"] = str(device)
     table["processor"] = processor_name()
     return table
+
+
+def _measured(method, *args) -> dict:
+    """``method(*args)`` (its result as ``wall_s``) and the peak memory while it ran."""
+    reset_peak_rss()
+    return {"wall_s": method(*args), "peak_rss_mb": peak_rss_mb()}
 
 
 def processor_name() -> str:
