@@ -49,6 +49,7 @@ include: "rules/kovaleva_finetune.smk"
 include: "rules/kovaleva_patterns.smk"
 include: "rules/explanation.smk"
 include: "rules/staying_true.smk"
+include: "rules/benchmark.smk"  # not in rule all: snakemake benchmark
 
 
 # Every figure and table of every paper section, for every configured model. (No docstring:

@@ -90,6 +90,7 @@ rule glue_attention:
         seed=config["kovaleva"]["seed"],
         max_len=config["kovaleva"]["finetune"]["max_len"],
         batch_size=config["batch_size"],
+        precision=config["precision"],
     script:
         "../scripts/glue_attention.py"
 

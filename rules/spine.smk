@@ -39,12 +39,14 @@ rule prepare_inputs:
 
 
 rule extract_attention:
-    """Word-piece attention maps of one shard of a corpus (float16, unpadded)."""
+    """Word-piece attention maps of one shard of a corpus (float16, unpadded); the precision
+    used and why (``precision: auto``) in the shard's header and the run-info sidecar."""
     input:
         inputs_of("{corpus}"),
     output:
         npy=maps_file("resources/attention/{model}/{corpus}/shard-{shard}.npy"),
         json="resources/attention/{model}/{corpus}/shard-{shard}.json",
+        run_info=sidecar("extract_attention", "{corpus}", "{shard}"),
     log:
         "logs/{model}/extract_attention.{corpus}.{shard}.log",
     benchmark:
@@ -63,5 +65,6 @@ rule extract_attention:
         policy=config["max_len_policy"],
         batch_size=config["batch_size"],
         segment_ids=config["segment_ids"],
+        precision=config["precision"],
     script:
         "../scripts/extract_attention.py"

@@ -80,7 +80,7 @@ def test_example_candidate_is_the_global_choice(shards):
         assert per[k][1]["candidate"]["id"] == want.id
         np.testing.assert_array_equal(per[k][0]["candidate_attn"], want.attn)
     # 'auto', window 6: the longest fitting segment with a sentence boundary is s1-0 (s1-2 is split)
-    assert candidate_index(Shard(shards[1]).examples, 3, "auto", 6) == 3
+    assert candidate_index(list(Shard(shards[1]).metadata()), 3, "auto", 6) == 3
 
 
 def test_index_outside_every_shard(shards):

@@ -95,7 +95,7 @@ def test_maps_are_deleted_once_read(smoke_run):
     shards = Shards(sorted((work / "resources" / "attention" / MODEL / "wiki").glob("shard-*.json")))
     assert len(shards) == 12  # n_segments of the smoke config
     for s in shards.shards:
-        for ex in s.examples:
+        for ex in s.metadata():
             assert ex["n"] <= 64
             assert ex["kinds"][0] == "C" and ex["kinds"].count("S") == 2
 

@@ -55,7 +55,7 @@ def shard_sums(shard, first: int, js_segments: int | None, eps: float, choice, w
     K = L * H
     sums: dict = {}
     js = np.zeros((K, K), dtype=np.float64)
-    want = candidate_index(shard.examples, first, choice, window)
+    want = candidate_index(list(shard.metadata()), first, choice, window)
     meta = {"examples": 0, "js_segments": 0, "js_tokens": 0, "candidate": None}
     arrays = {}
     for i, ex in enumerate(shard, start=first):
