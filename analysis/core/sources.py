@@ -54,7 +54,9 @@ def _unavailable(source: str, name: str, mirror_note: str, why: str) -> SourceUn
     )
 
 
-def fetch_file(name: str, spec: dict, dest: Path, mirror_dir: Path | None, source: str = "", mirror_note: str = "") -> str:
+def fetch_file(
+    name: str, spec: dict, dest: Path, mirror_dir: Path | None, source: str = "", mirror_note: str = ""
+) -> str:
     """Copy ``name`` from ``mirror_dir`` (when it has it) or download ``spec['url']``
     into ``dest``, verify ``spec['sha256']``; returns where it came from."""
     dest.parent.mkdir(parents=True, exist_ok=True)
