@@ -26,7 +26,15 @@ SOURCES = {**SOURCES_FILE["sources"], **{n: {"path": p} for n, p in config["loca
 LOCAL_SOURCES = [n for n, s in SOURCES.items() if "path" in s]
 
 # model slug (the {model} wildcard) -> model spec
-MODELS = {model_slug(m): check_model_spec(m) for m in ([config["model"]] if isinstance(config["model"], str) else config["model"])}
+MODELS = {}
+for _spec in [config["model"]] if isinstance(config["model"], str) else config["model"]:
+    # two models never share results/<slug>/: e.g. a hub id and a local directory of the same name
+    if model_slug(_spec) in MODELS:
+        raise ValueError(
+            f"model: {MODELS[model_slug(_spec)]!r} and {_spec!r} would both write to results/{model_slug(_spec)}/; "
+            "rename the local directory (its name is the slug)"
+        )
+    MODELS[model_slug(_spec)] = check_model_spec(_spec)
 MIRROR = os.environ.get("ATTN_MIRROR") or config["mirror"]
 CORPORA = config["corpora"]
 CONDA_ENV = "../envs/attention.yaml"  # every rule's software (--sdm conda); relative to rules/
