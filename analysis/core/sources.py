@@ -96,6 +96,7 @@ def fetch_source(source: dict, dest_dir, mirror: str | None, name: str = "") -> 
     (returns its path): ``files: {name: {url, sha256}}`` (+ ``mirror_folder``) from the mirror
     or upstream, or ``path:`` (a local directory / file / glob) copied and recorded."""
     dest_dir = Path(dest_dir)
+    name = name or dest_dir.name  # resources/raw/<source>
     if "path" in source:
         return record_local_source(source["path"], dest_dir, name)
     mirror_dir, note = None, "no mirror is set"
