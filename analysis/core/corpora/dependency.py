@@ -13,7 +13,7 @@ Any corpus in one of these formats works by config alone::
 
     my_ptb_sd:                       # e.g. a user's own PTB converted to Stanford Dependencies
       reader: conllx                 # conllx | conllu | dp
-      source: my_source              # a source in config/sources.yaml (or a mirror folder)
+      source: my_source              # a source: config/sources.yaml, or local_sources: {my_source: /data/ptb-sd}
       files: "*.conll"               # glob under the source's folder; zip archives are opened
       members: "*.dp"                # glob for the members of a zip archive
       split: dev                     # optional: pick documents by a splits file ...
