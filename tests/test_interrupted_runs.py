@@ -5,7 +5,8 @@ outputs the killed rules feed: the attention shards and Table 1 of one treebank 
 and one fine-tuned GLUE task (finetune). One uninterrupted reference run; then a run killed with
 SIGKILL (a crash: Snakemake gets no chance to clean up) while a shard is being extracted, rerun,
 and the fine-tuning killed the same way and rerun. Every file under resources/ and results/ must
-then be byte-identical to the reference, and no `.part` file or incomplete marker may remain.
+then be byte-identical to the reference (the fine-tuning history's wall-clock column aside), and
+no `.part` file or incomplete marker may remain.
 """
 
 import os
@@ -65,9 +66,19 @@ def kill_when_started(work: Path, job_log: str, *extra) -> None:
     proc.wait()
 
 
+def without_wall_clock(path: Path) -> bytes:
+    """The bytes of ``path``; the fine-tuning history without its one wall-clock column (seconds
+    since the start of training, the only value a rerun cannot reproduce)."""
+    if path.name != "history.csv":
+        return path.read_bytes()
+    import pandas as pd
+
+    return pd.read_csv(path).drop(columns="seconds").to_csv(index=False).encode()
+
+
 def outputs(work: Path) -> dict[str, bytes]:
     return {
-        str(p.relative_to(work)): p.read_bytes()
+        str(p.relative_to(work)): without_wall_clock(p)
         for top in ("resources", "results")
         for p in sorted((work / top).rglob("*"))
         if p.is_file()
