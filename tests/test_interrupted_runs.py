@@ -3,8 +3,9 @@
 The smoke workflow on the fixture mirror (as in tests/test_workflow_smoke.py), restricted to the
 outputs the killed rules feed: the attention shards and Table 1 of one treebank (extract_attention)
 and one fine-tuned GLUE task (finetune). One uninterrupted reference run; then a run killed with
-SIGKILL (a crash: Snakemake gets no chance to clean up) while a shard is being extracted, rerun,
-and the fine-tuning killed the same way and rerun. Every file under resources/ and results/ must
+SIGKILL (a crash: Snakemake gets no chance to clean up) while a shard is being extracted, rerun
+(after `--unlock`, as Snakemake asks after a crash), and a run stopped by Ctrl-C (SIGINT) while
+the model is being fine-tuned, rerun. Every file under resources/ and results/ must
 then be byte-identical to the reference (the fine-tuning history's wall-clock column aside), and
 no `.part` file or incomplete marker may remain.
 """
@@ -50,9 +51,9 @@ def run(work: Path, *extra) -> None:
     assert done.returncode == 0, done.stderr[-4000:]
 
 
-def kill_when_started(work: Path, job_log: str, *extra) -> None:
-    """Run the workflow and SIGKILL it (the whole process group: Snakemake and its job) as soon as
-    the job writing ``job_log`` has started its script."""
+def kill_when_started(work: Path, job_log: str, sig: int, *extra) -> None:
+    """Run the workflow and send ``sig`` to its whole process group (Snakemake and its job) as soon
+    as the job writing ``job_log`` has started its script; wait until every process is gone."""
     proc = subprocess.Popen(
         command(*extra), cwd=work, env=env_for(work), start_new_session=True,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -62,8 +63,14 @@ def kill_when_started(work: Path, job_log: str, *extra) -> None:
         assert proc.poll() is None, f"the run ended before {job_log} was written"
         assert time.monotonic() < deadline
         time.sleep(0.01)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+    os.killpg(proc.pid, sig)
+    proc.wait(timeout=120)
+    while True:  # the job itself, when Snakemake did not wait for it
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
 
 
 def without_wall_clock(path: Path) -> bytes:
@@ -101,14 +108,16 @@ def incomplete_markers(work: Path) -> list[str]:
 def test_killed_extraction_and_finetuning_resume_to_identical_outputs(reference, tmp_path):
     work = workflow_copy(tmp_path)
     shard = f"resources/attention/{MODEL}/gum_sd_dev/shard-0"
-    kill_when_started(work, f"logs/{MODEL}/extract_attention.gum_sd_dev.0.log")
+    # a crash (SIGKILL: Snakemake cleans nothing up) while a shard is being extracted
+    kill_when_started(work, f"logs/{MODEL}/extract_attention.gum_sd_dev.0.log", signal.SIGKILL)
     assert not (work / f"{shard}.json").exists(), "the extraction was not interrupted"
     assert incomplete_markers(work), "Snakemake should have marked the killed job's outputs incomplete"
+    run(work, "--unlock")  # what Snakemake asks for after a crash (the lock of the killed run)
     run(work)  # the same command again (the profile reruns incomplete jobs)
-    # the fine-tuning (its checkpoint, metrics, history) made again and killed half-way
+    # Ctrl-C (SIGINT to Snakemake and its job) while a GLUE task is being fine-tuned
     finetune_log = work / f"logs/{MODEL}/finetune.RTE.log"
     finetune_log.unlink()  # written again when the job starts
-    kill_when_started(work, str(finetune_log.relative_to(work)), "--forcerun", "finetune")
+    kill_when_started(work, str(finetune_log.relative_to(work)), signal.SIGINT, "--forcerun", "finetune")
     assert not (work / TARGETS[1]).exists(), "the fine-tuning was not interrupted"
     run(work)
     got = outputs(work)
