@@ -6,10 +6,11 @@ and one fine-tuned GLUE task (finetune). One uninterrupted reference run; then a
 SIGKILL (a crash: Snakemake gets no chance to clean up) while a shard is being extracted, rerun
 (after `--unlock`, as Snakemake asks after a crash), and a run stopped by Ctrl-C (SIGINT) while
 the model is being fine-tuned, rerun. Every file under resources/ and results/ must
-then be byte-identical to the reference (the fine-tuning history's wall-clock column aside), and
+then be byte-identical to the reference (the fine-tuning's wall-clock timings aside), and
 no `.part` file or incomplete marker may remain.
 """
 
+import json
 import os
 import re
 import signal
@@ -73,14 +74,23 @@ def kill_when_started(work: Path, job_log: str, sig: int, *extra) -> None:
         time.sleep(0.05)
 
 
-def without_wall_clock(path: Path) -> bytes:
-    """The bytes of ``path``; the fine-tuning history without its one wall-clock column (seconds
-    since the start of training, the only value a rerun cannot reproduce)."""
-    if path.name != "history.csv":
-        return path.read_bytes()
-    import pandas as pd
+WALL_CLOCK = {"seconds", "train_seconds"}  # the fine-tuning's timings: the only values a rerun cannot reproduce
 
-    return pd.read_csv(path).drop(columns="seconds").to_csv(index=False).encode()
+
+def without_wall_clock(path: Path) -> bytes:
+    """The bytes of ``path``; for the fine-tuning's records (``history.csv``, ``dev_metrics.json``,
+    ``model/finetune.json``) the same with the wall-clock timings left out."""
+    if "finetune" not in path.parts:
+        return path.read_bytes()
+    if path.suffix == ".csv":
+        import pandas as pd
+
+        table = pd.read_csv(path)
+        return table.drop(columns=[c for c in table if c in WALL_CLOCK]).to_csv(index=False).encode()
+    if path.suffix == ".json":
+        record = json.loads(path.read_text())
+        return json.dumps({k: v for k, v in record.items() if k not in WALL_CLOCK}, sort_keys=True).encode()
+    return path.read_bytes()
 
 
 def outputs(work: Path) -> dict[str, bytes]:
