@@ -2,13 +2,14 @@
 
 
 rule fetch_source:
-    """Download a source from upstream (or copy it from the mirror) and check every sha256."""
+    """Download a source from upstream (or copy it from the mirror) and check every sha256; a
+    local (path:) source is copied and its files' sha256 recorded (the record of its first use)."""
     output:
-        raw_sums("{source}"),
+        "resources/raw/{source}/SHA256SUMS",
     log:
         "logs/fetch_source/{source}.log",
     wildcard_constraints:
-        source="|".join(SOURCES),
+        source="|".join(map(re.escape, SOURCES)),
     conda:
         CONDA_ENV
     params:
@@ -16,6 +17,25 @@ rule fetch_source:
         mirror=MIRROR,
     script:
         "../scripts/fetch_source.py"
+
+
+rule verify_local_source:
+    """Compare a local source's files with the record of their first use; refuse any change."""
+    input:
+        record="resources/raw/{source}/SHA256SUMS",
+        files=local_source_files,
+    output:
+        "resources/raw/{source}/SHA256SUMS.verified",
+    log:
+        "logs/verify_local_source/{source}.log",
+    wildcard_constraints:
+        source="|".join(map(re.escape, LOCAL_SOURCES)) or "(?!)",
+    conda:
+        CONDA_ENV
+    params:
+        path=lambda wc: SOURCES[wc.source]["path"],
+    script:
+        "../scripts/verify_local_source.py"
 
 
 rule prepare_inputs:
