@@ -48,6 +48,7 @@ include: "rules/clark_clusters.smk"
 include: "rules/kovaleva_finetune.smk"
 include: "rules/kovaleva_patterns.smk"
 include: "rules/explanation.smk"
+include: "rules/overview.smk"
 
 
 # Every figure and table of every paper section, for every configured model. (No docstring:
@@ -63,3 +64,4 @@ rule all:
         rules.kovaleva_finetune.input,
         rules.kovaleva_patterns.input,
         rules.explanation.input,
+        rules.overview.input,
