@@ -23,7 +23,7 @@ def section_targets():
     can read. Computed on first use, when every rule is defined."""
     if not _SECTION_TARGETS:
         for name in SECTIONS:
-            if name not in ("common", "spine", "overview") and name in dir(rules):
+            if name not in ("common", "spine", "overview") and rules.has(name):
                 _SECTION_TARGETS.extend(str(f) for f in getattr(rules, name).input)
     return set(_SECTION_TARGETS)
 
@@ -95,6 +95,7 @@ rule explorer:
     params:
         n_examples=config["overview"]["explorer"]["n_examples"],
         max_mb=config["overview"]["explorer"]["max_mb"],
+        min_count=config["dependency"]["min_count"],
     script:
         "../scripts/explorer.py"
 

@@ -15,6 +15,7 @@ heads = head_numbers(
     pd.read_csv(snakemake.input.special_tokens),
     pd.read_csv(snakemake.input.entropy),
     dep_full,
+    snakemake.params.min_count,
 )
 h = shards.header
 note = f"{len(examples)} of {len(shards)} examples of corpus {Path(snakemake.input.shards[0]).parent.name}"

@@ -33,7 +33,7 @@ def dequantise(codes: np.ndarray) -> np.ndarray:
 def quantisation_step(weight: float) -> float:
     """Largest |decoded - weight| for a weight: half a code step at its square root."""
     s = np.sqrt(weight)
-    return float(max((s + 0.5 / LEVELS) ** 2 - weight, weight - max(s - 0.5 / LEVELS, 0.0) ** 2))
+    return float(max(min(s + 0.5 / LEVELS, 1.0) ** 2 - weight, weight - max(s - 0.5 / LEVELS, 0.0) ** 2))
 
 
 def encode_maps(maps: np.ndarray) -> str:
@@ -64,8 +64,10 @@ def head_numbers(
     special_tokens: pd.DataFrame,
     entropy: pd.DataFrame,
     dep_full: pd.DataFrame | None = None,
+    min_count: int = 30,
 ) -> dict[str, dict]:
-    """Per head ("layer-head", 1-indexed) the corpus-level numbers shown beside its map."""
+    """Per head ("layer-head", 1-indexed) the corpus-level numbers shown beside its map; its best
+    dependency relation among those with at least ``min_count`` scored arcs."""
     t = relative_position[["layer", "head", "prev", "current", "next"]]
     t = t.merge(special_tokens[["layer", "head", "cls", "sep", "punct"]], on=["layer", "head"])
     t = t.merge(entropy[["layer", "head", "entropy", "uniform_entropy"]], on=["layer", "head"])
@@ -73,7 +75,7 @@ def head_numbers(
     for r in t.itertuples(index=False):
         out[f"{r.layer}-{r.head}"] = {k: round(float(getattr(r, k)), 4) for k in t.columns if k not in ("layer", "head")}
     if dep_full is not None and len(dep_full):
-        rel = dep_full[~dep_full["relation"].str.startswith("All")]
+        rel = dep_full[~dep_full["relation"].str.startswith("All") & (dep_full["n"] >= min_count)]
         best = rel.sort_values("accuracy", ascending=False, kind="stable").drop_duplicates(["layer", "head"])
         for r in best.itertuples(index=False):
             key = f"{r.layer}-{r.head}"
