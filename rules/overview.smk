@@ -1,44 +1,7 @@
 # What a reader looks at first: the claim scorecard (config/paper_claims.yaml evaluated on each
 # model's tables), the attention-map explorer, and (with several models) the models side by side.
 
-import glob
-
-SCORECARD_CATEGORY = "Claim scorecard"  # sorts before every "Clark ..." category of the report
-CLAIMS_FILE = config["overview"]["claims"]
-with open(CLAIMS_FILE) as f:
-    CLAIM_TABLES = sorted(
-        {
-            spec["table"]
-            for claim in yaml.safe_load(f)["claims"]
-            for check in (claim["check"], claim.get("applies_if") or {})
-            for spec in ([check["value"]] if "value" in check else check.get("greater", []))
-        }
-    )
-SECTIONS = sorted(os.path.basename(p)[: -len(".smk")] for p in glob.glob(os.path.join(workflow.basedir, "rules", "*.smk")))
-_SECTION_TARGETS = []
-
-
-def section_targets():
-    """Every file the paper sections' aggregate rules ask for (every model): the tables a claim
-    can read. Computed on first use, when every rule is defined."""
-    if not _SECTION_TARGETS:
-        for name in SECTIONS:
-            if name not in ("common", "spine", "overview") and rules.has(name):
-                _SECTION_TARGETS.extend(str(f) for f in getattr(rules, name).input)
-    return set(_SECTION_TARGETS)
-
-
-def scorecard_rules_left_out():
-    chosen = config["overview"]["scorecard_rules"]
-    return [] if chosen is None else sorted({t.split(".")[0] for t in CLAIM_TABLES} - set(chosen))
-
-
-def scorecard_tables(wildcards):
-    """The claims' tables this workflow makes for the model, of the rules chosen in
-    overview.scorecard_rules (null: all); claims on any other table are 'not run'."""
-    left_out = set(scorecard_rules_left_out())
-    paths = {stem: f"results/{wildcards.model}/tables/{stem}.csv" for stem in CLAIM_TABLES}
-    return [p for stem, p in paths.items() if stem.split(".")[0] not in left_out and p in section_targets()]
+SCORECARD_CATEGORY = "0. Claim scorecard (start here)"  # the report lists categories sorted: this one first
 
 
 rule scorecard:
@@ -109,14 +72,6 @@ COMPARE_INPUTS = {
     "probes": [table("probes")],
     "scorecard": [table("scorecard")],
 }
-
-
-def compare_figure(panel):
-    return report(
-        f"results/compare/figures/compare.{panel}.png",
-        caption=f"../report/compare.{panel}.rst",
-        category="Models side by side",
-    )
 
 
 rule compare:

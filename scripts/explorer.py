@@ -19,7 +19,9 @@ heads = head_numbers(
 )
 h = shards.header
 note = f"{len(examples)} of {len(shards)} examples of corpus {Path(snakemake.input.shards[0]).parent.name}"
-page = explorer_html(snakemake.wildcards.model, h["n_layers"], h["n_heads"], [example_payload(e) for e in examples], heads, note)
+page = explorer_html(
+    snakemake.wildcards.model, h["n_layers"], h["n_heads"], [example_payload(e) for e in examples], heads, note
+)
 size_mb = len(page.encode()) / 1e6
 log.info("%s; page %.2f MB", note, size_mb)
 if size_mb > snakemake.params.max_mb:

@@ -19,7 +19,10 @@ write_table(card, snakemake.output.table)
 title = f"Do the papers' claims hold for {model}? ({', '.join(f'{n} {v}' for v, n in verdict_counts(card).items())})"
 fig = plot_scorecard(card.set_index("id")[["verdict"]].rename(columns={"verdict": model}), title)
 save_figure(fig, snakemake.output.figure)
-for path, text in ((snakemake.output.page, scorecard_html(card, model)), (snakemake.output.markdown, scorecard_markdown(card, model))):
+for path, text in (
+    (snakemake.output.page, scorecard_html(card, model)),
+    (snakemake.output.markdown, scorecard_markdown(card, model)),
+):
     tmp = Path(path).with_name(Path(path).name + ".part")
     tmp.write_text(text)
     tmp.replace(path)

@@ -36,12 +36,27 @@ def page_data(page: str) -> dict:
 
 def test_page_embeds_every_map_and_the_head_numbers():
     maps = random_maps(2, 3, 5)
-    ex = {"id": "e0", "tokens": list("abcde"), "kinds": "COOOS", "n": 5, "maps": base64.b64encode(zlib.compress(quantise(maps).tobytes())).decode()}
+    ex = {
+        "id": "e0",
+        "tokens": list("abcde"),
+        "kinds": "COOOS",
+        "n": 5,
+        "maps": base64.b64encode(zlib.compress(quantise(maps).tobytes())).decode(),
+    }
     per_head = pd.DataFrame({"layer": [1, 1, 1, 2, 2, 2], "head": [1, 2, 3] * 2})
     rp = per_head.assign(prev=0.1, current=0.2, next=0.3)
     st = per_head.assign(cls=0.4, sep=0.5, punct=0.6)
     en = per_head.assign(entropy=1.0, uniform_entropy=2.0)
-    dep = pd.DataFrame({"layer": [1, 1], "head": [2, 2], "relation": ["det", "goeswith"], "direction": "dep->head", "accuracy": [0.8, 1.0], "n": [40, 3]})
+    dep = pd.DataFrame(
+        {
+            "layer": [1, 1],
+            "head": [2, 2],
+            "relation": ["det", "goeswith"],
+            "direction": "dep->head",
+            "accuracy": [0.8, 1.0],
+            "n": [40, 3],
+        }
+    )
     heads = head_numbers(rp, st, en, dep, min_count=30)
     assert heads["1-2"]["best_relation"] == "det (dep->head) 0.800"  # goeswith: too few arcs
     page = explorer_html("m", 2, 3, [ex], heads, "note")

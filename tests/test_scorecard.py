@@ -11,7 +11,14 @@ from analysis.scorecard.pages import scorecard_html, scorecard_markdown
 from conftest import ROOT
 
 BY_LAYER = with_depth(
-    pd.DataFrame({"layer": [1, 2, 3, 4], "cls": [0.6, 0.3, 0.1, 0.1], "sep": [0.01, 0.6, 0.7, 0.1], "punct": [0.0, 0.1, 0.2, 0.3]})
+    pd.DataFrame(
+        {
+            "layer": [1, 2, 3, 4],
+            "cls": [0.6, 0.3, 0.1, 0.1],
+            "sep": [0.01, 0.6, 0.7, 0.1],
+            "punct": [0.0, 0.1, 0.2, 0.3],
+        }
+    )
 )
 SEP_SINK = {
     "value": {"table": "by_layer", "column": "sep", "agg": "max"},
@@ -22,7 +29,17 @@ SEP_SINK = {
 
 
 def claim(check, **kw):
-    return {"id": "x", "paper": "p", "where": "w", "claim": "c", "paper_value": "1", "criterion": "k", "figure": "f", "check": check, **kw}
+    return {
+        "id": "x",
+        "paper": "p",
+        "where": "w",
+        "claim": "c",
+        "paper_value": "1",
+        "criterion": "k",
+        "figure": "f",
+        "check": check,
+        **kw,
+    }
 
 
 def test_depth_columns_make_claims_depth_free():
@@ -34,7 +51,9 @@ def test_values_by_hand():
     tables = {"by_layer": BY_LAYER}
     assert value({"table": "by_layer", "column": "sep", "agg": "max"}, tables) == 0.7
     # first half of the layers: (0.6 + 0.3) / 2
-    assert value({"table": "by_layer", "column": "cls", "where": {"relative_depth": {"<=": 0.5}}, "agg": "mean"}, tables) == pytest.approx(0.45)
+    assert value(
+        {"table": "by_layer", "column": "cls", "where": {"relative_depth": {"<=": 0.5}}, "agg": "mean"}, tables
+    ) == pytest.approx(0.45)
     assert value({"table": "by_layer", "column": "sep", "agg": "argmax:layer"}, tables) == 3
     assert value({"table": "by_layer", "column": "cls - sep", "where": {"layer": 1}}, tables) == pytest.approx(0.59)
     assert value({"table": "by_layer", "column": "cls", "query": "sep > cls", "agg": "count"}, tables) == 2
@@ -50,7 +69,12 @@ def test_grouped_argmin_per_task():
             "cosine": [1.0, 0.9, 0.9, 0.9, 0.7, 0.5, 0.5, 0.5, 0.9, 0.9, 0.9, 1.0],
         }
     )
-    check = {"per": "task", "value": {"table": "t", "column": "cosine", "group_by": ["layer"], "agg": "argmin:layers_from_end"}, "op": "<=", "threshold": 1}
+    check = {
+        "per": "task",
+        "value": {"table": "t", "column": "cosine", "group_by": ["layer"], "agg": "argmin:layers_from_end"},
+        "op": "<=",
+        "threshold": 1,
+    }
     out = evaluate_claim(claim(check), {"t": with_depth(change)})
     assert out.verdict == "does not hold"
     assert out.our_value == "A: 0; B: 2"
@@ -58,7 +82,12 @@ def test_grouped_argmin_per_task():
 
 def test_verdicts():
     tables = {"by_layer": BY_LAYER}
-    order = {"greater": [{"table": "by_layer", "column": "sep", "agg": "max"}, {"table": "by_layer", "column": "cls", "agg": "max"}]}
+    order = {
+        "greater": [
+            {"table": "by_layer", "column": "sep", "agg": "max"},
+            {"table": "by_layer", "column": "cls", "agg": "max"},
+        ]
+    }
     assert evaluate_claim(claim(order), tables).verdict == "holds"
     assert evaluate_claim(claim(order), tables).our_value == "0.7 > 0.6"
     assert evaluate_claim(claim({**order, "margin": 0.2}), tables).verdict == "does not hold"
@@ -86,7 +115,10 @@ def test_the_claims_file():
 
 
 def test_pages_and_matrix():
-    card = scorecard([claim({"value": {"table": "by_layer", "column": "sep", "agg": "max"}, "op": ">", "threshold": 0.5})], {"by_layer": BY_LAYER})
+    card = scorecard(
+        [claim({"value": {"table": "by_layer", "column": "sep", "agg": "max"}, "op": ">", "threshold": 0.5})],
+        {"by_layer": BY_LAYER},
+    )
     assert card.loc[0, "our_value"] == "0.7"
     assert "| **holds** |" in scorecard_markdown(card, "m")
     assert "<td>0.7</td>" in scorecard_html(card, "m")
@@ -96,10 +128,32 @@ def test_pages_and_matrix():
 
 
 def test_compare_helpers():
-    t = stack({"deep": pd.DataFrame({"layer": [1, 2, 3, 4], "v": 1.0}), "shallow": pd.DataFrame({"layer": [1, 2], "v": 2.0})})
+    t = stack(
+        {"deep": pd.DataFrame({"layer": [1, 2, 3, 4], "v": 1.0}), "shallow": pd.DataFrame({"layer": [1, 2], "v": 2.0})}
+    )
     assert t.columns[0] == "model"
     assert np.allclose(t["relative_depth"], [0.25, 0.5, 0.75, 1.0, 0.5, 1.0])
     dep = pd.DataFrame(
-        {"model": "m", "relation": ["det", "det", "All (no root)"], "accuracy": [0.5, 0.7, 0.3], "baseline_accuracy": 0.4, "n": 10}
+        {
+            "model": "m",
+            "relation": ["det", "det", "All (no root)"],
+            "accuracy": [0.5, 0.7, 0.3],
+            "baseline_accuracy": 0.4,
+            "n": 10,
+        }
     )
-    assert best_per_relation(dep).to_dict("records") == [{"model": "m", "relation": "det", "accuracy": 0.7, "baseline_accuracy": 0.4, "n": 10}]
+    assert best_per_relation(dep).to_dict("records") == [
+        {"model": "m", "relation": "det", "accuracy": 0.7, "baseline_accuracy": 0.4, "n": 10}
+    ]
+
+
+def test_readme_block_is_spliced():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("scorecard_readme", ROOT / "tools" / "scorecard_readme.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    readme = f"intro\n{mod.BEGIN}\nold numbers\n{mod.END}\nrest\n"
+    assert mod.splice(readme, "| new |\n") == f"intro\n{mod.BEGIN}\n| new |\n{mod.END}\nrest\n"
+    with pytest.raises(ValueError, match="no"):
+        mod.splice("no markers", "x")

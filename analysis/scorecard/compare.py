@@ -27,7 +27,9 @@ def best_per_relation(dep: pd.DataFrame) -> pd.DataFrame:
     """Per model and relation: the best head's accuracy (either direction) and the best offset's."""
     keep = dep[~dep["relation"].str.startswith("All (")]
     grouped = keep.groupby(["model", "relation"], sort=False)
-    return grouped.agg(accuracy=("accuracy", "max"), baseline_accuracy=("baseline_accuracy", "max"), n=("n", "max")).reset_index()
+    return grouped.agg(
+        accuracy=("accuracy", "max"), baseline_accuracy=("baseline_accuracy", "max"), n=("n", "max")
+    ).reset_index()
 
 
 def _by_depth(table: pd.DataFrame, columns: list[str], ylabels: list[str], title: str):
@@ -52,7 +54,9 @@ def plot_compare_special_tokens(table: pd.DataFrame):
 
 def plot_compare_entropy(table: pd.DataFrame):
     """Mean entropy per layer (all tokens; from [CLS]) over the uniform entropy, per model (Fig. 4)."""
-    t = table.assign(ratio=table["entropy"] / table["uniform_entropy"], ratio_cls=table["entropy_cls"] / table["uniform_entropy_cls"])
+    t = table.assign(
+        ratio=table["entropy"] / table["uniform_entropy"], ratio_cls=table["entropy_cls"] / table["uniform_entropy_cls"]
+    )
     labels = ["entropy / uniform entropy", "entropy from [CLS] / uniform"]
     return _by_depth(t, ["ratio", "ratio_cls"], labels, "Attention entropy by relative depth (1 = uniform)")
 

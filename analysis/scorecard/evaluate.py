@@ -103,7 +103,7 @@ def value(spec: dict, tables: dict[str, pd.DataFrame], extra_where: dict | None 
     if spec.get("query"):  # conditions between columns, e.g. "layer_a == layer_b"
         df = df.query(spec["query"])
     if df.empty:
-        raise NoRows(f"no row of {spec['table']} matches {({**spec.get('where', {}), **(extra_where or {})})}")
+        raise NoRows(f"no row of {spec['table']} matches { ({**spec.get('where', {}), **(extra_where or {})}) }")
     if spec.get("group_by"):
         keys = list(spec["group_by"])
         col = spec["column"]

@@ -73,7 +73,9 @@ def head_numbers(
     t = t.merge(entropy[["layer", "head", "entropy", "uniform_entropy"]], on=["layer", "head"])
     out = {}
     for r in t.itertuples(index=False):
-        out[f"{r.layer}-{r.head}"] = {k: round(float(getattr(r, k)), 4) for k in t.columns if k not in ("layer", "head")}
+        out[f"{r.layer}-{r.head}"] = {
+            k: round(float(getattr(r, k)), 4) for k in t.columns if k not in ("layer", "head")
+        }
     if dep_full is not None and len(dep_full):
         rel = dep_full[~dep_full["relation"].str.startswith("All") & (dep_full["n"] >= min_count)]
         best = rel.sort_values("accuracy", ascending=False, kind="stable").drop_duplicates(["layer", "head"])

@@ -32,9 +32,7 @@ def plot_scorecard(matrix: pd.DataFrame, title: str):
     fig, ax = new_figure(3.2 + 1.3 * n_cols, 0.9 + 0.19 * n_rows, style="plain")
     for j, model in enumerate(matrix.columns):
         for i, verdict in enumerate(matrix[model]):
-            ax.add_patch(
-                mpatches.Rectangle((j, i), 1, 1, facecolor=VERDICT_COLOURS[verdict], edgecolor="0.6", lw=0.5)
-            )
+            ax.add_patch(mpatches.Rectangle((j, i), 1, 1, facecolor=VERDICT_COLOURS[verdict], edgecolor="0.6", lw=0.5))
             ink = "black" if verdict in ("not run", "not applicable") else "white"
             ax.text(j + 0.5, i + 0.5, VERDICT_MARKS[verdict], ha="center", va="center", fontsize=6.5, color=ink)
     ax.set_xlim(0, n_cols)
