@@ -115,6 +115,12 @@ def test_the_page_in_chromium(browser, tmp_path):
     stored = float(all_maps[1][2, 1, i, j])
     assert abs(shown - stored) <= quantisation_step(stored) + 1e-9
     assert f"{shown:.4f}" in page.inner_text("#hover")
+    # switching the head keeps the hovered cell and shows that head's weight there
+    page.select_option("#head", "3")
+    shown = float(hover.get_attribute("data-weight"))
+    stored = float(all_maps[1][2, 2, i, j])
+    assert abs(shown - stored) <= quantisation_step(stored) + 1e-9
+    assert page.inner_text("#hover").startswith("head 3-3:")
     # thumbnails: one per head, the selected one marked; clicking one selects it
     assert page.locator("#grid canvas").count() == n_layers * n_heads
     page.click("#thumb-2-4")

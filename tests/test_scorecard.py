@@ -157,3 +157,65 @@ def test_readme_block_is_spliced():
     assert mod.splice(readme, "| new |\n") == f"intro\n{mod.BEGIN}\n| new |\n{mod.END}\nrest\n"
     with pytest.raises(ValueError, match="no"):
         mod.splice("no markers", "x")
+
+
+def test_compare_panels_draw(tmp_path):
+    """Every compare panel draws from hand-made stacked tables of two models of different depth."""
+    from analysis.scorecard import compare
+    from analysis.shared.rule_io import save_figure
+
+    by_layer = stack(
+        {
+            "deep": pd.DataFrame(
+                {
+                    "layer": [1, 2, 3, 4],
+                    "cls": 0.3,
+                    "sep": 0.2,
+                    "punct": 0.1,
+                    "entropy": 2.0,
+                    "uniform_entropy": 4.0,
+                    "entropy_cls": 1.0,
+                    "uniform_entropy_cls": 4.0,
+                }
+            ),
+            "shallow": pd.DataFrame(
+                {
+                    "layer": [1, 2],
+                    "cls": 0.5,
+                    "sep": 0.1,
+                    "punct": 0.05,
+                    "entropy": 3.0,
+                    "uniform_entropy": 4.0,
+                    "entropy_cls": 2.0,
+                    "uniform_entropy_cls": 4.0,
+                }
+            ),
+        }
+    )
+    dep = pd.DataFrame(
+        {
+            "model": ["deep", "shallow"] * 2,
+            "relation": ["det", "det", "nsubj", "nsubj"],
+            "accuracy": [0.8, 0.6, 0.5, 0.4],
+            "baseline_accuracy": 0.3,
+            "n": 40,
+        }
+    )
+    coref = pd.DataFrame(
+        {
+            "model": ["deep", "shallow"] * 2,
+            "label": ["best head", "best head", "nearest", "nearest"],
+            "accuracy": [0.7, 0.6, 0.3, 0.3],
+        }
+    )
+    probes = pd.DataFrame({"model": ["deep", "shallow"], "probe": "attention-only", "uas": [0.6, 0.5]})
+    figs = [
+        compare.plot_compare_special_tokens(by_layer),
+        compare.plot_compare_entropy(by_layer),
+        compare.plot_compare_dep_heads(dep, "gum_sd_dev"),
+        compare.plot_compare_coref(coref),
+        compare.plot_compare_probes(probes),
+    ]
+    for k, fig in enumerate(figs):
+        save_figure(fig, tmp_path / f"{k}.png")
+        assert (tmp_path / f"{k}.png").stat().st_size > 5000

@@ -150,6 +150,22 @@ def test_analysis_tables_are_sane(smoke_run):
     assert shares["extrapolated"].all() and (shares["labels_from"] == "all-MiniLM-L6-v2").all()
 
 
+def test_scorecard_and_explorer(smoke_run):
+    """Every claim gets a verdict from the smoke tables; the explorer page embeds the maps."""
+    work = smoke_run[0]
+    card = pd.read_csv(work / "results" / MODEL / "tables" / "scorecard.csv")
+    claims = yaml.safe_load((work / "config" / "paper_claims.yaml").read_text())["claims"]
+    assert card["id"].tolist() == [c["id"] for c in claims]
+    assert set(card["verdict"]) <= {"holds", "does not hold", "not applicable", "not run"}
+    ran = card[card["verdict"].isin(["holds", "does not hold"])]
+    assert len(ran) >= 25 and ran["our_value"].notna().all()
+    # "not run" only for tables no rule of this workflow makes
+    assert card.loc[card["verdict"] == "not run", "reason"].str.contains("not produced").all()
+    page = (work / "results" / MODEL / "explorer.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and '"n_layers":2,"n_heads":4' in page
+    assert "<script src" not in page and "<link" not in page  # self-contained
+
+
 def test_rerun_gives_identical_tables(smoke_run):
     work = smoke_run[0]
     table = work / "results" / MODEL / "tables" / "special_tokens.csv"
@@ -180,10 +196,13 @@ def test_every_output_name_starts_with_its_rule(smoke_run):
 @pytest.mark.parametrize(
     "change, reruns",
     [
-        ({"explanation": {"n_permutations": 7}}, {"permutation"}),
-        ({"clark_sec5": {"probes": {"paper_uas": {"attention-only": 60}}}}, {"probes"}),
+        # (scorecard reads the tables its claims name, explorer dep_heads.full: both re-read them)
+        ({"explanation": {"n_permutations": 7}}, {"permutation", "scorecard"}),
+        ({"clark_sec5": {"probes": {"paper_uas": {"attention-only": 60}}}}, {"probes", "scorecard"}),
         ({"surface": {"example_window": 30}}, {"example_heads"}),
-        ({"dependency": {"relations": ["nsubj", "det"]}}, {"dep_heads", "dobj_head_example"}),  # reads its table
+        # dobj_head_example reads its table
+        ({"dependency": {"relations": ["nsubj", "det"]}}, {"dep_heads", "dobj_head_example", "scorecard", "explorer"}),
+        ({"overview": {"explorer": {"n_examples": 2}}}, {"explorer"}),
     ],
 )
 def test_a_value_reruns_only_the_rules_that_use_it(smoke_run, change, reruns, tmp_path):
