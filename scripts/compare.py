@@ -2,6 +2,7 @@ import pandas as pd
 
 from analysis.scorecard.compare import (
     best_per_relation,
+    coref_systems,
     plot_compare_coref,
     plot_compare_dep_heads,
     plot_compare_entropy,
@@ -31,8 +32,7 @@ for panel in snakemake.params.panels:
         t = best_per_relation(t)
         fig = plot_compare_dep_heads(t, snakemake.input[panel][0].split("dep_heads.")[-1][: -len(".csv")])
     elif panel == "coref":
-        t = t[t["mention_type"] == "all"][["model", "system", "label", "accuracy", "n"]]
-        t["label"] = t["system"].where(t["system"] != "best_head", "best head")
+        t = coref_systems(t)
         fig = plot_compare_coref(t)
     elif panel == "probes":
         t = t[["model", "probe", "uas", "n_words"]]

@@ -219,3 +219,21 @@ def test_compare_panels_draw(tmp_path):
     for k, fig in enumerate(figs):
         save_figure(fig, tmp_path / f"{k}.png")
         assert (tmp_path / f"{k}.png").stat().st_size > 5000
+
+
+def test_coref_systems_share_labels_across_models():
+    from analysis.scorecard.compare import coref_systems
+
+    coref = pd.DataFrame(
+        {
+            "model": ["a", "a", "b"],
+            "system": ["best_head", "nearest", "best_head"],
+            "label": ["head 3-5", "nearest mention", "head 1-2"],
+            "mention_type": "all",
+            "accuracy": [0.7, 0.4, 0.5],
+            "n": 10,
+        }
+    )
+    t = coref_systems(coref)
+    assert t["label"].tolist() == ["best head", "nearest mention", "best head"]
+    assert t["head"].tolist() == ["head 3-5", "nearest mention", "head 1-2"]

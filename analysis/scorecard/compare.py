@@ -32,6 +32,22 @@ def best_per_relation(dep: pd.DataFrame) -> pd.DataFrame:
     ).reset_index()
 
 
+COREF_SYSTEMS = {
+    "best_head": "best head",
+    "best_head_2fold": "best head, 2-fold",
+    "nearest": "nearest mention",
+    "same_head": "same head word",
+    "rule_based": "rule-based sieve",
+}
+
+
+def coref_systems(coref: pd.DataFrame) -> pd.DataFrame:
+    """Stacked coref_heads tables -> all-mention accuracy per model and system, with one label
+    per system across models (the best head's own label names its head, which differs)."""
+    t = coref[coref["mention_type"] == "all"][["model", "system", "label", "accuracy", "n"]]
+    return t.assign(head=t["label"], label=t["system"].map(COREF_SYSTEMS).fillna(t["system"]))
+
+
 def _by_depth(table: pd.DataFrame, columns: list[str], ylabels: list[str], title: str):
     fig, axes = new_figure(3.0 * len(columns), 2.6, ncols=len(columns), squeeze=False)
     for ax, col, ylabel in zip(axes[0], columns, ylabels):
