@@ -57,6 +57,7 @@ def test_values_by_hand():
     assert value({"table": "by_layer", "column": "sep", "agg": "argmax:layer"}, tables) == 3
     assert value({"table": "by_layer", "column": "cls - sep", "where": {"layer": 1}}, tables) == pytest.approx(0.59)
     assert value({"table": "by_layer", "column": "cls", "query": "sep > cls", "agg": "count"}, tables) == 2
+    assert value({"table": "by_layer", "column": "cls", "query": "sep > 0.9", "agg": "count"}, tables) == 0
 
 
 def test_grouped_argmin_per_task():

@@ -102,6 +102,8 @@ def value(spec: dict, tables: dict[str, pd.DataFrame], extra_where: dict | None 
     df = select(tables[spec["table"]], {**spec.get("where", {}), **(extra_where or {})})
     if spec.get("query"):  # conditions between columns, e.g. "layer_a == layer_b"
         df = df.query(spec["query"])
+    if df.empty and spec.get("agg") == "count":
+        return 0
     if df.empty:
         raise NoRows(f"no row of {spec['table']} matches { ({**spec.get('where', {}), **(extra_where or {})}) }")
     if spec.get("group_by"):
