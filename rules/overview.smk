@@ -22,6 +22,8 @@ rule scorecard:
         markdown="results/{model}/scorecard.md",
     log:
         rule_log("scorecard"),
+    benchmark:
+        rule_benchmark("scorecard")
     conda:
         CONDA_ENV
     resources:
@@ -50,6 +52,8 @@ rule explorer:
         page="results/{model}/explorer.html",
     log:
         rule_log("explorer"),
+    benchmark:
+        rule_benchmark("explorer")
     conda:
         CONDA_ENV
     resources:
@@ -84,6 +88,8 @@ rule compare:
         **{f"table_{p}": f"results/compare/tables/compare.{p}.csv" for p in COMPARE_PANELS},
     log:
         "logs/compare.log",
+    benchmark:
+        "benchmarks/compare.tsv"
     conda:
         CONDA_ENV
     resources:
