@@ -68,7 +68,8 @@ def scorecard_html(table: pd.DataFrame, model: str) -> str:
         ]
         cells = [cells[0]] + [html.escape(str(c)) for c in cells[1:]]
         colour = VERDICT_COLOURS[r.verdict]
-        cells[5] = f'<span style="background:{colour};padding:1px 4px">{cells[5]}</span>'
+        ink = "#fff" if r.verdict in ("holds", "does not hold") else "#000"
+        cells[5] = f'<span style="background:{colour};color:{ink};padding:1px 4px">{cells[5]}</span>'
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     style = (
         "body{font:13px sans-serif;margin:12px}table{border-collapse:collapse}"
