@@ -26,6 +26,15 @@ def test_quantisation_error_within_half_a_step():
     assert quantisation_step(0.01) < 1e-3  # small weights keep a fine step
 
 
+def test_examples_are_left_out_to_stay_under_the_size_limit():
+    from analysis.scorecard.explorer import fit_examples
+
+    payloads = [{"maps": "x" * 1000, "n": 10} for _ in range(5)]
+    assert len(fit_examples(payloads, 60_000 + 3 * 1320)) == 3
+    with pytest.raises(ValueError, match="max_mb"):
+        fit_examples(payloads, 60_500)
+
+
 def random_maps(n_layers, n_heads, n):
     return rng.dirichlet(np.ones(n) * 0.3, size=(n_layers, n_heads, n)).astype(np.float32)
 

@@ -59,6 +59,22 @@ def example_payload(example) -> dict:
     }
 
 
+def fit_examples(payloads: list[dict], max_bytes: float, overhead: int = 60_000) -> list[dict]:
+    """The leading payloads whose maps fit in ``max_bytes`` (the page's code and tables take
+    about ``overhead``); fails when not even the first one fits."""
+    out, used = [], overhead
+    for p in payloads:
+        used += len(p["maps"]) + 12 * p["n"] + 200
+        if used > max_bytes:
+            break
+        out.append(p)
+    if payloads and not out:
+        raise ValueError(
+            f"explorer: one example's maps ({len(payloads[0]['maps']) / 1e6:.1f} MB) exceed overview.explorer.max_mb"
+        )
+    return out
+
+
 def head_numbers(
     relative_position: pd.DataFrame,
     special_tokens: pd.DataFrame,
