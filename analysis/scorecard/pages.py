@@ -79,7 +79,8 @@ def scorecard_html(table: pd.DataFrame, model: str) -> str:
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Claim scorecard: {html.escape(model)}</title>"
         f"<style>{style}</style></head><body><h2>Do the papers' findings hold for {html.escape(model)}?</h2>"
         f"<p>{html.escape(counts)}. Claims and criteria: <code>config/paper_claims.yaml</code>; "
-        f"table: <code>results/{html.escape(model)}/tables/scorecard.csv</code>.</p>"
+        f"table: <code>results/{html.escape(model)}/tables/scorecard.csv</code>. "
+        "Our values are fractions (accuracy 0.796 = 79.6%); the papers' numbers are as printed there.</p>"
         f"<table><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr>{''.join(rows)}</table></body></html>\n"
     )
 
@@ -90,6 +91,7 @@ def scorecard_markdown(table: pd.DataFrame, model: str) -> str:
     lines = [
         f"Claim scorecard of `{model}` (generated from `results/{model}/tables/scorecard.csv` by",
         "`tools/scorecard_readme.py`; claims and criteria in `config/paper_claims.yaml`): " + counts + ".",
+        "Our values are fractions (accuracy 0.796 = 79.6%); the papers' numbers are as printed there.",
         "",
         "| claim | paper | paper's number | ours | verdict |",
         "|---|---|---|---|---|",
