@@ -4,7 +4,7 @@
 rule head_clusters:
     """Jensen-Shannon distances between every pair of heads, 2-D MDS coloured by behaviour and layer (Clark Fig. 6)."""
     input:
-        shards=attention_shards("wiki"),
+        sums=surface_sums,
         relative_position=rules.relative_position.output.table,
         special_tokens=rules.special_tokens.output.table,
         entropy=rules.entropy.output.table,
@@ -24,8 +24,6 @@ rule head_clusters:
         mem_mb=4000,
         runtime=20,
     params:
-        n_segments=config["clark_sec5"]["head_clusters"]["n_segments"],
-        smoothing_eps=config["clark_sec5"]["head_clusters"]["smoothing_eps"],
         seed=config["clark_sec5"]["head_clusters"]["seed"],
         thresholds=config["clark_sec5"]["head_clusters"]["thresholds"],
     script:

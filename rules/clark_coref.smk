@@ -14,6 +14,8 @@ rule coref_heads:
         figure=figure("coref_heads", category="Clark sec. 4 (coreference)"),
     log:
         rule_log("coref_heads"),
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     conda:
         CONDA_ENV
     resources:
@@ -41,6 +43,8 @@ if config["coref"]["gap_corpus"]:
             figure=figure("gap_heads", category="Clark sec. 4 (coreference)"),
         log:
             rule_log("gap_heads"),
+        # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+        priority: 40
         conda:
             CONDA_ENV
         resources:

@@ -18,6 +18,8 @@ rule probes_train:
         rule_log("probes_train"),
     benchmark:
         rule_benchmark("probes_train")
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     conda:
         CONDA_ENV
     threads: 2

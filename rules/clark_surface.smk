@@ -1,10 +1,41 @@
 # Clark et al. 2019 sec. 3: surface-level patterns on Wikipedia segments (Fig. 1, 2, 3, 4).
 
 
+rule surface_sums:
+    """One pass over one shard of the Wikipedia maps: the sums every sec. 3 / sec. 6 analysis needs
+    (so the shard's maps can be deleted once reduced) and the shard's example_heads candidate."""
+    input:
+        shard="resources/attention/{model}/wiki/shard-{shard}.npy",
+        # the shards before this one: global segment indices (head_clusters' first N, example_heads)
+        earlier=lambda wc: [f"resources/attention/{wc.model}/wiki/shard-{k}.json" for k in range(int(wc.shard))],
+    output:
+        sums="resources/surface_sums/{model}/shard-{shard}.npz",
+        meta="resources/surface_sums/{model}/shard-{shard}.json",
+    log:
+        rule_log("surface_sums", "{shard}"),
+    benchmark:
+        rule_benchmark("surface_sums", "{shard}")
+    # reduce a shard as soon as it exists: its maps are then deleted (unless keep_maps)
+    priority: 50
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=20,
+    params:
+        js_segments=config["clark_sec5"]["head_clusters"]["n_segments"],
+        smoothing_eps=config["clark_sec5"]["head_clusters"]["smoothing_eps"],
+        segment=config["surface"]["example_segment"],
+        window=config["surface"]["example_window"],
+    script:
+        "../scripts/surface_sums.py"
+
+
 rule relative_position:
     """Per head: mean attention to the previous token, the token itself, the next token."""
     input:
-        attention_shards("wiki"),
+        surface_sums,
     output:
         table=table("relative_position"),
         figure=figure("relative_position", category="Clark sec. 3 (surface patterns)"),
@@ -19,7 +50,7 @@ rule relative_position:
 rule special_tokens:
     """Per head: mean attention to [CLS], [SEP], and to periods or commas (Clark Fig. 2, top)."""
     input:
-        attention_shards("wiki"),
+        surface_sums,
     output:
         table=table("special_tokens"),
         layers=table("special_tokens", "by_layer"),
@@ -35,7 +66,7 @@ rule special_tokens:
 rule sep_attention:
     """Per head: mean attention to [SEP] from [SEP] tokens vs from other tokens (Clark Fig. 2, bottom)."""
     input:
-        attention_shards("wiki"),
+        surface_sums,
     output:
         table=table("sep_attention"),
         layers=table("sep_attention", "by_layer"),
@@ -51,7 +82,7 @@ rule sep_attention:
 rule entropy:
     """Per head: mean attention entropy, from all tokens and from [CLS], with the uniform baseline (Clark Fig. 4)."""
     input:
-        attention_shards("wiki"),
+        surface_sums,
     output:
         table=table("entropy"),
         layers=table("entropy", "by_layer"),
@@ -67,7 +98,7 @@ rule entropy:
 rule example_heads:
     """Maps of the most extreme head for each behaviour on one segment (Clark Fig. 1)."""
     input:
-        shards=attention_shards("wiki"),
+        sums=surface_sums,
         relative_position=rules.relative_position.output.table,
         special_tokens=rules.special_tokens.output.table,
         entropy=rules.entropy.output.table,
@@ -100,6 +131,8 @@ rule mlm_head:
         rule_log("mlm_head"),
     benchmark:
         rule_benchmark("mlm_head")
+    # long: started early so that short jobs fill the end of the run
+    priority: 20
     conda:
         CONDA_ENV
     threads: 2

@@ -18,6 +18,8 @@ rule dep_heads:
         grid=figure("dep_heads", "grid", "{corpus}", category="Clark sec. 4 (syntax)"),
     log:
         rule_log("dep_heads", "{corpus}"),
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     conda:
         CONDA_ENV
     params:
@@ -41,6 +43,8 @@ rule dobj_head_example:
         figure=figure("dobj_head_example", category="Clark sec. 4 (syntax)"),
     log:
         rule_log("dobj_head_example"),
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     conda:
         CONDA_ENV
     params:

@@ -14,16 +14,28 @@ import re
 
 import yaml
 
-from analysis.core.model_names import model_slug
+from analysis.core.model_names import check_model_spec, model_slug
+from analysis.core.sources import local_files
 
 # every source file with its upstream URL and sha256 (config["sources_file"], checked against its schema)
 with open(config["sources_file"]) as f:
     SOURCES_FILE = yaml.safe_load(f)
 validate(SOURCES_FILE, os.path.join(workflow.basedir, "config/schema/sources.schema.yaml"))
-SOURCES = SOURCES_FILE["sources"]
+# + the user's local sources (path: a directory, file or glob; no URL, no checksum to write), which
+# take the place of a source of the same name
+SOURCES = {**SOURCES_FILE["sources"], **{n: {"path": p} for n, p in config["local_sources"].items()}}
+LOCAL_SOURCES = [n for n, s in SOURCES.items() if "path" in s]
 
 # model slug (the {model} wildcard) -> model spec
-MODELS = {model_slug(m): m for m in ([config["model"]] if isinstance(config["model"], str) else config["model"])}
+MODELS = {}
+for _spec in [config["model"]] if isinstance(config["model"], str) else config["model"]:
+    # two models never share results/<slug>/: e.g. a hub id and a local directory of the same name
+    if model_slug(_spec) in MODELS:
+        raise ValueError(
+            f"model: {MODELS[model_slug(_spec)]!r} and {_spec!r} would both write to results/{model_slug(_spec)}/; "
+            "rename the local directory (its name is the slug)"
+        )
+    MODELS[model_slug(_spec)] = check_model_spec(_spec)
 MIRROR = os.environ.get("ATTN_MIRROR") or config["mirror"]
 CORPORA = config["corpora"]
 CONDA_ENV = "../envs/attention.yaml"  # every rule's software (--sdm conda); relative to rules/
@@ -74,8 +86,17 @@ def rule_benchmark(rule, *parts):
 
 
 def raw_sums(source):
-    """The checksum list of a fetched source, written by fetch_source; it stands for all its files."""
+    """The checksum list of a fetched source; it stands for all its files. A URL / mirror source:
+    its SHA256SUMS, written by fetch_source. A local (path:) source: SHA256SUMS.verified, written by
+    verify_local_source after comparing the user's files with the SHA256SUMS of their first use."""
+    if source in LOCAL_SOURCES:
+        return f"resources/raw/{source}/SHA256SUMS.verified"
     return f"resources/raw/{source}/SHA256SUMS"
+
+
+def local_source_files(wildcards):
+    """The user's files of a local source (a change of one reruns verify_local_source)."""
+    return [str(p) for p in local_files(SOURCES[wildcards.source]["path"], wildcards.source).values()]
 
 
 GLUE_RAW = raw_sums("glue")
@@ -84,6 +105,12 @@ GLUE_RAW = raw_sums("glue")
 def inputs_of(corpus, ext="jsonl"):
     """The prepared inputs of ``corpus``, made by prepare_inputs: records (jsonl) or counts (counts.json)."""
     return f"resources/inputs/{{model}}/{corpus}.{ext}"
+
+
+def maps_file(path):
+    """A map shard's array: deleted once every job that reads it is done (the maps are the
+    workflow's largest files), unless config keep_maps; a later target re-extracts it."""
+    return path if config["keep_maps"] else temp(path)
 
 
 def attention_shards(corpus):
@@ -98,6 +125,15 @@ def attention_shards(corpus):
         )
 
     return inner
+
+
+def surface_sums(wildcards):
+    """Every wiki shard's sums (written by surface_sums in clark_surface.smk) for {model}."""
+    return expand(
+        "resources/surface_sums/{model}/shard-{shard}.npz",
+        model=wildcards.model,
+        shard=range(CORPORA["wiki"]["n_shards"]),
+    )
 
 
 def per_model(*outputs, **wildcards):

@@ -36,6 +36,11 @@ rule attn_classifiers:
         hidden=config["explanation"]["hidden"],
         attention_dim=config["explanation"]["attention_dim"],
         seed=config["explanation"]["seed"],
+        finetuned_transformer=(
+            config["explanation"]["finetuned_transformer"]
+            if "transformer_finetuned" in config["explanation"]["encoders"]
+            else None
+        ),
     script:
         "../scripts/attn_classifiers.py"
 

@@ -33,6 +33,8 @@ rule finetune:
         rule_log("finetune", "{task}"),
     benchmark:
         rule_benchmark("finetune", "{task}")
+    # long and at the head of a chain of jobs: started early so that short jobs fill the end of the run
+    priority: 30
     conda:
         CONDA_ENV
     threads: 2
@@ -71,7 +73,8 @@ rule glue_attention:
             rules.finetune.output.checkpoint.format(model=wc.model, task=wc.task) if wc.variant == "finetuned" else []
         ),
     output:
-        multiext("resources/attention_glue/{model}/{variant}/{task}/shard-0", npy=".npy", json=".json"),
+        npy=maps_file("resources/attention_glue/{model}/{variant}/{task}/shard-0.npy"),
+        json="resources/attention_glue/{model}/{variant}/{task}/shard-0.json",
     log:
         rule_log("glue_attention", "{variant}", "{task}"),
     conda:
@@ -87,6 +90,7 @@ rule glue_attention:
         seed=config["kovaleva"]["seed"],
         max_len=config["kovaleva"]["finetune"]["max_len"],
         batch_size=config["batch_size"],
+        precision=config["precision"],
     script:
         "../scripts/glue_attention.py"
 
@@ -108,6 +112,8 @@ rule finetune_change:
         figure=figure("finetune_change", category="Kovaleva (fine-tuning)"),
     log:
         rule_log("finetune_change"),
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     conda:
         CONDA_ENV
     params:
@@ -126,6 +132,8 @@ rule finetune_special_tokens:
         figure=figure("finetune_special_tokens", category="Kovaleva (fine-tuning)"),
     log:
         rule_log("finetune_special_tokens"),
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     conda:
         CONDA_ENV
     params:
@@ -146,6 +154,8 @@ rule disable_heads_scores:
         rule_log("disable_heads_scores", "{task}"),
     benchmark:
         rule_benchmark("disable_heads_scores", "{task}")
+    # long and at the head of a chain of jobs: started early so that short jobs fill the end of the run
+    priority: 30
     conda:
         CONDA_ENV
     threads: 2

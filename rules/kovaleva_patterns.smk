@@ -32,6 +32,8 @@ rule pattern_features:
         f"{PAT_LOGS}/pattern_features.log",
     benchmark:
         "benchmarks/pattern_labels/pattern_features.tsv"
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     conda:
         CONDA_ENV
     threads: 2
@@ -125,6 +127,8 @@ rule patterns:
         rule_log("patterns"),
     benchmark:
         rule_benchmark("patterns")
+    # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
+    priority: 40
     conda:
         CONDA_ENV
     params:

@@ -35,11 +35,35 @@ rule scorecard:
         "../scripts/scorecard.py"
 
 
+rule explorer_maps:
+    """The explorer's example maps, read from the shards as soon as they exist (so the shards can
+    be deleted): 8-bit codes, compressed, with their tokens (resources/explorer/<model>/)."""
+    input:
+        shards=attention_shards(config["overview"]["explorer"]["corpus"]),
+    output:
+        maps="resources/explorer/{model}/maps.json",
+    log:
+        rule_log("explorer_maps"),
+    benchmark:
+        rule_benchmark("explorer_maps")
+    priority: 50
+    conda:
+        CONDA_ENV
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    params:
+        n_examples=config["overview"]["explorer"]["n_examples"],
+        max_mb=config["overview"]["explorer"]["max_mb"],
+    script:
+        "../scripts/explorer_maps.py"
+
+
 rule explorer:
     """results/<model>/explorer.html: a static page to browse example maps (any layer and head,
     hover for the weight), every head's thumbnail, and each head's corpus-level numbers."""
     input:
-        shards=attention_shards(config["overview"]["explorer"]["corpus"]),
+        maps=rules.explorer_maps.output.maps,
         relative_position=rules.relative_position.output.table,
         special_tokens=rules.special_tokens.output.table,
         entropy=rules.entropy.output.table,
@@ -60,8 +84,6 @@ rule explorer:
         mem_mb=2000,
         runtime=5,
     params:
-        n_examples=config["overview"]["explorer"]["n_examples"],
-        max_mb=config["overview"]["explorer"]["max_mb"],
         min_count=config["dependency"]["min_count"],
     script:
         "../scripts/explorer.py"

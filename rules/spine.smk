@@ -2,13 +2,14 @@
 
 
 rule fetch_source:
-    """Download a source from upstream (or copy it from the mirror) and check every sha256."""
+    """Download a source from upstream (or copy it from the mirror) and check every sha256; a
+    local (path:) source is copied and its files' sha256 recorded (the record of its first use)."""
     output:
-        raw_sums("{source}"),
+        "resources/raw/{source}/SHA256SUMS",
     log:
         "logs/fetch_source/{source}.log",
     wildcard_constraints:
-        source="|".join(SOURCES),
+        source="|".join(map(re.escape, SOURCES)),
     conda:
         CONDA_ENV
     params:
@@ -16,6 +17,25 @@ rule fetch_source:
         mirror=MIRROR,
     script:
         "../scripts/fetch_source.py"
+
+
+rule verify_local_source:
+    """Compare a local source's files with the record of their first use; refuse any change."""
+    input:
+        record="resources/raw/{source}/SHA256SUMS",
+        files=local_source_files,
+    output:
+        "resources/raw/{source}/SHA256SUMS.verified",
+    log:
+        "logs/verify_local_source/{source}.log",
+    wildcard_constraints:
+        source="|".join(map(re.escape, LOCAL_SOURCES)) or "(?!)",
+    conda:
+        CONDA_ENV
+    params:
+        path=lambda wc: SOURCES[wc.source]["path"],
+    script:
+        "../scripts/verify_local_source.py"
 
 
 rule prepare_inputs:
@@ -39,11 +59,14 @@ rule prepare_inputs:
 
 
 rule extract_attention:
-    """Word-piece attention maps of one shard of a corpus (float16, unpadded)."""
+    """Word-piece attention maps of one shard of a corpus (float16, unpadded); the precision
+    used and why (``precision: auto``) in the shard's header and the run-info sidecar."""
     input:
         inputs_of("{corpus}"),
     output:
-        multiext("resources/attention/{model}/{corpus}/shard-{shard}", ".npy", ".json"),
+        npy=maps_file("resources/attention/{model}/{corpus}/shard-{shard}.npy"),
+        json="resources/attention/{model}/{corpus}/shard-{shard}.json",
+        run_info=sidecar("extract_attention", "{corpus}", "{shard}"),
     log:
         "logs/{model}/extract_attention.{corpus}.{shard}.log",
     benchmark:
@@ -62,5 +85,6 @@ rule extract_attention:
         policy=config["max_len_policy"],
         batch_size=config["batch_size"],
         segment_ids=config["segment_ids"],
+        precision=config["precision"],
     script:
         "../scripts/extract_attention.py"

@@ -5,6 +5,7 @@ import torch
 
 from analysis.core.models import load_model, load_tokenizer
 from analysis.explanation.attn_classifiers import TrainConfig, train_all
+from analysis.explanation.finetuned_transformer import FinetuneConfig
 from analysis.explanation.frozen_transformer import FrozenTransformer
 from analysis.explanation.sst2 import read_sst2
 from analysis.shared.rule_io import setup_logging, write_table
@@ -28,7 +29,9 @@ tc = TrainConfig(
     hidden=snakemake.params.hidden,
     d_att=snakemake.params.attention_dim,
 )
-bundle, rows = train_all(train, dev, snakemake.params.encoders, tc, tf)
+ft_params = snakemake.params.finetuned_transformer  # None unless transformer_finetuned is listed
+ft = FinetuneConfig(**ft_params) if ft_params else None
+bundle, rows = train_all(train, dev, snakemake.params.encoders, tc, tf, finetune_cfg=ft)
 bundle.update(spec=snakemake.params.spec, max_len=snakemake.params.max_len)
 Path(snakemake.output.model).parent.mkdir(parents=True, exist_ok=True)
 torch.save(bundle, snakemake.output.model)

@@ -3,21 +3,31 @@ import torch
 from analysis.core.extraction import extract_shard
 from analysis.core.inputs import read_jsonl
 from analysis.core.models import load_model, load_tokenizer
-from analysis.shared.rule_io import setup_logging
+from analysis.shared.rule_io import setup_logging, write_json
 
 log = setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)
-k, n_shards = int(snakemake.wildcards.shard), snakemake.params.n_shards
+torch.set_num_threads(snakemake.threads)  # the job's CPU budget, never more (no oversubscription)
+p = snakemake.params
+k, n_shards = int(snakemake.wildcards.shard), p.n_shards
 records = read_jsonl(snakemake.input[0])[k::n_shards]
-counts = extract_shard(
-    load_model(snakemake.params.spec),
-    load_tokenizer(snakemake.params.spec),
+header = extract_shard(
+    load_model(p.spec),
+    load_tokenizer(p.spec),
     records,
     snakemake.output[0][: -len(".npy")],
-    max_len=snakemake.params.max_len,
-    policy=snakemake.params.policy,
-    batch_size=snakemake.params.batch_size,
-    model_name=snakemake.params.spec,
-    segments=snakemake.params.segment_ids,
+    max_len=p.max_len,
+    policy=p.policy,
+    batch_size=p.batch_size,
+    model_name=p.spec,
+    segments=p.segment_ids,
+    precision=p.precision,
 )
-log.info("shard %d/%d of %s: %s", k, n_shards, snakemake.wildcards.corpus, counts)
+log.info(
+    "shard %d/%d of %s: %s; precision %s",
+    k,
+    n_shards,
+    snakemake.wildcards.corpus,
+    header["counts"],
+    header["precision"],
+)
+write_json({"threads": snakemake.threads, **header}, snakemake.output.run_info)

@@ -8,12 +8,12 @@ from analysis.core.models import load_model, load_tokenizer
 from analysis.shared.rule_io import setup_logging
 
 log = setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)
+torch.set_num_threads(snakemake.threads)  # the job's CPU budget, never more
 wc, p = snakemake.wildcards, snakemake.params
 records = glue.read_split(Path(snakemake.input.raw).parent, wc.task, "dev", limit=p.n_examples, seed=p.seed)
 # the same inputs and tokenizer for both variants; only the weights differ
 source = snakemake.input.checkpoint if wc.variant == "finetuned" else p.spec
-counts = extract_shard(
+header = extract_shard(
     load_model(source, head="base"),
     load_tokenizer(p.spec),
     records,
@@ -24,5 +24,6 @@ counts = extract_shard(
     # Kovaleva et al.: the tokenizer's 0/1 token types, those the fine-tuned models were trained with
     segments="pairs",
     model_name=f"{p.spec} ({wc.variant}{' on ' + wc.task if wc.variant == 'finetuned' else ''})",
+    precision=p.precision,
 )
-log.info("%s %s dev maps: %s", wc.variant, wc.task, counts)
+log.info("%s %s dev maps: %s; precision %s", wc.variant, wc.task, header["counts"], header["precision"])

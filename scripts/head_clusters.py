@@ -1,25 +1,32 @@
 import pandas as pd
-import torch
 
 from analysis.clark.head_clusters import (
-    accumulate,
     behaviour_table,
     distance_table,
     head_points,
     mds_embedding,
     plot_head_clusters,
 )
-from analysis.core.storage import Shards
-from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
+from analysis.clark.surface_sums import read_sums
+from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_json, write_table
 
 log = setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake)
 p = snakemake.params
-shards = Shards(snakemake.input.shards)
-L, H = shards.n_layers, shards.n_heads
-dist, counts = accumulate(shards, L, H, eps=float(p.smoothing_eps), max_segments=p.n_segments, log=log)
-counts["segments_available"] = len(shards)
-counts["segments_skipped"] = len(shards) - counts["segments"]
+# the head distances summed shard by shard (surface_sums: the first clark_sec5.head_clusters.n_segments)
+parts, metas = read_sums(snakemake.input.sums)
+header = metas[0]["header"]
+L, H = header["n_layers"], header["n_heads"]
+dist = sum(part["js"] for part in parts)
+counts = {
+    "segments": sum(m["js_segments"] for m in metas),
+    "tokens": sum(m["js_tokens"] for m in metas),
+    "smoothing_eps": metas[0]["smoothing_eps"],
+}
+if counts["segments"] == 0:
+    raise ValueError("no segments to compute head distances on (clark_sec5.head_clusters.n_segments)")
+counts["segments_available"] = sum(m["examples"] for m in metas)
+counts["segments_skipped"] = counts["segments_available"] - counts["segments"]
 log.info("distances over %s", counts)
 write_table(distance_table(dist, H), snakemake.output.distances)
 
@@ -39,10 +46,10 @@ write_json(counts, snakemake.output.counts)
 
 fig = plot_head_clusters(
     heads,
-    shards.header.get("model", snakemake.wildcards.model),
+    header.get("model") or snakemake.wildcards.model,
     L,
     subtitle=f"\n{counts['segments']} Wikipedia segments, {counts['tokens']} tokens",
-    cls_token=shards.header.get("cls_token") or "[CLS]",
-    sep_token=shards.header.get("sep_token") or "[SEP]",
+    cls_token=header.get("cls_token") or "[CLS]",
+    sep_token=header.get("sep_token") or "[SEP]",
 )
 save_figure(fig, snakemake.output.figure)

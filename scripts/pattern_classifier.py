@@ -13,9 +13,10 @@ from analysis.kovaleva.pattern_classifier import (
 )
 from analysis.kovaleva.pattern_labels import label_shares, load_maps
 from analysis.kovaleva.pattern_plots import plot_pattern_classifier
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
 
 log = setup_logging(snakemake)
+use_threads(snakemake)
 p = snakemake.params
 df = pd.read_csv(snakemake.input.table)
 X, y, groups = feature_matrix(df, snakemake.input.table)  # folds grouped by input: no input on both sides

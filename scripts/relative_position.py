@@ -1,15 +1,15 @@
-from analysis.clark.surface import accumulate, per_head_table, relative_position_stats
+from analysis.clark.surface import per_head_table
 from analysis.clark.surface_plots import plot_relative_position
-from analysis.core.storage import Shards
+from analysis.clark.surface_sums import combine, read_sums
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 log = setup_logging(snakemake)
-shards = Shards(snakemake.input)
-sums, n = accumulate(shards, relative_position_stats)
-t = per_head_table(sums)
+parts, metas = read_sums(snakemake.input)
+t = per_head_table(combine(parts, "relative_position"))
+n = sum(m["examples"] for m in metas)
 write_table(t, snakemake.output.table)
 
-fig = plot_relative_position(t, shards.header["model"], n)
+fig = plot_relative_position(t, metas[0]["header"]["model"], n)
 save_figure(fig, snakemake.output.figure)
 for col in ["prev", "next"]:
     strong = t[t[col] > 0.5]

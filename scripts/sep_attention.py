@@ -1,14 +1,15 @@
-from analysis.clark.surface import accumulate, by_layer, per_head_table, sep_attention_stats
+from analysis.clark.surface import by_layer, per_head_table
 from analysis.clark.surface_plots import plot_sep_attention
-from analysis.core.storage import Shards
+from analysis.clark.surface_sums import combine, read_sums
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 setup_logging(snakemake)
-shards = Shards(snakemake.input)
-sums, n = accumulate(shards, sep_attention_stats)
-t = per_head_table(sums)
+parts, metas = read_sums(snakemake.input)
+t = per_head_table(combine(parts, "sep_attention"))
+n = sum(m["examples"] for m in metas)
 write_table(t, snakemake.output.table)
 write_table(by_layer(t, ["sep_from_sep", "sep_from_other"]), snakemake.output.layers)
 
-fig = plot_sep_attention(t, shards.header["model"], n, shards.header["sep_token"])
+h = metas[0]["header"]
+fig = plot_sep_attention(t, h["model"], n, h["sep_token"])
 save_figure(fig, snakemake.output.figure)

@@ -50,17 +50,27 @@ def resolve(node):
     return node
 
 
+def _branches(node):
+    """``node`` and the sub-schemas its keys may be declared in (allOf items, if/then/else)."""
+    node = resolve(node)
+    yield node
+    for sub in [*node.get("allOf", []), node.get("then"), node.get("else")]:
+        if sub:
+            yield from _branches(sub)
+
+
 def schema_has(path) -> bool:
-    node = SCHEMA
+    nodes = [SCHEMA]
     for key in path:
-        node = resolve(node)
-        props = node.get("properties", {})
-        if key in props:
-            node = props[key]
-        elif isinstance(node.get("additionalProperties"), dict):
-            node = node["additionalProperties"]
-        else:
+        found = []
+        for node in (b for n in nodes for b in _branches(n)):
+            if key in node.get("properties", {}):
+                found.append(node["properties"][key])
+            elif isinstance(node.get("additionalProperties"), dict):
+                found.append(node["additionalProperties"])
+        if not found:
             return False
+        nodes = found
     return True
 
 

@@ -73,7 +73,7 @@ def test_extract_tiny_model(tmp_path, tiny_model, tokenizer):
         batch_size=2,
         model_name="tiny",
         progress=False,
-    )
+    )["counts"]
     assert counts == {"records": 2, "examples": 2}
     shards = Shards([tmp_path / "shard-0.npy"])
     assert (shards.n_layers, shards.n_heads) == (2, 4)

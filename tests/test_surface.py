@@ -130,7 +130,8 @@ def test_pick_example_segment():
 
 def test_example_segment_reads_the_shard_index():
     class FakeShard:
-        examples = [{"n": 50}, {"n": 30}, {"n": 38, "meta": {"ab_boundary": "word"}}, {"n": 20}]
+        def metadata(self):
+            return iter([{"n": 50}, {"n": 30}, {"n": 38, "meta": {"ab_boundary": "word"}}, {"n": 20}])
 
     class FakeShards:
         shards = [FakeShard()]

@@ -85,17 +85,19 @@ def test_every_declared_output_exists(smoke_run):
         assert (work / "results" / MODEL / "tables" / f"{fig.stem}.csv").exists(), f"no table beside {fig.name}"
 
 
-def test_stored_maps_are_distributions(smoke_run):
+def test_maps_are_deleted_once_read(smoke_run):
+    """keep_maps: false (default): every map array is gone once its readers ran (peak disk stays
+    low); the shard headers stay. (The maps' values are checked in test_storage_extraction.)"""
     from analysis.core.storage import Shards
 
     work = smoke_run[0]
-    shards = Shards(sorted((work / "resources" / "attention" / MODEL / "wiki").glob("shard-*.npy")))
+    assert not list((work / "resources").rglob("shard-*.npy"))
+    shards = Shards(sorted((work / "resources" / "attention" / MODEL / "wiki").glob("shard-*.json")))
     assert len(shards) == 12  # n_segments of the smoke config
-    for ex in shards:
-        assert ex.n <= 64
-        rows = ex.attn16.astype(np.float32).sum(-1)
-        assert np.allclose(rows, 1, atol=1e-2)
-        assert ex.kinds[0] == "C" and ex.kinds.count("S") == 2
+    for s in shards.shards:
+        for ex in s.metadata():
+            assert ex["n"] <= 64
+            assert ex["kinds"][0] == "C" and ex["kinds"].count("S") == 2
 
 
 def test_surface_tables_are_sane(smoke_run):
@@ -193,20 +195,46 @@ def test_every_output_name_starts_with_its_rule(smoke_run):
         assert (work / "scripts" / f"{rule}.py").exists(), path
 
 
+# the map shards of the smoke run are deleted (keep_maps: false): a rule that reads maps and must
+# rerun re-extracts them, and then every other reader of those maps reruns too (same tables)
+WIKI_READERS = {"extract_attention", "surface_sums", "relative_position", "special_tokens", "sep_attention", "entropy"}
+WIKI_READERS |= {"head_clusters"}
+DEP_READERS = {"extract_attention", "probes_train", "probes"}
+OVERVIEW = {"explorer_maps", "explorer", "scorecard"}
+
+
 @pytest.mark.parametrize(
     "change, reruns",
     [
-        # (scorecard reads the tables its claims name, explorer dep_heads.full: both re-read them)
+        # scorecard re-reads the tables its claims name, explorer the sec. 3 tables and dep_heads.full;
+        # explorer_maps reads the wiki maps (so a change that re-extracts them reruns it too)
         ({"explanation": {"n_permutations": 7}}, {"permutation", "scorecard"}),
         ({"clark_sec5": {"probes": {"paper_uas": {"attention-only": 60}}}}, {"probes", "scorecard"}),
-        ({"surface": {"example_window": 30}}, {"example_heads"}),
-        # dobj_head_example reads its table
-        ({"dependency": {"relations": ["nsubj", "det"]}}, {"dep_heads", "dobj_head_example", "scorecard", "explorer"}),
-        ({"overview": {"explorer": {"n_examples": 2}}}, {"explorer"}),
+        ({"surface": {"example_window": 30}}, {"example_heads"} | WIKI_READERS | OVERVIEW),
+        (
+            {"dependency": {"relations": ["nsubj", "det"]}},
+            {"dep_heads", "dobj_head_example"} | DEP_READERS | {"scorecard", "explorer"},
+        ),
+        ({"overview": {"explorer": {"n_examples": 2}}}, {"example_heads"} | WIKI_READERS | OVERVIEW),
     ],
 )
 def test_a_value_reruns_only_the_rules_that_use_it(smoke_run, change, reruns, tmp_path):
-    """Rules get only the values they use: a display value or a paper number never retrains."""
+    """Rules get only the values they use: a display value or a paper number never retrains (with
+    keep_maps: false, a map reader that reruns re-extracts its maps and their other readers rerun)."""
     overlay = tmp_path / "change.yaml"
     overlay.write_text(yaml.safe_dump(change))
     assert jobs_to_run(smoke_run, overlays=[str(overlay)]) == reruns
+
+
+def test_staying_true_tables_are_sane(smoke_run):
+    tables = smoke_run[0] / "results" / MODEL / "tables"
+    models = pd.read_csv(tables / "staying_true_models.csv")
+    assert list(models.model) == ["base", "concat", "residual", "tying", "mlm"]
+    assert models.dev_accuracy.between(0, 1).all() and (models.train_seconds > 0).all()
+    adv = pd.read_csv(tables / "staying_true_adversary.csv")
+    assert adv.mean_jsd.between(0, np.log(2) + 1e-6).all() and adv.mean_tvd.between(0, 1).all()
+    perm = pd.read_csv(tables / "staying_true_permutation.csv")
+    assert perm.accuracy_under_permutation.between(0, 1).all() and perm.median_output_change.between(0, 1).all()
+    single = pd.read_csv(tables / "staying_true_single_token.csv")
+    assert single.single_std.between(0, 0.5).all() and single.tau_polarity.dropna().between(-1, 1).all()
+    assert len(pd.read_csv(tables / "staying_true_erasure.csv")) == 5

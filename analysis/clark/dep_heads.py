@@ -112,7 +112,12 @@ class DepScorer:
             "root_arcs_scored": 0,
             "poss_scored_via_clitic": 0,
         }
+        # the sentence being scored: its windows are consecutive examples; a finished
+        # sentence's lost arcs go into the tallies below and its record is dropped (streamed)
         self._sentences: dict[str, dict] = {}
+        self._settled: set[str] = set()
+        self._lost = {"split": 0, "truncation": 0, "no_pieces": 0, "root": 0}
+        self._lost_rel: dict[str, int] = {}
 
     def _acc(self, rel: str):
         if rel not in self.correct:
@@ -155,6 +160,10 @@ class DepScorer:
         self.counts["truncated_examples"] += int(truncated)
         info = self._sentences.get(sentence)
         if info is None:
+            if sentence in self._settled:
+                raise ValueError(f"sentence {sentence}: its windows are not consecutive examples")
+            for done in list(self._sentences):
+                self._settle(done)
             info = self._sentences[sentence] = {
                 "heads": list(heads),
                 "rels": list(rels),
@@ -233,35 +242,40 @@ class DepScorer:
             b += base
             self.n[r] += 1
 
+    def _settle(self, sentence: str) -> None:
+        """Tally the arcs of a finished sentence never scored (by relation and cause) and
+        drop its record."""
+        info = self._sentences.pop(sentence)
+        self._settled.add(sentence)
+        for d, (h, rel) in enumerate(zip(info["heads"], info["rels"])):
+            if d in info["scored"]:
+                continue
+            if h < 0:
+                self._lost["root"] += 1
+                continue
+            self._lost_rel[rel] = self._lost_rel.get(rel, 0) + 1
+            if d in info["covered"] and h in info["covered"]:
+                self._lost["split"] += 1
+            elif info["truncated"]:
+                self._lost["truncation"] += 1
+            else:
+                self._lost["no_pieces"] += 1
+
     def finish_counts(self) -> dict:
         """Counts of sentences, windows and arcs; the arcs never scored by relation and
         cause: ``split`` (both words were seen, never in one window), ``truncation`` (a
         word fell outside every window of a truncated input) or ``no_pieces`` (a word the
         tokenizer gave no piece). Root arcs (in All only) are counted apart: ``root_arcs``,
         ``root_arcs_scored``, ``root_arcs_lost``."""
+        for sentence in list(self._sentences):
+            self._settle(sentence)
         c = dict(self.counts)
-        lost_rel: dict[str, int] = {}
-        cause = {"split": 0, "truncation": 0, "no_pieces": 0}
-        c["root_arcs_lost"] = 0
-        for info in self._sentences.values():
-            for d, (h, rel) in enumerate(zip(info["heads"], info["rels"])):
-                if d in info["scored"]:
-                    continue
-                if h < 0:
-                    c["root_arcs_lost"] += 1
-                    continue
-                lost_rel[rel] = lost_rel.get(rel, 0) + 1
-                if d in info["covered"] and h in info["covered"]:
-                    cause["split"] += 1
-                elif info["truncated"]:
-                    cause["truncation"] += 1
-                else:
-                    cause["no_pieces"] += 1
-        c["arcs_lost_to_split"] = cause["split"]
-        c["arcs_lost_to_truncation"] = cause["truncation"]
-        c["arcs_without_pieces"] = cause["no_pieces"]
-        c["arcs_lost"] = sum(cause.values())
-        c["arcs_lost_by_relation"] = dict(sorted(lost_rel.items()))
+        c["root_arcs_lost"] = self._lost["root"]
+        c["arcs_lost_to_split"] = self._lost["split"]
+        c["arcs_lost_to_truncation"] = self._lost["truncation"]
+        c["arcs_without_pieces"] = self._lost["no_pieces"]
+        c["arcs_lost"] = self._lost["split"] + self._lost["truncation"] + self._lost["no_pieces"]
+        c["arcs_lost_by_relation"] = dict(sorted(self._lost_rel.items()))
         return c
 
 

@@ -23,8 +23,6 @@ entropy relative to uniform, over every wiki segment) and thresholds from the co
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import numpy as np
 import pandas as pd
 import torch
@@ -110,30 +108,6 @@ def behaviour(row: pd.Series | dict, thresholds: dict) -> str:
     if row["entropy_ratio"] > thresholds["broad"]:
         return "broad"
     return "other"
-
-
-def accumulate(
-    examples: Iterable, n_layers: int, n_heads: int, eps: float, max_segments: int | None, log=None
-) -> tuple[np.ndarray, dict]:
-    """Stream over examples (``storage.Example``): (distance matrix (K, K) float64 with
-    K = layers*heads in layer-major order, counts)."""
-    K = n_layers * n_heads
-    dist = np.zeros((K, K), dtype=np.float64)
-    n_seg = n_tok = 0
-    for ex in examples:
-        if max_segments is not None and n_seg >= max_segments:
-            break
-        attn = ex.attn  # (L, H, n, n) float32, rows renormalised
-        if attn.shape[:2] != (n_layers, n_heads):
-            raise ValueError(f"example {ex.id}: maps of shape {attn.shape}, expected ({n_layers}, {n_heads}, n, n)")
-        dist += pairwise_js(attn.reshape(K, ex.n, ex.n), eps=eps)
-        n_seg += 1
-        n_tok += ex.n
-        if log is not None and n_seg % 50 == 0:
-            log.info("head distances: %d segments, %d tokens", n_seg, n_tok)
-    if n_seg == 0:
-        raise ValueError("no segments to compute head distances on")
-    return dist, {"segments": n_seg, "tokens": n_tok, "smoothing_eps": eps}
 
 
 def distance_table(dist: np.ndarray, n_heads: int) -> pd.DataFrame:

@@ -180,12 +180,9 @@ def pick_example_segment(lengths: list[int], choice, window: int, eligible: list
 def example_segment(shards, choice, window: int):
     """The example (``storage.Example``) of ``shards`` to draw, chosen by ``pick_example_segment``
     among the segments whose A/B split falls at a sentence boundary."""
-    index = [e for s in shards.shards for e in s.examples]
+    index = [(e["n"], e.get("meta", {}).get("ab_boundary", "sentence")) for s in shards.shards for e in s.metadata()]
     want = pick_example_segment(
-        [e["n"] for e in index],
-        choice,
-        window,
-        eligible=[e.get("meta", {}).get("ab_boundary", "sentence") == "sentence" for e in index],
+        [n for n, _ in index], choice, window, eligible=[boundary == "sentence" for _, boundary in index]
     )
     return next(e for i, e in enumerate(shards) if i == want)
 

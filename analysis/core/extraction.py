@@ -8,6 +8,7 @@ import numpy as np
 import torch
 
 from analysis.core.models import checked_attentions, shape_of, token_kinds
+from analysis.core.precision import autocast, check_precision, choose_precision
 from analysis.core.storage import write_shard
 
 log = logging.getLogger(__name__)
@@ -17,6 +18,8 @@ POLICIES = ("split", "truncate", "error")
 # authors' extraction, Clark et al. 2019, the default); "pairs" = the tokenizer's 0 for
 # [CLS] A [SEP] and 1 for B [SEP] (as BERT was pre-trained)
 SEGMENT_IDS = ("zeros", "pairs")
+# inputs of the batch on which precision: auto compares a reduced precision with fp32
+CALIBRATION_SIZE = 8
 
 
 class TooLong(ValueError):
@@ -132,35 +135,89 @@ def encode_records(
     return items, counts
 
 
-def iter_maps(model, tokenizer, items: list[dict], batch_size: int = 32, progress: bool = True):
+def batch_inputs(model, tokenizer, items: list[dict], idx: list[int], device) -> dict:
+    """The padded model inputs of ``items[idx]``: right-padded (each input keeps its
+    positions), built in one pass without the tokenizer's per-key Python padding."""
+    n_max = max(items[i]["n"] for i in idx)
+    ids = np.full((len(idx), n_max), tokenizer.pad_token_id or 0, dtype=np.int64)
+    mask = np.zeros((len(idx), n_max), dtype=np.int64)
+    types = np.zeros((len(idx), n_max), dtype=np.int64)
+    for row, i in enumerate(idx):
+        n = items[i]["n"]
+        ids[row, :n] = items[i]["input_ids"]
+        mask[row, :n] = 1
+        types[row, :n] = segment_ids(items[i])
+    batch = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+    if getattr(model.config, "type_vocab_size", 2) < 2:
+        del batch["token_type_ids"]
+    return {k: torch.from_numpy(v).to(device) for k, v in batch.items()}
+
+
+def forward_attentions(model, batch: dict, precision: str = "fp32") -> tuple:
+    """The per-layer attentions (B, H, N, N) of one padded batch, under
+    ``torch.inference_mode()`` and the autocast of ``precision`` (fp32 / bf16 / fp16)."""
+    with torch.inference_mode(), autocast(precision, next(model.parameters()).device):
+        out = model(**batch, output_attentions=True)
+    return checked_attentions(model, out)
+
+
+def as_float16(attentions) -> np.ndarray:
+    """(B, L, H, N, N) float16 on the CPU: each layer cast straight into one buffer (no
+    float32 stack, one copy per layer)."""
+    b, h, n, _ = attentions[0].shape
+    out = torch.empty((b, len(attentions), h, n, n), dtype=torch.float16, device=attentions[0].device)
+    for layer, a in enumerate(attentions):
+        out[:, layer].copy_(a)
+    return out.cpu().numpy()
+
+
+def length_batches(items: list[dict], batch_size: int) -> list[list[int]]:
+    """Indices of ``items`` in batches of ``batch_size``, sorted by length (stable), so a
+    batch is padded only to its own longest input."""
+    order = sorted(range(len(items)), key=lambda i: items[i]["n"])
+    return [order[s : s + batch_size] for s in range(0, len(order), batch_size)]
+
+
+def iter_maps(
+    model, tokenizer, items: list[dict], batch_size: int = 32, progress: bool = True, precision: str = "fp32"
+):
     """Yield (index, float16 array (layers, heads, n, n)) for every item, in
-    length-sorted batches under ``torch.inference_mode()``."""
+    length-sorted batches; the arrays are views of the batch's buffer (copy to keep)."""
     from tqdm.auto import tqdm
 
     device = next(model.parameters()).device
-    order = sorted(range(len(items)), key=lambda i: items[i]["n"])
     bar = tqdm(total=len(items), disable=not progress, unit="ex", mininterval=5)
-    for start in range(0, len(order), batch_size):
-        idx = order[start : start + batch_size]
-        batch = tokenizer.pad(
-            {
-                "input_ids": [items[i]["input_ids"] for i in idx],
-                "token_type_ids": [segment_ids(items[i]) for i in idx],
-            },
-            return_tensors="pt",
-        )
-        batch = {k: v.to(device) for k, v in batch.items() if k in ("input_ids", "attention_mask", "token_type_ids")}
-        if "token_type_ids" in batch and getattr(model.config, "type_vocab_size", 2) < 2:
-            del batch["token_type_ids"]
-        with torch.inference_mode():
-            out = model(**batch, output_attentions=True)
-        att = torch.stack(checked_attentions(model, out), dim=1)  # (B, L, H, N, N)
-        att = att.to(torch.float16).cpu().numpy()
+    for idx in length_batches(items, batch_size):
+        att = as_float16(forward_attentions(model, batch_inputs(model, tokenizer, items, idx, device), precision))
         for b, i in enumerate(idx):
             n = items[i]["n"]
             yield i, att[b, :, :, :n, :n]
         bar.update(len(idx))
     bar.close()
+
+
+def calibrate(model, tokenizer, items: list[dict], precision: str, size: int = CALIBRATION_SIZE) -> dict:
+    """``precision.choose_precision`` on a calibration batch: ``size`` inputs spread evenly
+    over the length-sorted ``items`` (short and long ones alike)."""
+    check_precision(precision)
+    if precision == "fp32" or not items:
+        return {
+            "requested": precision,
+            "used": "fp32",
+            "reason": "fp32 requested" if precision == "fp32" else "no inputs",
+        }
+    order = sorted(range(len(items)), key=lambda i: items[i]["n"])
+    m = min(size, len(order))
+    idx = sorted({order[round(k * (len(order) - 1) / max(m - 1, 1))] for k in range(m)})
+    batch = batch_inputs(model, tokenizer, items, idx, next(model.parameters()).device)
+    info = choose_precision(
+        precision,
+        lambda p: forward_attentions(model, batch, p),
+        [items[i]["n"] for i in idx],
+        next(model.parameters()).device,
+    )
+    log.info("precision %s -> %s (%s)", precision, info["used"], info["reason"])
+    return {**info, "calibration_inputs": len(idx)}
 
 
 def extract_shard(
@@ -174,11 +231,14 @@ def extract_shard(
     model_name: str = "",
     progress: bool = True,
     segments: str = "zeros",
+    precision: str = "fp32",
 ) -> dict:
-    """Encode ``records``, run the model, write the shard at ``stem``; return the counts.
-    ``segments``: the token type ids of sentence pairs (``SEGMENT_IDS``), in the header."""
+    """Encode ``records``, run the model, write the shard at ``stem``; return the header
+    (``counts``: inputs split/truncated; ``precision``: requested, used and why, see
+    ``analysis.core.precision``). ``segments``: token type ids of pairs (``SEGMENT_IDS``)."""
     items, counts = encode_records(tokenizer, records, max_len, policy, segments)
     n_layers, n_heads = shape_of(model)
+    chosen = calibrate(model, tokenizer, items, precision)
     header = {
         "model": model_name,
         "n_layers": n_layers,
@@ -186,11 +246,13 @@ def extract_shard(
         "max_len": max_len,
         "policy": policy,
         "segment_ids": segments,
+        "precision": chosen,
         "counts": counts,
         "cls_token": tokenizer.cls_token or tokenizer.bos_token,
         "sep_token": tokenizer.sep_token or tokenizer.eos_token,
     }
-    write_shard(stem, header, items, iter_maps(model, tokenizer, items, batch_size, progress))
+    maps = iter_maps(model, tokenizer, items, batch_size, progress, chosen["used"])
+    write_shard(stem, header, items, maps)
     if counts.get("too_long"):
         log.warning("%d inputs longer than %d word pieces: %s", counts["too_long"], max_len, counts)
-    return counts
+    return header

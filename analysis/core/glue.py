@@ -17,13 +17,14 @@ the similarity score (float, STS-B). Splitting on whitespace does not change wha
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis.core.inputs import seeded_subset
+from analysis.core.inputs import InputFileError, read_text, seeded_subset
 
 
-class GlueFormatError(ValueError):
+class GlueFormatError(InputFileError):
     """A malformed GLUE file (the message names file:line)."""
 
 
@@ -84,7 +85,7 @@ def read_split(raw_dir, task: str, split: str, limit: int | None = None, seed: i
     path = task_path(raw_dir, task, split)
     need = max(*t.sentence_cols, t.label_col) + 1
     out: list[dict] = []
-    with path.open(encoding="utf-8-sig", newline="") as f:
+    with io.StringIO(read_text(path), newline="") as f:  # no byte-order mark (MRPC has one)
         for lineno, raw in enumerate(f, 1):
             if t.header and lineno == 1:
                 continue

@@ -54,3 +54,27 @@ def seeded_subset(items: list, n: int | None, seed: int) -> list:
         return list(items)
     pick = np.sort(np.random.default_rng(seed).choice(len(items), size=int(n), replace=False))
     return [items[i] for i in pick]
+
+
+class InputFileError(ValueError):
+    """A malformed input file; the message names ``file:line``."""
+
+
+def decode_utf8(data: bytes, where: str) -> str:
+    """``data`` as UTF-8 text (a leading byte-order mark dropped); bytes that are not UTF-8 fail
+    with ``where:line`` and the byte, never with a bare UnicodeDecodeError."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        col = err.start - data.rfind(b"\n", 0, err.start)
+        raise InputFileError(
+            f"{where}:{line}: not UTF-8 text (byte 0x{data[err.start]:02x} at column {col}); "
+            "convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)"
+        ) from None
+    return text.removeprefix("\ufeff")
+
+
+def read_text(path) -> str:
+    """The UTF-8 text of ``path`` (see :func:`decode_utf8`)."""
+    return decode_utf8(Path(path).read_bytes(), str(path))

@@ -21,3 +21,15 @@ def model_slug(spec: str) -> str:
     elif Path(spec).is_dir():
         spec = Path(spec).resolve().name
     return re.sub(r"[^A-Za-z0-9._-]+", "--", spec).strip("-")
+
+
+def check_model_spec(spec: str) -> str:
+    """``spec`` itself; a spec written as a path (``/``, ``./``, ``../`` or ``~`` first) must be an
+    existing directory: a mistyped local model fails when the DAG is built, with its name."""
+    if spec.startswith(("/", "./", "../", "~")) and not Path(spec).expanduser().is_dir():
+        raise ValueError(
+            f"model {spec!r}: no such directory. A local model is a directory holding config.json, the "
+            "weights and the tokenizer files (as save_pretrained writes them); anything else is read "
+            "as a Hugging Face hub id"
+        )
+    return spec

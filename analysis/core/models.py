@@ -45,11 +45,31 @@ def _path_for(spec: str) -> str:
     return spec
 
 
+class ModelUnavailable(OSError):
+    """A model spec that is no local directory, not in the Hugging Face cache, and not
+    downloadable now (the message names it and says what to do)."""
+
+
+def _from_pretrained(load, spec: str, path: str, **kwargs):
+    """``load(path, **kwargs)`` (a ``from_pretrained``), an OSError turned into a message naming the
+    model and what to do."""
+    try:
+        return load(path, **kwargs)
+    except OSError as err:
+        raise ModelUnavailable(
+            f"model {spec!r}: cannot be loaded: it is no local directory, and the Hugging Face hub "
+            f"(or its cache, HF_HOME) has no such model or cannot be reached ({str(err).splitlines()[0]}). "
+            "Check the id; with no network, download it once where there is one "
+            f"(`hf download {spec}`, then copy HF_HOME) or save it to a directory and set `model:` to "
+            "that directory (config.json, weights and tokenizer files, as save_pretrained writes them)"
+        ) from err
+
+
 def load_tokenizer(spec: str):
     from transformers import AutoTokenizer
 
     path = embedded_model_path() if spec == TINY else _path_for(spec)
-    tok = AutoTokenizer.from_pretrained(path)
+    tok = _from_pretrained(AutoTokenizer.from_pretrained, spec, path)
     if not tok.is_fast:
         raise ValueError(f"{spec}: a fast tokenizer is needed for word alignment (word_ids)")
     if getattr(tok, "add_prefix_space", None) is False:
@@ -95,11 +115,12 @@ def load_model(spec: str, head: str = "base", device: str | None = None, random_
     if spec == TINY:
         model = build_tiny_random(head, **({"num_labels": kwargs["num_labels"]} if "num_labels" in kwargs else {}))
     elif random_init:
-        config = AutoConfig.from_pretrained(_path_for(spec), **kwargs)
+        config = _from_pretrained(AutoConfig.from_pretrained, spec, _path_for(spec), **kwargs)
         torch.manual_seed(0)
         model = _auto_class(head).from_config(config, attn_implementation="eager")
     else:
-        model = _auto_class(head).from_pretrained(_path_for(spec), attn_implementation="eager", **kwargs)
+        load = _auto_class(head).from_pretrained
+        model = _from_pretrained(load, spec, _path_for(spec), attn_implementation="eager", **kwargs)
     impl = getattr(model.config, "_attn_implementation", "eager")
     if impl != "eager":
         raise AttentionUnavailable(f"{spec}: attention implementation is {impl!r}, not 'eager'")

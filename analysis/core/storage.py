@@ -7,14 +7,20 @@ A shard is two files:
 - ``shard-<k>.json``: the model's shape and, per example, its id, offset into the array,
   length n, word pieces, ids, token kinds (C/S/P/X/O, see ``models.token_kinds``), the
   index of the word each piece belongs to (-1 for special tokens) and the segment
-  (sequence) index of each piece; plus counts of anything split or truncated.
+  (sequence) index of each piece; plus counts of anything split or truncated and the
+  precision the maps were computed in (``precision``). One JSON object, written with the
+  header on its first line and one example per line after it.
 
-Readers memory-map the array, so no analysis ever holds every map in RAM.
+Readers stream: the header is read whole, each example's record and maps only when the
+example is reached, into fresh arrays (not memory-mapped: the pages of a mapping stay in
+the reader's resident memory once touched, so a mapped shard read to the end costs its
+whole size in RAM).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +36,7 @@ class Example:
     kinds: str
     word_ids: list[int]
     seq_ids: list[int]
-    attn16: np.ndarray  # (layers, heads, n, n) float16, memory-mapped
+    attn16: np.ndarray  # (layers, heads, n, n) float16, this example's only (read when reached)
     meta: dict = field(default_factory=dict)
 
     @property
@@ -63,31 +69,54 @@ def write_shard(stem, header: dict, examples: list[dict], maps: Iterable[tuple[i
         ex["offset"] = offset
         offset += n_layers * n_heads * ex["n"] ** 2
     tmp_npy = npy.with_name(npy.name + ".part")
-    arr = np.lib.format.open_memmap(tmp_npy, mode="w+", dtype=np.float16, shape=(max(offset, 1),))
     seen = np.zeros(len(examples), dtype=bool)
-    for i, m in maps:
-        ex = examples[i]
-        want = (n_layers, n_heads, ex["n"], ex["n"])
-        if m.shape != want:
-            raise ValueError(f"example {ex['id']}: map of shape {m.shape}, expected {want}")
-        arr[ex["offset"] : ex["offset"] + m.size] = m.astype(np.float16).ravel()
-        seen[i] = True
+    with open(tmp_npy, "wb") as f:
+        # the maps are written with pwrite, not through a mapping (whose pages would stay in
+        # the writer's resident memory)
+        header_npy = {"descr": np.lib.format.dtype_to_descr(np.dtype(np.float16)), "fortran_order": False}
+        np.lib.format.write_array_header_1_0(f, {**header_npy, "shape": (max(offset, 1),)})
+        start = f.tell()
+        f.truncate(start + 2 * max(offset, 1))
+        for i, m in maps:
+            ex = examples[i]
+            want = (n_layers, n_heads, ex["n"], ex["n"])
+            if m.shape != want:
+                raise ValueError(f"example {ex['id']}: map of shape {m.shape}, expected {want}")
+            os.pwrite(f.fileno(), np.ascontiguousarray(m, dtype=np.float16).data, start + 2 * ex["offset"])
+            seen[i] = True
     if not seen.all():
         raise ValueError(f"{stem}: {int((~seen).sum())} examples got no attention map")
-    arr.flush()
-    del arr
     tmp_npy.replace(npy)
     tmp_meta = meta.with_name(meta.name + ".part")
-    tmp_meta.write_text(json.dumps({**header, "examples": examples}))
+    with open(tmp_meta, "w") as f:
+        _write_meta(f, header, examples)
     tmp_meta.replace(meta)
 
 
+def _write_meta(f, header: dict, examples: list[dict]) -> None:
+    """The header as one JSON object whose ``examples`` array holds one example per line, so
+    that readers can take the examples one at a time (the file is plain JSON all the same)."""
+    head = json.dumps({**header, "examples": []})
+    f.write(head[: -len("]}")] + "\n")
+    for k, ex in enumerate(examples):
+        f.write(json.dumps(ex) + (",\n" if k < len(examples) - 1 else "\n"))
+    f.write("]}\n")
+
+
 class Shard:
+    """One shard: the header in memory; examples and their maps read one at a time."""
+
     def __init__(self, path):
         self.npy, self.meta_path = shard_paths(Path(path))
-        self.header = json.loads(self.meta_path.read_text())
-        self.examples = self.header.pop("examples")
-        self._arr = None
+        with open(self.meta_path) as f:
+            first = f.readline().rstrip("\n")
+            if first.endswith(EXAMPLES_OPEN):  # one example per line: streamed
+                self.header, self._examples = json.loads(first + "]}"), None
+            else:  # a shard written in one line (before examples were streamed)
+                self.header = json.loads(first + f.read())
+                self._examples = self.header["examples"]
+        self.header.pop("examples")
+        self._len = None
 
     @property
     def n_layers(self) -> int:
@@ -98,25 +127,57 @@ class Shard:
         return self.header["n_heads"]
 
     def __len__(self) -> int:
-        return len(self.examples)
+        if self._len is None:
+            self._len = sum(1 for _ in self.metadata())
+        return self._len
+
+    def metadata(self) -> Iterator[dict]:
+        """Every example's record (id, n, tokens, offset, ...), one at a time."""
+        if self._examples is not None:
+            yield from self._examples
+            return
+        with open(self.meta_path) as f:
+            f.readline()
+            for line in f:
+                line = line.rstrip("\n")
+                if line == "]}":
+                    return
+                yield json.loads(line.rstrip(","))
+        raise ValueError(f"{self.meta_path}: cut short (no closing ']}}')")
 
     def __iter__(self) -> Iterator[Example]:
-        if self._arr is None:
-            self._arr = np.load(self.npy, mmap_mode="r")
         L, H = self.n_layers, self.n_heads
-        for ex in self.examples:
-            n = ex["n"]
-            flat = self._arr[ex["offset"] : ex["offset"] + L * H * n * n]
-            yield Example(
-                id=ex["id"],
-                tokens=ex["tokens"],
-                input_ids=ex["input_ids"],
-                kinds=ex["kinds"],
-                word_ids=ex["word_ids"],
-                seq_ids=ex["seq_ids"],
-                attn16=flat.reshape(L, H, n, n),
-                meta=ex.get("meta", {}),
-            )
+        with open(self.npy, "rb") as f:
+            start = _data_start(f, self.npy)
+            for ex in self.metadata():
+                n = ex["n"]
+                attn16 = np.empty((L, H, n, n), dtype=np.float16)
+                f.seek(start + ex["offset"] * attn16.itemsize)
+                if f.readinto(attn16.data) != attn16.nbytes:
+                    raise ValueError(f"{self.npy}: example {ex['id']} runs past the end of the file")
+                yield Example(
+                    id=ex["id"],
+                    tokens=ex["tokens"],
+                    input_ids=ex["input_ids"],
+                    kinds=ex["kinds"],
+                    word_ids=ex["word_ids"],
+                    seq_ids=ex["seq_ids"],
+                    attn16=attn16,
+                    meta=ex.get("meta", {}),
+                )
+
+
+EXAMPLES_OPEN = '"examples": ['
+
+
+def _data_start(f, path) -> int:
+    """Byte offset of the data of the .npy file open as ``f`` (checked: 1-D float16, C order)."""
+    version = np.lib.format.read_magic(f)
+    read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+    shape, fortran, dtype = read_header(f)
+    if len(shape) != 1 or fortran or dtype != np.float16:
+        raise ValueError(f"{path}: not a shard array (shape {shape}, dtype {dtype})")
+    return f.tell()
 
 
 class Shards:

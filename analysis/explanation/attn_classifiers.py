@@ -177,7 +177,13 @@ def train_cls_probe(train_states, dev_states, train_y, dev_y, cfg: TrainConfig, 
 
 
 def train_all(
-    train, dev, encoders, cfg: TrainConfig, transformer: FrozenTransformer | None = None, batch_size_states: int = 64
+    train,
+    dev,
+    encoders,
+    cfg: TrainConfig,
+    transformer: FrozenTransformer | None = None,
+    batch_size_states: int = 64,
+    finetune_cfg=None,
 ) -> tuple[dict, list[dict]]:
     """Train every classifier of ``encoders`` (plus the [CLS] probe when the transformer is
     given) on ``train``; evaluate on ``dev``. Returns (checkpoint bundle, accuracy rows)."""
@@ -200,6 +206,13 @@ def train_all(
         info = {**base, "truncated": counts.get("truncated", 0)}
         if "transformer" in encoders:
             bundle["encoders"]["transformer"], row = train_transformer_classifier(tr, dv, train_y, dev_y, cfg, info)
+            rows.append(row)
+        if "transformer_finetuned" in encoders:  # the encoder fine-tuned too (finetuned_transformer.py)
+            from analysis.explanation.finetuned_transformer import FinetuneConfig, train_finetuned_classifier
+
+            bundle["encoders"]["transformer_finetuned"], row = train_finetuned_classifier(
+                transformer, train_words, train_y, dev_words, dev_y, cfg, finetune_cfg or FinetuneConfig(), info
+            )
             rows.append(row)
         bundle["cls_probe"], row = train_cls_probe(tr, dv, train_y, dev_y, cfg, info)
         rows.append(row)

@@ -23,7 +23,7 @@ import torch
 from torch import nn
 
 WORD_ENCODERS = ("none", "cnn", "lstm", "gru")
-ENCODERS = (*WORD_ENCODERS, "transformer")
+ENCODERS = (*WORD_ENCODERS, "transformer", "transformer_finetuned")  # the last: encoder fine-tuned too
 PAD, UNK = "<pad>", "<unk>"
 
 

@@ -31,9 +31,14 @@ def load_explainers(bundle: dict, transformer: FrozenTransformer | None = None) 
             enc, item["d_in"], cfg.hidden, cfg.d_att, vocab_size=len(vocab) if enc in WORD_ENCODERS else None
         )
         clf.load_state_dict(item["state"])
-        if enc == "transformer" and transformer is None:
-            raise ValueError("the transformer classifier needs the frozen transformer")
-        out[enc] = Explainer(clf, vocab, transformer)
+        if enc in ("transformer", "transformer_finetuned") and transformer is None:
+            raise ValueError(f"the {enc} classifier needs the frozen transformer")
+        tf = transformer
+        if enc == "transformer_finetuned":
+            from analysis.explanation.finetuned_transformer import tuned_transformer
+
+            tf = tuned_transformer(transformer, item)
+        out[enc] = Explainer(clf, vocab, tf)
     return out
 
 
@@ -52,7 +57,7 @@ def load_for_tests(bundle_path, glue_sums, spec: str, task: str, n_explain: int)
     dev, counts = read_sst2(Path(glue_sums).parent, "dev", task=task)
     log.info("dev: %s; testing the first %d", counts, min(n_explain, len(dev)))
     tf = None
-    if "transformer" in bundle["encoders"] or "cls_probe" in bundle:
+    if {"transformer", "transformer_finetuned"} & set(bundle["encoders"]) or "cls_probe" in bundle:
         tf = FrozenTransformer(load_model(spec), load_tokenizer(spec), bundle["max_len"])
     return bundle, dev[:n_explain], tf
 

@@ -21,17 +21,33 @@ def setup_logging(snakemake) -> logging.Logger:
     return logging.getLogger(f"rule.{snakemake.rule}")
 
 
+def use_threads(snakemake) -> None:
+    """Torch's intra-op threads = the job's ``threads`` (Snakemake sets OMP_NUM_THREADS for the
+    BLAS libraries; torch's own pool is set here), so ``--cores N`` is never oversubscribed."""
+    import torch
+
+    torch.set_num_threads(max(1, int(snakemake.threads)))
+
+
+def _part(path: Path) -> Path:
+    """Where ``path`` is written before it is renamed into place: never a half-written output."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path.with_name(path.name + ".part")
+
+
 def write_table(df, path, **kwargs) -> None:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     sep = "\t" if path.suffix == ".tsv" else ","
-    df.to_csv(path, sep=sep, index=False, float_format="%.6g", **kwargs)
+    tmp = _part(path)
+    df.to_csv(tmp, sep=sep, index=False, float_format="%.6g", **kwargs)
+    tmp.replace(path)
 
 
 def write_json(obj, path) -> None:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n")
+    tmp = _part(path)
+    tmp.write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n")
+    tmp.replace(path)
 
 
 def save_figure(fig, path, dpi: int = 200) -> None:
@@ -39,7 +55,8 @@ def save_figure(fig, path, dpi: int = 200) -> None:
     import matplotlib.pyplot as plt
 
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _part(path)
     # fixed metadata so reruns give identical bytes
-    fig.savefig(path, dpi=dpi, bbox_inches="tight", metadata={"Software": None})
+    fig.savefig(tmp, format=path.suffix[1:], dpi=dpi, bbox_inches="tight", metadata={"Software": None})
+    tmp.replace(path)
     plt.close(fig)

@@ -13,7 +13,7 @@ Any corpus in one of these formats works by config alone::
 
     my_ptb_sd:                       # e.g. a user's own PTB converted to Stanford Dependencies
       reader: conllx                 # conllx | conllu | dp
-      source: my_source              # a source in config/sources.yaml (or a mirror folder)
+      source: my_source              # a source: config/sources.yaml, or local_sources: {my_source: /data/ptb-sd}
       files: "*.conll"               # glob under the source's folder; zip archives are opened
       members: "*.dp"                # glob for the members of a zip archive
       split: dev                     # optional: pick documents by a splits file ...
@@ -35,12 +35,12 @@ from pathlib import Path
 
 from analysis.core.corpora import reader
 from analysis.core.corpora.splits import read_splits
-from analysis.core.inputs import seeded_subset
+from analysis.core.inputs import InputFileError, decode_utf8, read_text, seeded_subset
 
 UNLABELED = "_"
 
 
-class TreebankError(ValueError):
+class TreebankError(InputFileError):
     pass
 
 
@@ -61,10 +61,14 @@ def _documents(raw_dir: Path, files: str, members: str) -> list[tuple[str, str, 
                     n for n in z.namelist() if not n.endswith("/") and fnmatch.fnmatch(Path(n).name, members)
                 )
                 for n in names:
-                    text = z.read(n).decode("utf-8")
+                    text = decode_utf8(z.read(n), f"{p}!{n}")
                     docs.append((_stem(Path(n).name), f"{p}!{n}", text.splitlines()))
         else:
-            docs.append((_stem(p.name), str(p), p.read_text(encoding="utf-8").splitlines()))
+            docs.append((_stem(p.name), str(p), read_text(p).splitlines()))
+    for _, where, lines in docs:
+        if not any(line.strip() for line in lines):
+            # a truncated copy or a wrong glob, never silently a document with no sentence
+            raise TreebankError(f"{where}: empty file (no sentence); remove it or narrow 'files' / 'members'")
     return docs
 
 

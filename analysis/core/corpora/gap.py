@@ -12,12 +12,14 @@ not fit, the example is skipped and counted.
 from __future__ import annotations
 
 import csv
+import io
 import re
 from pathlib import Path
 
 import numpy as np
 
 from analysis.core.corpora import reader
+from analysis.core.inputs import read_text
 
 WORD = re.compile(r"\w+|[^\w\s]")
 GENDER = {
@@ -65,7 +67,7 @@ def read_gap(path) -> list[dict]:
     """Rows of a GAP TSV as examples: words, pronoun index, name spans and heads, label, gender."""
     path = str(path)
     out = []
-    with open(path, encoding="utf-8", newline="") as f:
+    with io.StringIO(read_text(path), newline="") as f:
         rows = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
         header = next(rows, None)
         if header is None or header[: len(COLUMNS)] != COLUMNS:

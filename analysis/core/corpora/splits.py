@@ -4,12 +4,15 @@ Imported by the dependency and coreference readers; registers no reader."""
 
 from __future__ import annotations
 
+import io
 import re
+
+from analysis.core.inputs import read_text
 
 
 def read_splits(path) -> dict[str, list[str]]:
     """The splits of the ``splits.md`` file at ``path`` (see ``parse_splits``)."""
-    with open(path, encoding="utf-8") as f:
+    with io.StringIO(read_text(path), newline=None) as f:
         return parse_splits(f)
 
 

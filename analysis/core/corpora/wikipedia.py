@@ -12,13 +12,14 @@ boundary (seeded); then ``n_segments`` of them are sampled (seeded).
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
 import numpy as np
 
 from analysis.core.corpora import reader
-from analysis.core.inputs import seeded_subset
+from analysis.core.inputs import read_text, seeded_subset
 
 TITLE = re.compile(r"^ ?= ([^=].*[^=]) = ?$")
 HEADING = re.compile(r"^ ?(=\s?){2,}.*(=\s?){2,}$")
@@ -30,7 +31,7 @@ SENT_END = re.compile(r"(?<=[.!?])(?:\s+[\"')\]])?\s+(?=[A-Z0-9\"'(\[])")
 def read_articles(path) -> list[tuple[str, list[list[str]]]]:
     """(title, paragraphs) per article; a paragraph is a list of sentences (strings)."""
     articles: list[tuple[str, list[list[str]]]] = []
-    with open(path, encoding="utf-8", newline="") as f:
+    with io.StringIO(read_text(path), newline="") as f:
         for lineno, raw in enumerate(f, 1):
             line = raw.rstrip("\r\n")
             if not line.strip():

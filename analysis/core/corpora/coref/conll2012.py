@@ -21,10 +21,12 @@ cell, a bad word index, unbalanced brackets) fails with file:line.
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
 from analysis.core.corpora.coref.document import Brackets, CorefDoc
+from analysis.core.inputs import InputFileError, read_text
 
 FIXED_COLUMNS = 11  # document id ... named entity, before the predicate arguments
 _BEGIN = re.compile(r"^#\s*begin document\s*(?:\((?P<paren>[^)]*)\)|(?P<bare>\S*))\s*;?\s*(?:part\s+(?P<part>\d+))?")
@@ -50,7 +52,7 @@ def read_conll2012(path) -> list[CorefDoc]:
     docs: list[CorefDoc] = []
     cur = None
     lineno = 0
-    with open(path, encoding="utf-8") as f:
+    with io.StringIO(read_text(path), newline="") as f:
         for lineno, raw in enumerate(f, 1):
             line = raw.rstrip("\n").rstrip("\r")
             where = f"{path}:{lineno}"
@@ -74,6 +76,8 @@ def read_conll2012(path) -> list[CorefDoc]:
                 cur["pending"].append((lineno, line))
     if cur is not None:
         raise ValueError(f"{path}:{lineno}: file ends inside document {cur['id']!r} (no '#end document')")
+    if not docs:
+        raise InputFileError(f"{path}: no document ('#begin document' ... '#end document'); an empty file?")
     return docs
 
 

@@ -7,9 +7,11 @@ nodes of the ``.conllu`` are skipped). CoNLL-2012 files: :mod:`.conll2012`.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from analysis.core.corpora.coref.document import Brackets, CorefDoc
+from analysis.core.inputs import read_text
 
 
 def read_conllu_tokens(path) -> tuple[list[dict], list[tuple[int, int]]]:
@@ -27,7 +29,7 @@ def read_conllu_tokens(path) -> tuple[list[dict], list[tuple[int, int]]]:
             sents.append((start, len(toks)))
             start = len(toks)
 
-    with open(path, encoding="utf-8") as f:
+    with io.StringIO(read_text(path), newline=None) as f:
         for lineno, raw in enumerate(f, 1):
             line = raw.rstrip("\n").rstrip("\r")
             if not line.strip():
@@ -90,7 +92,7 @@ def read_ontogum(conll_path, conllu_path, strict: bool = True) -> CorefDoc:
     quirks = {"words_restored_from_conllu": 0}
     begun = ended = False
     lineno = 0
-    with open(conll_path, encoding="utf-8") as f:
+    with io.StringIO(read_text(conll_path), newline=None) as f:
         for lineno, raw in enumerate(f, 1):
             line = raw.rstrip("\n").rstrip("\r")
             where = f"{conll_path}:{lineno}"

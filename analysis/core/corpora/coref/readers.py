@@ -30,10 +30,15 @@ def prepare_conll2012(
     if not files:
         raise ValueError(f"{raw_dir}: no files match {pattern!r}")
     docs = [d for f in files for d in read_conll2012(f)]
+    empty = [f"{d.path}: {d.id}" for d in docs if not d.words]  # '#begin document' then '#end document'
+    docs = [d for d in docs if d.words]
+    if not docs:
+        raise ValueError(f"{raw_dir}: every document in the files matching {pattern!r} is empty: {empty[:5]}")
     n_all = len(docs)
     docs = docs[:max_docs] if max_docs else docs
     records, counts = records_for(docs, tokenizer, max_len, windows, stride)
     counts.update(files=len(files), documents_available=n_all, documents_used=len(docs))
+    counts.update(documents_empty=len(empty), documents_empty_ids=empty)
     return records, counts
 
 

@@ -1,0 +1,133 @@
+"""One pass over one shard of the Wikipedia maps for every sec. 3 / sec. 6 analysis.
+
+The surface statistics (``surface.*_stats``) and the head distances (``head_clusters``) are sums
+over segments, so each shard can be reduced on its own as soon as it is extracted and its maps
+deleted (rule ``surface_sums``; the maps are the workflow's largest files). ``combine`` adds the
+shards' sums: the same totals as one pass over every shard (up to float64 rounding of the order
+of addition, far below the tables' six significant digits).
+
+The segment drawn by ``example_heads`` is chosen here too: each shard keeps its own best
+candidate (``surface.pick_example_segment`` restricted to the shard, with global indices), and
+``pick_candidate`` picks among the shards' candidates, which is the same choice as over every
+segment at once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from analysis.clark.head_clusters import pairwise_js
+from analysis.clark.surface import (
+    entropy_stats,
+    pick_example_segment,
+    relative_position_stats,
+    sep_attention_stats,
+    special_tokens_stats,
+)
+
+# analysis (= the rule that reads its sums) -> per-example statistics
+SURFACE_STATS = {
+    "relative_position": relative_position_stats,
+    "special_tokens": special_tokens_stats,
+    "sep_attention": sep_attention_stats,
+    "entropy": entropy_stats,
+}
+
+
+def candidate_index(examples: list[dict], first: int, choice, window: int) -> int | None:
+    """Global index of this shard's example_heads candidate (``examples``: the shard's index
+    entries, ``first``: the global index of its first one); None if ``choice`` is an index
+    outside the shard."""
+    if choice != "auto":
+        i = int(choice) - first
+        return int(choice) if 0 <= i < len(examples) else None
+    eligible = [e.get("meta", {}).get("ab_boundary", "sentence") == "sentence" for e in examples]
+    return first + pick_example_segment([e["n"] for e in examples], "auto", window, eligible)
+
+
+def shard_sums(shard, first: int, js_segments: int | None, eps: float, choice, window: int):
+    """Sums of every statistic over the examples of ``shard`` (a ``storage.Shard`` whose first
+    example has global index ``first``), the head distances over the examples with global
+    index < ``js_segments`` (None: all), and the candidate example for ``example_heads``.
+    Returns (arrays: ``<analysis>.<key>`` -> float64 (L, H), ``js`` (K, K), ``candidate_attn``;
+    meta: counts and the candidate's id, tokens, global index, length and eligibility)."""
+    L, H = shard.n_layers, shard.n_heads
+    K = L * H
+    sums: dict = {}
+    js = np.zeros((K, K), dtype=np.float64)
+    want = candidate_index(list(shard.metadata()), first, choice, window)
+    meta = {"examples": 0, "js_segments": 0, "js_tokens": 0, "candidate": None}
+    arrays = {}
+    for i, ex in enumerate(shard, start=first):
+        attn = ex.attn  # float32, rows renormalised (as every analysis reads them)
+        if attn.shape[:2] != (L, H):
+            raise ValueError(f"example {ex.id}: maps of shape {attn.shape}, expected ({L}, {H}, n, n)")
+        for name, stats in SURFACE_STATS.items():
+            for k, v in stats(attn, ex.kinds).items():
+                key = f"{name}.{k}"
+                sums[key] = sums.get(key, 0.0) + np.asarray(v, dtype=np.float64)
+        if js_segments is None or i < js_segments:
+            js += pairwise_js(attn.reshape(K, ex.n, ex.n), eps=eps)
+            meta["js_segments"] += 1
+            meta["js_tokens"] += ex.n
+        if i == want:
+            arrays["candidate_attn"] = attn
+            eligible = ex.meta.get("ab_boundary", "sentence") == "sentence"
+            meta["candidate"] = {"id": ex.id, "tokens": ex.tokens, "index": i, "n": ex.n, "eligible": eligible}
+        meta["examples"] += 1
+    arrays.update(sums)
+    arrays["js"] = js
+    return arrays, meta
+
+
+def combine(parts: list[dict], prefix: str) -> dict:
+    """Add the ``<prefix>.<key>`` arrays of every shard's sums: key -> total."""
+    total: dict = {}
+    for part in parts:
+        for key, v in part.items():
+            if key.startswith(prefix + "."):
+                k = key[len(prefix) + 1 :]
+                total[k] = total.get(k, 0.0) + v
+    if not total:
+        raise ValueError(f"no sums for {prefix!r} in the shards' sums")
+    return total
+
+
+def pick_candidate(candidates: list[dict], choice, window: int) -> int:
+    """Position in ``candidates`` (the shards' candidate metas, None where a shard has none) of
+    the example to draw: the candidate with that index, or with ``'auto'`` the one
+    ``pick_example_segment`` chooses among them (global index breaks ties as over every segment)."""
+    have = [(j, c) for j, c in enumerate(candidates) if c is not None]
+    if not have:
+        raise ValueError(f"example segment {choice} out of range: no shard holds it")
+    if choice != "auto":
+        return have[0][0]
+    order = sorted(have, key=lambda jc: jc[1]["index"])
+    k = pick_example_segment([c["n"] for _, c in order], "auto", window, [c["eligible"] for _, c in order])
+    return order[k][0]
+
+
+def write_sums(arrays: dict, meta: dict, npz_path, json_path) -> None:
+    """Write one shard's sums (atomically: a killed job leaves no sums behind)."""
+    import json
+    from pathlib import Path
+
+    npz_path, json_path = Path(npz_path), Path(json_path)
+    npz_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = npz_path.with_name(npz_path.name + ".part.npz")
+    np.savez(tmp, **arrays)
+    tmp.replace(npz_path)
+    json_path.write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+
+
+def read_sums(npz_paths) -> tuple[list[dict], list[dict]]:
+    """Every shard's sums (arrays, in shard order) and metas (the .json beside each .npz)."""
+    import json
+    from pathlib import Path
+
+    arrays, metas = [], []
+    for p in npz_paths:
+        with np.load(p) as z:
+            arrays.append({k: z[k] for k in z.files})
+        metas.append(json.loads(Path(p).with_suffix(".json").read_text()))
+    return arrays, metas

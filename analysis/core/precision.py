@@ -1,0 +1,135 @@
+"""The arithmetic precision of extraction: fp32, or bf16/fp16 autocast where it pays.
+
+``precision: auto`` never assumes what a machine is good at (with AMX a bf16 matmul is
+several times faster than fp32; with AVX2 only it is hundreds of times slower). At the
+start of each extraction it measures, interleaved and best of several repetitions (robust
+to a busy machine), the matmul rate of fp32 and of each reduced precision; a reduced
+precision whose rate is at least ``MIN_SPEEDUP`` x fp32 then runs the model on a
+calibration batch, and is used only when the argmax of at least ``MIN_AGREEMENT`` of the
+batch's attention rows is the fp32 one. The decision rests on the matmul rates and the
+agreement, not on the timing of one small forward pass: that timing is recorded, but on a
+shared machine it is too noisy to decide on (the same machine would choose differently
+from run to run, and reruns must give identical maps).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+
+import torch
+
+PRECISIONS = ("auto", "fp32", "bf16", "fp16")
+DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+# a reduced precision must agree with fp32 on the argmax of this share of attention rows
+MIN_AGREEMENT = 0.995
+# ... and its matmul be clearly faster: a margin well above timing noise, so that the same
+# machine always makes the same choice (measured: AMX bf16 ~9x fp32, AVX512-FP16 ~1.1x; AVX2
+# bf16 ~1/600x)
+MIN_SPEEDUP = 1.5
+
+
+def check_precision(precision: str) -> str:
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}; one of {PRECISIONS} (config key 'precision')")
+    return precision
+
+
+def autocast(precision: str, device) -> contextlib.AbstractContextManager:
+    """The context a forward pass runs in: nothing for fp32, autocast to bf16/fp16 else."""
+    check_precision(precision)
+    if precision in ("fp32", "auto"):
+        return contextlib.nullcontext()
+    return torch.autocast(device_type=torch.device(device).type, dtype=DTYPES[precision])
+
+
+def matmul_rates(precisions, device="cpu", size: int = 1024, reps: int = 5) -> dict[str, float]:
+    """Measured FLOP/s of a (size x size) @ (size x size) matmul in each of ``precisions``:
+    the best of ``reps`` runs, the precisions interleaved so that a busy spell of the
+    machine hits them all. A precision already more than 50x slower than fp32 on a small
+    probe matmul is not run at full size (its probe rate is reported)."""
+    precisions = list(dict.fromkeys(["fp32", *precisions]))
+    probe = {p: _best_time(p, device, 128, reps=3) for p in precisions}
+    full = [p for p in precisions if probe[p] <= 50 * probe["fp32"]]
+    mats = {p: torch.randn(size, size, device=device).to(DTYPES[p]) for p in full}
+    best = dict.fromkeys(full, float("inf"))
+    for p in full:
+        _sync(device, mats[p] @ mats[p])  # warm-up (kernel choice, JIT)
+    for _ in range(reps):
+        for p in full:
+            t0 = time.perf_counter()
+            _sync(device, mats[p] @ mats[p])
+            best[p] = min(best[p], time.perf_counter() - t0)
+    rates = {p: 2 * 128**3 / probe[p] for p in precisions}
+    rates.update({p: 2 * size**3 / best[p] for p in full})
+    return rates
+
+
+def _best_time(precision: str, device, size: int, reps: int) -> float:
+    a = torch.randn(size, size, device=device).to(DTYPES[precision])
+    _sync(device, a @ a)
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        _sync(device, a @ a)
+        best = min(best, time.perf_counter() - t0)
+    return max(best, 1e-9)
+
+
+def _sync(device, _result) -> None:
+    if torch.device(device).type == "cuda":
+        torch.cuda.synchronize()
+
+
+def supported(precision: str, device) -> bool:
+    """Whether ``precision`` can run on ``device`` at all (bf16 on old GPUs cannot)."""
+    if torch.device(device).type == "cuda" and precision == "bf16":
+        return torch.cuda.is_bf16_supported()
+    return True
+
+
+def argmax_agreement(reference: list, other: list, lengths: list[int]) -> float:
+    """Share of the attention rows (every layer, head and real token of every input) whose
+    argmax in ``other`` is that of ``reference``; both are per-layer (B, H, N, N) tensors of
+    one padded batch and ``lengths`` the inputs' real lengths."""
+    agree = total = 0
+    for ref, oth in zip(reference, other, strict=True):
+        same = ref.float().argmax(-1) == oth.float().argmax(-1)  # (B, H, N)
+        for b, n in enumerate(lengths):
+            agree += int(same[b, :, :n].sum())
+            total += same.shape[1] * n
+    return agree / total if total else 1.0
+
+
+def choose_precision(requested: str, run_batch, lengths: list[int], device) -> dict:
+    """The precision to extract with, and why: ``{"requested", "used", "matmul_rate",
+    "forward_s", "agreement", "reason"}``. ``run_batch(precision)`` runs the model on the
+    calibration batch and returns its per-layer attentions; ``lengths``: that batch's.
+    An explicit bf16/fp16 is used as asked, its agreement recorded all the same."""
+    check_precision(requested)
+    candidates = ["bf16", "fp16"] if requested == "auto" else [requested]
+    candidates = [p for p in candidates if p != "fp32" and supported(p, device)]
+    info: dict = {"requested": requested, "forward_s": {}, "agreement": {}}
+    if not candidates:
+        return {**info, "used": "fp32", "reason": "fp32 requested" if requested == "fp32" else "no reduced precision"}
+    rates = info["matmul_rate"] = matmul_rates(candidates, device)
+    ref, info["forward_s"]["fp32"] = _timed(run_batch, "fp32")
+    best, reasons = "fp32", []
+    for p in candidates:
+        speedup = rates[p] / rates["fp32"]
+        if requested == "auto" and speedup < MIN_SPEEDUP:
+            reasons.append(f"{p}: matmul {speedup:.3g}x fp32 (< {MIN_SPEEDUP}x)")
+            continue
+        att, info["forward_s"][p] = _timed(run_batch, p)
+        info["agreement"][p] = agree = argmax_agreement(ref, att, lengths)
+        reasons.append(f"{p}: matmul {speedup:.3g}x fp32, argmax agreement {agree:.4%}")
+        if requested != "auto" or (agree >= MIN_AGREEMENT and (best == "fp32" or rates[p] > rates[best])):
+            best = p
+    return {**info, "used": best, "reason": "; ".join(reasons)}
+
+
+def _timed(run_batch, precision: str) -> tuple[list, float]:
+    """The attentions of ``run_batch(precision)`` and its time (recorded, not decided on)."""
+    t0 = time.perf_counter()
+    att = run_batch(precision)
+    return att, time.perf_counter() - t0

@@ -1,0 +1,167 @@
+# Tutek & Snajder 2020, "Staying True to Your Word": the BiLSTM attention classifier of the
+# explanation rules and four variants that tie each hidden state to its input word (CONCAT,
+# RESIDUAL, TYING, MLM), on the same SST-2 subset, vocabulary and GloVe initialisation;
+# permutation, model-based adversary, single-token inputs, erasure and rank agreement.
+
+STAYING_TRUE_CATEGORY = "Attention as explanation (Tutek & Snajder)"
+
+
+rule staying_true_models:
+    """Train the base BiLSTM attention classifier and its CONCAT / RESIDUAL / TYING / MLM variants on SST-2; dev accuracy, weight, time."""
+    input:
+        GLUE_RAW,
+    output:
+        model="resources/explanation/{model}/staying_true_models.pt",
+        table=table("staying_true_models"),
+    log:
+        rule_log("staying_true_models"),
+    benchmark:
+        rule_benchmark("staying_true_models")
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    params:
+        task=config["explanation"]["task"],
+        n_train=config["explanation"]["n_train"],
+        n_dev=config["explanation"]["n_dev"],
+        epochs=config["explanation"]["epochs"],
+        batch_size=config["explanation"]["batch_size"],
+        lr=config["explanation"]["lr"],
+        attention_dim=config["explanation"]["attention_dim"],
+        seed=config["explanation"]["seed"],
+        models=config["staying_true"]["models"],
+        hidden=config["staying_true"]["hidden"],
+        tying_weight=config["staying_true"]["tying_weight"],
+        mlm_weight=config["staying_true"]["mlm_weight"],
+        mlm_mask_prob=config["staying_true"]["mlm_mask_prob"],
+    script:
+        "../scripts/staying_true_models.py"
+
+
+rule staying_true_permutation:
+    """Permute each model's attention (seeded, n_permutations per instance): median output change and accuracy under permutation."""
+    input:
+        model=rules.staying_true_models.output.model,
+        glue=GLUE_RAW,
+    output:
+        table=table("staying_true_permutation"),
+        summary=table("staying_true_permutation", "summary"),
+        figure=figure("staying_true_permutation", category=STAYING_TRUE_CATEGORY),
+    log:
+        rule_log("staying_true_permutation"),
+    benchmark:
+        rule_benchmark("staying_true_permutation")
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        task=config["explanation"]["task"],
+        n_explain=config["staying_true"]["n_explain"],
+        n_permutations=config["staying_true"]["n_permutations"],
+        seed=config["explanation"]["seed"],
+    script:
+        "../scripts/staying_true_permutation.py"
+
+
+rule staying_true_adversary:
+    """Model-based adversary (Wiegreffe & Pinter 2019) per model and trade-off weight: JSD reached vs TVD paid."""
+    input:
+        model=rules.staying_true_models.output.model,
+        glue=GLUE_RAW,
+    output:
+        table=table("staying_true_adversary"),
+        figure=figure("staying_true_adversary", category=STAYING_TRUE_CATEGORY),
+    log:
+        rule_log("staying_true_adversary"),
+    benchmark:
+        rule_benchmark("staying_true_adversary")
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    params:
+        task=config["explanation"]["task"],
+        n_train=config["explanation"]["n_train"],
+        n_explain=config["staying_true"]["n_explain"],
+        seed=config["explanation"]["seed"],
+        batch_size=config["explanation"]["batch_size"],
+        adversary=config["staying_true"]["adversary"],
+    script:
+        "../scripts/staying_true_adversary.py"
+
+
+rule staying_true_single_token:
+    """Each token alone through each model: spread of the outputs and Kendall tau with the attention."""
+    input:
+        model=rules.staying_true_models.output.model,
+        glue=GLUE_RAW,
+    output:
+        table=table("staying_true_single_token"),
+        summary=table("staying_true_single_token", "summary"),
+        figure=figure("staying_true_single_token", category=STAYING_TRUE_CATEGORY),
+    log:
+        rule_log("staying_true_single_token"),
+    benchmark:
+        rule_benchmark("staying_true_single_token")
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        task=config["explanation"]["task"],
+        n_explain=config["staying_true"]["n_explain"],
+    script:
+        "../scripts/staying_true_single_token.py"
+
+
+rule staying_true_erasure:
+    """The erasure (Serrano & Smith 2019) and rank-agreement (Jain & Wallace 2019) tests on every model: one summary row each."""
+    input:
+        model=rules.staying_true_models.output.model,
+        glue=GLUE_RAW,
+    output:
+        table=table("staying_true_erasure"),
+    log:
+        rule_log("staying_true_erasure"),
+    benchmark:
+        rule_benchmark("staying_true_erasure")
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        task=config["explanation"]["task"],
+        n_explain=config["staying_true"]["n_explain"],
+        seed=config["explanation"]["seed"],
+    script:
+        "../scripts/staying_true_erasure.py"
+
+
+rule staying_true:
+    """Tutek & Snajder 2020 for every model: the regularised classifiers' accuracy, permutation,
+    model-based adversary, single-token inputs, erasure and rank agreement."""
+    input:
+        per_model(
+            rules.staying_true_models.output.table,
+            rules.staying_true_permutation.output.table,
+            rules.staying_true_permutation.output.summary,
+            rules.staying_true_permutation.output.figure,
+            rules.staying_true_adversary.output.table,
+            rules.staying_true_adversary.output.figure,
+            rules.staying_true_single_token.output.table,
+            rules.staying_true_single_token.output.summary,
+            rules.staying_true_single_token.output.figure,
+            rules.staying_true_erasure.output.table,
+        ),

@@ -1,0 +1,23 @@
+import pandas as pd
+import torch
+
+from analysis.core.extraction_benchmark import run_benchmark
+from analysis.core.inputs import read_jsonl
+from analysis.core.models import load_model, load_tokenizer
+from analysis.shared.rule_io import setup_logging, write_table
+
+log = setup_logging(snakemake)
+torch.set_num_threads(snakemake.threads)
+p = snakemake.params
+parts = []
+for spec, path in zip(p.specs, snakemake.input):
+    records = read_jsonl(path)[: p.n_segments]
+    log.info("%s: %d segments of %s, %d threads", spec, len(records), path, snakemake.threads)
+    table = run_benchmark(
+        load_model(spec), load_tokenizer(spec), records, p.max_len, p.batch_size, p.precisions, p.segment_ids
+    )
+    table.insert(0, "model", spec)
+    table.insert(1, "threads", snakemake.threads)
+    log.info("\n%s", table.to_string())
+    parts.append(table)
+write_table(pd.concat(parts, ignore_index=True), snakemake.output[0])

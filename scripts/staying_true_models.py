@@ -1,0 +1,35 @@
+from pathlib import Path
+
+import pandas as pd
+import torch
+
+from analysis.explanation.sst2 import read_sst2
+from analysis.explanation.staying_true import StayingTrueConfig, train_variants
+from analysis.shared.rule_io import setup_logging, write_table
+
+log = setup_logging(snakemake)
+torch.set_num_threads(snakemake.threads)
+p = snakemake.params
+raw_dir = Path(snakemake.input[0]).parent
+# the explanation rules' SST-2 subset (same task, size and seed as attn_classifiers)
+train, train_counts = read_sst2(raw_dir, "train", p.n_train, p.seed, task=p.task)
+dev, dev_counts = read_sst2(raw_dir, "dev", p.n_dev, p.seed, task=p.task)
+log.info("train %s; dev %s", train_counts, dev_counts)
+cfg = StayingTrueConfig(
+    epochs=p.epochs,
+    batch_size=p.batch_size,
+    lr=p.lr,
+    seed=p.seed,
+    hidden=p.hidden,
+    d_att=p.attention_dim,
+    tying_weight=p.tying_weight,
+    mlm_weight=p.mlm_weight,
+    mlm_mask_prob=p.mlm_mask_prob,
+)
+bundle, rows = train_variants(p.models, train, dev, cfg)
+out = Path(snakemake.output.model)
+out.parent.mkdir(parents=True, exist_ok=True)
+tmp = out.with_suffix(".tmp")
+torch.save(bundle, tmp)
+tmp.replace(out)
+write_table(pd.DataFrame(rows), snakemake.output.table)

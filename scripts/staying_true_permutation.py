@@ -1,0 +1,15 @@
+import torch
+
+from analysis.explanation.staying_true_plots import plot_staying_true_permutation
+from analysis.explanation.staying_true_tests import models_under_test, permutation_summary, run_staying_true_permutation
+from analysis.shared.rule_io import save_figure, setup_logging, write_table
+
+setup_logging(snakemake)
+torch.set_num_threads(snakemake.threads)
+p = snakemake.params
+models = models_under_test(snakemake.input.model, snakemake.input.glue, p.task, p.n_explain)
+df = run_staying_true_permutation(models, p.n_permutations, p.seed)
+summary = permutation_summary(df)
+write_table(df, snakemake.output.table)
+write_table(summary, snakemake.output.summary)
+save_figure(plot_staying_true_permutation(df, summary, snakemake.wildcards.model), snakemake.output.figure)

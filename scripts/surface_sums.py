@@ -1,0 +1,25 @@
+from analysis.clark.surface_sums import shard_sums, write_sums
+from analysis.core.storage import Shard
+from analysis.shared.rule_io import setup_logging, use_threads
+
+log = setup_logging(snakemake)
+use_threads(snakemake)
+p = snakemake.params
+shard = Shard(snakemake.input.shard)
+first = sum(len(Shard(j)) for j in snakemake.input.earlier)  # global index of the shard's first segment
+js_segments = None if p.js_segments is None else int(p.js_segments)
+arrays, meta = shard_sums(shard, first, js_segments, float(p.smoothing_eps), p.segment, int(p.window))
+meta.update(
+    first_index=first,
+    smoothing_eps=float(p.smoothing_eps),
+    header={k: shard.header.get(k) for k in ("model", "cls_token", "sep_token", "n_layers", "n_heads")},
+    counts=shard.header.get("counts", {}),
+)
+write_sums(arrays, meta, snakemake.output.sums, snakemake.output.meta)
+log.info(
+    "shard %s: %d segments from index %d; %d in the head distances",
+    snakemake.wildcards.shard,
+    meta["examples"],
+    first,
+    meta["js_segments"],
+)
