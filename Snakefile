@@ -51,6 +51,7 @@ include: "rules/explanation.smk"
 include: "rules/staying_true.smk"
 include: "rules/beyond_papers.smk"
 include: "rules/benchmark.smk"  # not in rule all: snakemake benchmark
+include: "rules/overview.smk"  # last: the scorecard reads the tables of every section above
 
 
 # Every figure and table of every paper section, for every configured model. (No docstring:
@@ -68,3 +69,4 @@ rule all:
         rules.explanation.input,
         rules.staying_true.input,
         rules.beyond_papers.input,
+        rules.overview.input,

@@ -8,6 +8,7 @@
 #   logs/{model}/<rule>[.<part>...].log, benchmarks/{model}/<rule>[.<part>...].tsv
 # so the rule (and scripts/<rule>.py) behind any file is found from its name.
 
+import glob
 import os
 import re
 
@@ -138,3 +139,52 @@ def surface_sums(wildcards):
 def per_model(*outputs, **wildcards):
     """Expand output patterns (e.g. ``rules.X.output.figure``) over every configured model."""
     return expand(list(outputs), model=list(MODELS), **wildcards)
+
+
+# The claim scorecard and the comparison (rules/overview.smk): which tables the claims of
+# config/paper_claims.yaml read, and which of them this workflow makes.
+CLAIMS_FILE = config["overview"]["claims"]
+with open(CLAIMS_FILE) as f:
+    CLAIM_TABLES = sorted(
+        {
+            spec["table"]
+            for claim in yaml.safe_load(f)["claims"]
+            for check in (claim["check"], claim.get("applies_if") or {})
+            for spec in ([check["value"]] if "value" in check else check.get("greater", []))
+        }
+    )
+SECTIONS = sorted(
+    os.path.basename(p)[: -len(".smk")] for p in glob.glob(os.path.join(workflow.basedir, "rules", "*.smk"))
+)
+_SECTION_TARGETS = []
+
+
+def section_targets():
+    """Every file the paper sections' aggregate rules ask for (every model): the tables a claim
+    can read. Computed on first use, when every rule is defined."""
+    if not _SECTION_TARGETS:
+        for name in SECTIONS:
+            if name not in ("common", "spine", "overview") and rules.has(name):
+                _SECTION_TARGETS.extend(str(f) for f in getattr(rules, name).input)
+    return set(_SECTION_TARGETS)
+
+
+def scorecard_rules_left_out():
+    chosen = config["overview"]["scorecard_rules"]
+    return [] if chosen is None else sorted({t.split(".")[0] for t in CLAIM_TABLES} - set(chosen))
+
+
+def scorecard_tables(wildcards):
+    """The claims' tables this workflow makes for the model, of the rules chosen in
+    overview.scorecard_rules (null: all); claims on any other table are 'not run'."""
+    left_out = set(scorecard_rules_left_out())
+    paths = {stem: f"results/{wildcards.model}/tables/{stem}.csv" for stem in CLAIM_TABLES}
+    return [p for stem, p in paths.items() if stem.split(".")[0] not in left_out and p in section_targets()]
+
+
+def compare_figure(panel):
+    return report(
+        f"results/compare/figures/compare.{panel}.png",
+        caption=f"../report/compare.{panel}.rst",
+        category="Models side by side",
+    )

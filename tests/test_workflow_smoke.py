@@ -152,6 +152,22 @@ def test_analysis_tables_are_sane(smoke_run):
     assert shares["extrapolated"].all() and (shares["labels_from"] == "all-MiniLM-L6-v2").all()
 
 
+def test_scorecard_and_explorer(smoke_run):
+    """Every claim gets a verdict from the smoke tables; the explorer page embeds the maps."""
+    work = smoke_run[0]
+    card = pd.read_csv(work / "results" / MODEL / "tables" / "scorecard.csv")
+    claims = yaml.safe_load((work / "config" / "paper_claims.yaml").read_text())["claims"]
+    assert card["id"].tolist() == [c["id"] for c in claims]
+    assert set(card["verdict"]) <= {"holds", "does not hold", "not applicable", "not run"}
+    ran = card[card["verdict"].isin(["holds", "does not hold"])]
+    assert len(ran) >= 25 and ran["our_value"].notna().all()
+    # "not run" only for tables no rule of this workflow makes
+    assert card.loc[card["verdict"] == "not run", "reason"].str.contains("not produced").all()
+    page = (work / "results" / MODEL / "explorer.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and '"n_layers":2,"n_heads":4' in page
+    assert "<script src" not in page and "<link" not in page  # self-contained
+
+
 def test_rerun_gives_identical_tables(smoke_run):
     work = smoke_run[0]
     table = work / "results" / MODEL / "tables" / "special_tokens.csv"
@@ -184,15 +200,22 @@ def test_every_output_name_starts_with_its_rule(smoke_run):
 WIKI_READERS = {"extract_attention", "surface_sums", "relative_position", "special_tokens", "sep_attention", "entropy"}
 WIKI_READERS |= {"head_clusters"}
 DEP_READERS = {"extract_attention", "probes_train", "probes"}
+OVERVIEW = {"explorer_maps", "explorer", "scorecard"}
 
 
 @pytest.mark.parametrize(
     "change, reruns",
     [
-        ({"explanation": {"n_permutations": 7}}, {"permutation"}),
-        ({"clark_sec5": {"probes": {"paper_uas": {"attention-only": 60}}}}, {"probes"}),
-        ({"surface": {"example_window": 30}}, {"example_heads"} | WIKI_READERS),
-        ({"dependency": {"relations": ["nsubj", "det"]}}, {"dep_heads", "dobj_head_example"} | DEP_READERS),
+        # scorecard re-reads the tables its claims name, explorer the sec. 3 tables and dep_heads.full;
+        # explorer_maps reads the wiki maps (so a change that re-extracts them reruns it too)
+        ({"explanation": {"n_permutations": 7}}, {"permutation", "scorecard"}),
+        ({"clark_sec5": {"probes": {"paper_uas": {"attention-only": 60}}}}, {"probes", "scorecard"}),
+        ({"surface": {"example_window": 30}}, {"example_heads"} | WIKI_READERS | OVERVIEW),
+        (
+            {"dependency": {"relations": ["nsubj", "det"]}},
+            {"dep_heads", "dobj_head_example"} | DEP_READERS | {"scorecard", "explorer"},
+        ),
+        ({"overview": {"explorer": {"n_examples": 2}}}, {"example_heads"} | WIKI_READERS | OVERVIEW),
     ],
 )
 def test_a_value_reruns_only_the_rules_that_use_it(smoke_run, change, reruns, tmp_path):

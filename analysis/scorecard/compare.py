@@ -1,0 +1,127 @@
+"""Several models side by side: tables stacked with a ``model`` column, and one figure per panel.
+Depth is relative (layer / number of layers) so models of different depth share an axis."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analysis.shared.plots import new_figure
+
+CLAIM_VERDICT_ORDER = ("holds", "does not hold", "not applicable", "not run")
+
+
+def stack(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """{model: table} -> one table with a leading ``model`` column (and relative depth)."""
+    out = []
+    for model, t in tables.items():
+        t = t.copy()
+        if "layer" in t.columns and pd.api.types.is_numeric_dtype(t["layer"]):
+            t["relative_depth"] = t["layer"] / t["layer"].max()
+        out.append(t.assign(model=model))
+    stacked = pd.concat(out, ignore_index=True)
+    return stacked[["model", *[c for c in stacked.columns if c != "model"]]]
+
+
+def best_per_relation(dep: pd.DataFrame) -> pd.DataFrame:
+    """Per model and relation: the best head's accuracy (either direction) and the best offset's."""
+    keep = dep[~dep["relation"].str.startswith("All (")]
+    grouped = keep.groupby(["model", "relation"], sort=False)
+    return grouped.agg(
+        accuracy=("accuracy", "max"), baseline_accuracy=("baseline_accuracy", "max"), n=("n", "max")
+    ).reset_index()
+
+
+COREF_SYSTEMS = {
+    "best_head": "best head",
+    "best_head_2fold": "best head, 2-fold",
+    "nearest": "nearest mention",
+    "same_head": "same head word",
+    "rule_based": "rule-based sieve",
+}
+
+
+def coref_systems(coref: pd.DataFrame) -> pd.DataFrame:
+    """Stacked coref_heads tables -> all-mention accuracy per model and system, with one label
+    per system across models (the best head's own label names its head, which differs)."""
+    t = coref[coref["mention_type"] == "all"][["model", "system", "label", "accuracy", "n"]]
+    return t.assign(head=t["label"], label=t["system"].map(COREF_SYSTEMS).fillna(t["system"]))
+
+
+def _by_depth(table: pd.DataFrame, columns: list[str], ylabels: list[str], title: str):
+    fig, axes = new_figure(3.0 * len(columns), 2.6, ncols=len(columns), squeeze=False)
+    for ax, col, ylabel in zip(axes[0], columns, ylabels):
+        for i, (model, t) in enumerate(table.groupby("model", sort=False)):
+            ax.plot(t["relative_depth"], t[col], marker="o", ms=3, lw=1.4, color=f"C{i}", label=model)
+        ax.set_xlabel("relative depth (layer / layers)")
+        ax.set_ylabel(ylabel)
+        ax.set_xlim(0, 1.02)
+    axes[0][0].legend(fontsize=6, loc="best")
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_compare_special_tokens(table: pd.DataFrame):
+    """Mean attention to [CLS], [SEP] and ". ," per layer, one line per model (Clark Fig. 2)."""
+    labels = ["attention to [CLS]-like", "attention to [SEP]-like", 'attention to "." or ","']
+    return _by_depth(table, ["cls", "sep", "punct"], labels, "Attention to special tokens by relative depth")
+
+
+def plot_compare_entropy(table: pd.DataFrame):
+    """Mean entropy per layer (all tokens; from [CLS]) over the uniform entropy, per model (Fig. 4)."""
+    t = table.assign(
+        ratio=table["entropy"] / table["uniform_entropy"], ratio_cls=table["entropy_cls"] / table["uniform_entropy_cls"]
+    )
+    labels = ["entropy / uniform entropy", "entropy from [CLS] / uniform"]
+    return _by_depth(t, ["ratio", "ratio_cls"], labels, "Attention entropy by relative depth (1 = uniform)")
+
+
+def _grouped_bars(ax, table: pd.DataFrame, category: str, value: str, marker: str | None = None):
+    cats = list(dict.fromkeys(table[category]))
+    models = list(dict.fromkeys(table["model"]))
+    width = 0.8 / len(models)
+    for i, model in enumerate(models):
+        t = table[table["model"] == model].set_index(category).reindex(cats)
+        x = np.arange(len(cats)) + (i - (len(models) - 1) / 2) * width
+        ax.bar(x, t[value], width, color=f"C{i}", label=model)
+        if marker:
+            ax.scatter(x, t[marker], marker="_", s=60, color="black", zorder=3, label="best offset" if i == 0 else None)
+    ax.set_xticks(np.arange(len(cats)), cats, rotation=45, ha="right")
+    ax.legend(fontsize=6)
+
+
+def plot_compare_dep_heads(table: pd.DataFrame, corpus: str):
+    """Best head's accuracy per relation, one bar per model; black tick = that model's best offset."""
+    fig, ax = new_figure(max(5.0, 0.35 * table["relation"].nunique() * table["model"].nunique() ** 0.5), 2.8)
+    _grouped_bars(ax, table, "relation", "accuracy", marker="baseline_accuracy")
+    ax.set_xlabel("relation")
+    ax.set_ylabel("accuracy of the best head")
+    ax.set_title(f"Best head per relation ({corpus}; Clark Table 1)")
+    return fig
+
+
+def plot_compare_coref(table: pd.DataFrame):
+    """Antecedent accuracy (all mentions) of the best head and the three baselines, per model."""
+    fig, ax = new_figure(4.5, 2.8)
+    _grouped_bars(ax, table, "label", "accuracy")
+    ax.set_xlabel("system")
+    ax.set_ylabel("antecedent accuracy (all mentions)")
+    ax.set_title("Coreference: best head vs baselines (Clark Table 2)")
+    return fig
+
+
+def plot_compare_probes(table: pd.DataFrame):
+    """UAS of each probe and baseline, per model (Clark Table 3)."""
+    fig, ax = new_figure(4.5, 2.8)
+    _grouped_bars(ax, table, "probe", "uas")
+    ax.set_xlabel("probe")
+    ax.set_ylabel("UAS (dev, no punctuation)")
+    ax.set_title("Attention probes (Clark Table 3)")
+    return fig
+
+
+def scorecard_matrix(card: pd.DataFrame) -> pd.DataFrame:
+    """Stacked scorecards -> claims x models table of verdicts (claims in file order)."""
+    matrix = card.pivot(index="id", columns="model", values="verdict")
+    return matrix.reindex(index=list(dict.fromkeys(card["id"])), columns=list(dict.fromkeys(card["model"])))

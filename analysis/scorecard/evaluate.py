@@ -1,0 +1,186 @@
+"""Evaluate the machine-checkable claims of config/paper_claims.yaml on one model's tables.
+
+A claim's ``check`` is made of *values*: a value selects rows of one table (``where``), optionally
+averages them per group (``group_by``), and reduces one column (or a pandas expression of
+columns) with ``agg``. A check compares one value with a threshold (``value``/``op``/``threshold``)
+or requires values in strictly decreasing order (``greater: [v1, v2, ...]``), optionally once per
+level of a column (``per``: every level must hold). ``query`` (a pandas query) selects rows by
+conditions between columns. ``applies_if`` (same form as a check, plus
+``reason``) makes a claim ``not applicable`` where its premise fails (e.g. no [SEP] sink).
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+VERDICTS = ("holds", "does not hold", "not applicable", "not run")
+OPS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq}
+AGGS = ("max", "min", "mean", "median", "sum", "count", "first")
+
+
+class NoRows(ValueError):
+    """A value's ``where`` matched no row of its table."""
+
+
+@dataclass
+class Outcome:
+    verdict: str
+    our_value: str = ""
+    reason: str = ""
+
+
+def with_depth(df: pd.DataFrame) -> pd.DataFrame:
+    """Add ``relative_depth`` (layer / number of layers) and ``layers_from_end`` (0 = last layer)
+    to a table with a 1-indexed ``layer`` column, so claims about "early" or "the last two
+    layers" read the same for models of any depth."""
+    if "layer" not in df.columns:
+        return df
+    layer = pd.to_numeric(df["layer"], errors="coerce")
+    n_layers = layer.max()
+    return df.assign(relative_depth=layer / n_layers, layers_from_end=n_layers - layer)
+
+
+def _match(column: pd.Series, condition) -> pd.Series:
+    if isinstance(condition, dict):
+        mask = pd.Series(True, index=column.index)
+        for op, bound in condition.items():
+            if op == "in":
+                mask &= column.isin(bound)
+            elif op == "not in":
+                mask &= ~column.isin(bound)
+            elif op == "!=":
+                mask &= column != bound
+            else:
+                mask &= OPS[op](pd.to_numeric(column, errors="coerce"), bound)
+        return mask
+    if isinstance(condition, list):
+        return column.isin(condition)
+    if isinstance(condition, (int, float)) and not isinstance(condition, bool):
+        return pd.to_numeric(column, errors="coerce") == condition
+    return column.astype(str) == str(condition)
+
+
+def select(df: pd.DataFrame, where: dict | None) -> pd.DataFrame:
+    mask = pd.Series(True, index=df.index)
+    for col, condition in (where or {}).items():
+        if col not in df.columns:
+            raise KeyError(f"column {col!r} not in table (columns: {', '.join(df.columns)})")
+        mask &= _match(df[col], condition)
+    return df[mask]
+
+
+def column_values(df: pd.DataFrame, column: str) -> pd.Series:
+    """A column, or a pandas expression of columns (e.g. ``entropy / uniform_entropy``)."""
+    if column in df.columns:
+        return df[column]
+    return df.eval(column)
+
+
+def reduce(df: pd.DataFrame, column: str, agg: str):
+    """``agg`` of ``column`` over the rows; ``argmax:<col>`` / ``argmin:<col>`` give ``<col>`` of
+    the row where ``column`` is largest / smallest (the first such row)."""
+    values = column_values(df, column)
+    values = values if agg == "first" else pd.to_numeric(values, errors="coerce")
+    if agg.startswith(("argmax:", "argmin:")):
+        kind, of = agg.split(":", 1)
+        at = values.idxmax() if kind == "argmax" else values.idxmin()
+        return df.loc[at, of]
+    if agg == "count":
+        return int(len(df))
+    if agg not in AGGS:
+        raise ValueError(f"unknown agg {agg!r}; known: {AGGS} and argmax:<col>, argmin:<col>")
+    return values.iloc[0] if agg == "first" else float(getattr(values, agg)())
+
+
+def value(spec: dict, tables: dict[str, pd.DataFrame], extra_where: dict | None = None):
+    """One value of a check (see the module docstring)."""
+    df = select(tables[spec["table"]], {**spec.get("where", {}), **(extra_where or {})})
+    if spec.get("query"):  # conditions between columns, e.g. "layer_a == layer_b"
+        df = df.query(spec["query"])
+    if df.empty and spec.get("agg") == "count":
+        return 0
+    if df.empty:
+        raise NoRows(f"no row of {spec['table']} matches { ({**spec.get('where', {}), **(extra_where or {})}) }")
+    if spec.get("group_by"):
+        keys = list(spec["group_by"])
+        col = spec["column"]
+        grouped = df.assign(_v=pd.to_numeric(column_values(df, col), errors="coerce"))
+        df = grouped.groupby(keys, as_index=False)["_v"].agg(spec.get("group_agg", "mean"))
+        df = with_depth(df.rename(columns={"_v": col})) if "layer" in keys else df.rename(columns={"_v": col})
+    return reduce(df, spec["column"], spec.get("agg", "first"))
+
+
+def fmt(x) -> str:
+    if isinstance(x, (float, np.floating)):
+        return f"{x:.3g}"
+    if isinstance(x, (np.integer,)):
+        return str(int(x))
+    return str(x)
+
+
+def _levels(check: dict, tables) -> list:
+    spec = check["value"] if "value" in check else check["greater"][0]
+    df = select(tables[spec["table"]], spec.get("where"))
+    return list(dict.fromkeys(df[check["per"]].tolist()))
+
+
+def _check_once(check: dict, tables, extra_where=None) -> tuple[bool, str]:
+    if "value" in check:
+        v = value(check["value"], tables, extra_where)
+        ok = bool(OPS[check["op"]](v, check["threshold"]))
+        return ok, fmt(v)
+    values = [value(spec, tables, extra_where) for spec in check["greater"]]
+    margin = check.get("margin", 0.0)
+    ok = all(a > b + margin for a, b in zip(values, values[1:]))
+    return ok, " > ".join(fmt(v) for v in values) if ok else " vs ".join(fmt(v) for v in values)
+
+
+def run_check(check: dict, tables) -> tuple[bool, str]:
+    """(holds, our value as text); with ``per``, every level must hold."""
+    if not check.get("per"):
+        return _check_once(check, tables)
+    results = [(level, *_check_once(check, tables, {check["per"]: level})) for level in _levels(check, tables)]
+    if not results:
+        raise NoRows(f"no level of {check['per']!r}")
+    return all(ok for _, ok, _ in results), "; ".join(f"{lvl}: {text}" for lvl, _, text in results)
+
+
+def tables_read(claim: dict) -> list[str]:
+    """Every table stem a claim reads (its check and its premise)."""
+    specs = []
+    for check in (claim["check"], claim.get("applies_if") or {}):
+        specs += [check["value"]] if "value" in check else list(check.get("greater", []))
+    return list(dict.fromkeys(s["table"] for s in specs))
+
+
+def load_tables(stems, table_dir: Path) -> dict[str, pd.DataFrame]:
+    """The tables that exist under ``table_dir`` (``<stem>.csv``), with depth columns added."""
+    out = {}
+    for stem in stems:
+        path = Path(table_dir) / f"{stem}.csv"
+        if path.exists():
+            out[stem] = with_depth(pd.read_csv(path))
+    return out
+
+
+def evaluate_claim(claim: dict, tables: dict[str, pd.DataFrame], not_selected: set[str] = frozenset()) -> Outcome:
+    """The verdict of one claim on one model's tables."""
+    missing = [t for t in tables_read(claim) if t not in tables]
+    if missing:
+        why = "not selected (scorecard.rules)" if {m.split(".")[0] for m in missing} & not_selected else "not produced"
+        return Outcome("not run", reason=f"table {', '.join(missing)} {why}")
+    premise = claim.get("applies_if")
+    try:
+        if premise:
+            ok, text = run_check(premise, tables)
+            if not ok:
+                return Outcome("not applicable", reason=f"{premise['reason']} (measured: {text})")
+        ok, text = run_check(claim["check"], tables)
+    except NoRows as e:
+        return Outcome("not applicable", reason=str(e))
+    return Outcome("holds" if ok else "does not hold", our_value=text)

@@ -1,0 +1,106 @@
+"""The scorecard as a figure, an HTML page (report) and a Markdown fragment (README)."""
+
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+
+from analysis.shared.plots import new_figure
+
+VERDICT_COLOURS = {
+    "holds": "#1a9850",
+    "does not hold": "#d73027",
+    "not applicable": "#9e9e9e",
+    "not run": "#ffffff",
+}
+VERDICT_MARKS = {"holds": "yes", "does not hold": "no", "not applicable": "n/a", "not run": "-"}
+
+
+def verdict_counts(table: pd.DataFrame) -> dict[str, int]:
+    counts = table["verdict"].value_counts()
+    return {v: int(counts.get(v, 0)) for v in VERDICT_COLOURS}
+
+
+def plot_scorecard(matrix: pd.DataFrame, title: str):
+    """Claims (rows) x models (columns), each cell coloured by its verdict and marked in words
+    (yes / no / n/a / -), so it reads in grey print too. ``matrix``: index = claim ids,
+    columns = model slugs, values = verdicts."""
+    import matplotlib.patches as mpatches
+
+    n_rows, n_cols = matrix.shape
+    fig, ax = new_figure(3.2 + 1.3 * n_cols, 0.9 + 0.19 * n_rows, style="plain")
+    for j, model in enumerate(matrix.columns):
+        for i, verdict in enumerate(matrix[model]):
+            ax.add_patch(mpatches.Rectangle((j, i), 1, 1, facecolor=VERDICT_COLOURS[verdict], edgecolor="0.6", lw=0.5))
+            ink = "black" if verdict in ("not run", "not applicable") else "white"
+            ax.text(j + 0.5, i + 0.5, VERDICT_MARKS[verdict], ha="center", va="center", fontsize=6.5, color=ink)
+    ax.set_xlim(0, n_cols)
+    ax.set_ylim(n_rows, 0)
+    ax.set_xticks([j + 0.5 for j in range(n_cols)], matrix.columns, rotation=20, ha="right", fontsize=7)
+    ax.set_yticks([i + 0.5 for i in range(n_rows)], matrix.index, fontsize=6.5)
+    ax.xaxis.tick_top()
+    ax.set_xlabel("model")
+    ax.set_ylabel("claim (config/paper_claims.yaml)")
+    handles = [mpatches.Patch(facecolor=c, edgecolor="0.6", label=v) for v, c in VERDICT_COLOURS.items()]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=7, frameon=False)
+    ax.set_title(title, fontsize=8, pad=28)
+    return fig
+
+
+def scorecard_html(table: pd.DataFrame, model: str) -> str:
+    """A self-contained page: the counts, then every claim with both numbers and the verdict."""
+    counts = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items())
+    head = ["claim", "paper", "where", "paper's number", "ours", "verdict", "why / criterion", "table", "figure"]
+    rows = []
+    for r in table.itertuples():
+        why = r.reason if r.reason else r.criterion
+        cells = [
+            f"<b>{html.escape(r.id)}</b><br>{html.escape(r.claim)}",
+            r.paper,
+            r.where,
+            r.paper_value,
+            r.our_value,
+            r.verdict,
+            why,
+            r.tables,
+            r.figure,
+        ]
+        cells = [cells[0]] + [html.escape(str(c)) for c in cells[1:]]
+        colour = VERDICT_COLOURS[r.verdict]
+        ink = "#fff" if r.verdict in ("holds", "does not hold") else "#000"
+        cells[5] = f'<span style="background:{colour};color:{ink};padding:1px 4px">{cells[5]}</span>'
+        rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    style = (
+        "body{font:13px sans-serif;margin:12px}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:3px 5px;vertical-align:top}th{background:#eee}"
+    )
+    return (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Claim scorecard: {html.escape(model)}</title>"
+        f"<style>{style}</style></head><body><h2>Do the papers' findings hold for {html.escape(model)}?</h2>"
+        f"<p>{html.escape(counts)}. Claims and criteria: <code>config/paper_claims.yaml</code>; "
+        f"table: <code>results/{html.escape(model)}/tables/scorecard.csv</code>. "
+        "Our values are fractions (accuracy 0.796 = 79.6%); the papers' numbers are as printed there.</p>"
+        f"<table><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr>{''.join(rows)}</table></body></html>\n"
+    )
+
+
+def scorecard_markdown(table: pd.DataFrame, model: str) -> str:
+    """The README's findings summary: one line per claim, every number from the scorecard."""
+    counts = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items() if n)
+    lines = [
+        f"Claim scorecard of `{model}` (generated from `results/{model}/tables/scorecard.csv` by",
+        "`tools/scorecard_readme.py`; claims and criteria in `config/paper_claims.yaml`): " + counts + ".",
+        "Our values are fractions (accuracy 0.796 = 79.6%); the papers' numbers are as printed there.",
+        "",
+        "| claim | paper | paper's number | ours | verdict |",
+        "|---|---|---|---|---|",
+    ]
+    for r in table.itertuples():
+        ours = r.our_value or r.reason
+        lines.append(
+            f"| {r.claim} (`{r.id}`) | {r.paper}, {r.where} | {r.paper_value} | {ours} | **{r.verdict}** |".replace(
+                "\n", " "
+            )
+        )
+    return "\n".join(lines) + "\n"

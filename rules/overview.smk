@@ -1,0 +1,137 @@
+# What a reader looks at first: the claim scorecard (config/paper_claims.yaml evaluated on each
+# model's tables), the attention-map explorer, and (with several models) the models side by side.
+
+SCORECARD_CATEGORY = "0. Claim scorecard (start here)"  # the report lists categories sorted: this one first
+
+
+rule scorecard:
+    """Every claim of config/paper_claims.yaml on the model's tables: our value, the paper's,
+    the verdict (holds / does not hold / not applicable / not run) and why."""
+    input:
+        claims=CLAIMS_FILE,
+        tables=scorecard_tables,
+    output:
+        table=table("scorecard"),
+        figure=figure("scorecard", category=SCORECARD_CATEGORY),
+        page=report(
+            "results/{model}/scorecard.html",
+            caption="../report/scorecard.page.rst",
+            category=SCORECARD_CATEGORY,
+            subcategory="{model}",
+        ),
+        markdown="results/{model}/scorecard.md",
+    log:
+        rule_log("scorecard"),
+    benchmark:
+        rule_benchmark("scorecard")
+    conda:
+        CONDA_ENV
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    params:
+        rules_left_out=scorecard_rules_left_out(),
+    script:
+        "../scripts/scorecard.py"
+
+
+rule explorer_maps:
+    """The explorer's example maps, read from the shards as soon as they exist (so the shards can
+    be deleted): 8-bit codes, compressed, with their tokens (resources/explorer/<model>/)."""
+    input:
+        shards=attention_shards(config["overview"]["explorer"]["corpus"]),
+    output:
+        maps="resources/explorer/{model}/maps.json",
+    log:
+        rule_log("explorer_maps"),
+    benchmark:
+        rule_benchmark("explorer_maps")
+    priority: 50
+    conda:
+        CONDA_ENV
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    params:
+        n_examples=config["overview"]["explorer"]["n_examples"],
+        max_mb=config["overview"]["explorer"]["max_mb"],
+    script:
+        "../scripts/explorer_maps.py"
+
+
+rule explorer:
+    """results/<model>/explorer.html: a static page to browse example maps (any layer and head,
+    hover for the weight), every head's thumbnail, and each head's corpus-level numbers."""
+    input:
+        maps=rules.explorer_maps.output.maps,
+        relative_position=rules.relative_position.output.table,
+        special_tokens=rules.special_tokens.output.table,
+        entropy=rules.entropy.output.table,
+        dep_full=(
+            [table("dep_heads", "full", config["overview"]["explorer"]["dep_corpus"])]
+            if config["overview"]["explorer"]["dep_corpus"]
+            else []
+        ),
+    output:
+        page="results/{model}/explorer.html",
+    log:
+        rule_log("explorer"),
+    benchmark:
+        rule_benchmark("explorer")
+    conda:
+        CONDA_ENV
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    params:
+        min_count=config["dependency"]["min_count"],
+    script:
+        "../scripts/explorer.py"
+
+
+COMPARE_PANELS = config["overview"]["compare"]["panels"]
+COMPARE_INPUTS = {
+    "special_tokens": [table("special_tokens", "by_layer")],
+    "entropy": [table("entropy", "by_layer")],
+    "dep_heads": [table("dep_heads", config["overview"]["compare"]["dep_corpus"])],
+    "coref": [table("coref_heads")],
+    "probes": [table("probes")],
+    "scorecard": [table("scorecard")],
+}
+
+
+rule compare:
+    """The configured models side by side: special tokens and entropy by relative depth,
+    best-head accuracy per relation, coreference head vs baselines, probe UAS, scorecard."""
+    input:
+        **{p: per_model(*COMPARE_INPUTS[p]) for p in COMPARE_PANELS},
+    output:
+        **{f"figure_{p}": compare_figure(p) for p in COMPARE_PANELS},
+        **{f"table_{p}": f"results/compare/tables/compare.{p}.csv" for p in COMPARE_PANELS},
+    log:
+        "logs/compare.log",
+    benchmark:
+        "benchmarks/compare.tsv"
+    conda:
+        CONDA_ENV
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    params:
+        models=list(MODELS),
+        panels=COMPARE_PANELS,
+    script:
+        "../scripts/compare.py"
+
+
+rule overview:
+    """The scorecard and the explorer of every model; with several models, the comparison."""
+    input:
+        per_model(
+            rules.scorecard.output.table,
+            rules.scorecard.output.figure,
+            rules.scorecard.output.page,
+            rules.scorecard.output.markdown,
+            rules.explorer.output.page,
+        ),
+        rules.compare.output if len(MODELS) > 1 else [],

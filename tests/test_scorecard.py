@@ -1,0 +1,240 @@
+"""The claim scorecard: claim checks on hand-made tables, the claims file itself, the pages."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.scorecard.claims import read_claims, scorecard
+from analysis.scorecard.compare import best_per_relation, scorecard_matrix, stack
+from analysis.scorecard.evaluate import evaluate_claim, tables_read, value, with_depth
+from analysis.scorecard.pages import scorecard_html, scorecard_markdown
+from conftest import ROOT
+
+BY_LAYER = with_depth(
+    pd.DataFrame(
+        {
+            "layer": [1, 2, 3, 4],
+            "cls": [0.6, 0.3, 0.1, 0.1],
+            "sep": [0.01, 0.6, 0.7, 0.1],
+            "punct": [0.0, 0.1, 0.2, 0.3],
+        }
+    )
+)
+SEP_SINK = {
+    "value": {"table": "by_layer", "column": "sep", "agg": "max"},
+    "op": ">=",
+    "threshold": 0.2,
+    "reason": "no [SEP] sink",
+}
+
+
+def claim(check, **kw):
+    return {
+        "id": "x",
+        "paper": "p",
+        "where": "w",
+        "claim": "c",
+        "paper_value": "1",
+        "criterion": "k",
+        "figure": "f",
+        "check": check,
+        **kw,
+    }
+
+
+def test_depth_columns_make_claims_depth_free():
+    assert BY_LAYER["relative_depth"].tolist() == [0.25, 0.5, 0.75, 1.0]
+    assert BY_LAYER["layers_from_end"].tolist() == [3, 2, 1, 0]
+
+
+def test_values_by_hand():
+    tables = {"by_layer": BY_LAYER}
+    assert value({"table": "by_layer", "column": "sep", "agg": "max"}, tables) == 0.7
+    # first half of the layers: (0.6 + 0.3) / 2
+    assert value(
+        {"table": "by_layer", "column": "cls", "where": {"relative_depth": {"<=": 0.5}}, "agg": "mean"}, tables
+    ) == pytest.approx(0.45)
+    assert value({"table": "by_layer", "column": "sep", "agg": "argmax:layer"}, tables) == 3
+    assert value({"table": "by_layer", "column": "cls - sep", "where": {"layer": 1}}, tables) == pytest.approx(0.59)
+    assert value({"table": "by_layer", "column": "cls", "query": "sep > cls", "agg": "count"}, tables) == 2
+    assert value({"table": "by_layer", "column": "cls", "query": "sep > 0.9", "agg": "count"}, tables) == 0
+
+
+def test_grouped_argmin_per_task():
+    change = pd.DataFrame(
+        {
+            "task": ["A"] * 6 + ["B"] * 6,
+            "layer": [1, 1, 2, 2, 3, 3] * 2,
+            "head": [1, 2] * 6,
+            # A: layer means 0.95, 0.9, 0.6 -> last layer; B: 0.5, 0.9, 0.95 -> first layer
+            "cosine": [1.0, 0.9, 0.9, 0.9, 0.7, 0.5, 0.5, 0.5, 0.9, 0.9, 0.9, 1.0],
+        }
+    )
+    check = {
+        "per": "task",
+        "value": {"table": "t", "column": "cosine", "group_by": ["layer"], "agg": "argmin:layers_from_end"},
+        "op": "<=",
+        "threshold": 1,
+    }
+    out = evaluate_claim(claim(check), {"t": with_depth(change)})
+    assert out.verdict == "does not hold"
+    assert out.our_value == "A: 0; B: 2"
+
+
+def test_verdicts():
+    tables = {"by_layer": BY_LAYER}
+    order = {
+        "greater": [
+            {"table": "by_layer", "column": "sep", "agg": "max"},
+            {"table": "by_layer", "column": "cls", "agg": "max"},
+        ]
+    }
+    assert evaluate_claim(claim(order), tables).verdict == "holds"
+    assert evaluate_claim(claim(order), tables).our_value == "0.7 > 0.6"
+    assert evaluate_claim(claim({**order, "margin": 0.2}), tables).verdict == "does not hold"
+    no_sink = {"by_layer": with_depth(BY_LAYER.assign(sep=0.05))}
+    out = evaluate_claim(claim(order, applies_if=SEP_SINK), no_sink)
+    assert (out.verdict, out.reason) == ("not applicable", "no [SEP] sink (measured: 0.05)")
+    assert evaluate_claim(claim(order), {}).verdict == "not run"
+    out = evaluate_claim(claim(order), {}, not_selected={"by_layer"})
+    assert "not selected" in out.reason
+    rows_missing = {"value": {"table": "by_layer", "column": "sep", "where": {"layer": 9}}, "op": ">", "threshold": 0}
+    assert evaluate_claim(claim(rows_missing), tables).verdict == "not applicable"
+
+
+def test_the_claims_file():
+    claims = read_claims(ROOT / "config" / "paper_claims.yaml")
+    assert len(claims) >= 30
+    papers = {c["paper"].split(" et al")[0].split(" 20")[0] for c in claims}
+    assert {"Clark", "Kovaleva", "Serrano & Smith", "Jain & Wallace"} <= papers
+    for c in claims:
+        assert tables_read(c), c["id"]
+    # with no table at all every claim is "not run", with its table named
+    card = scorecard(claims, {})
+    assert set(card["verdict"]) == {"not run"}
+    assert card["reason"].str.startswith("table ").all()
+
+
+def test_pages_and_matrix():
+    card = scorecard(
+        [claim({"value": {"table": "by_layer", "column": "sep", "agg": "max"}, "op": ">", "threshold": 0.5})],
+        {"by_layer": BY_LAYER},
+    )
+    assert card.loc[0, "our_value"] == "0.7"
+    assert "| **holds** |" in scorecard_markdown(card, "m")
+    assert "<td>0.7</td>" in scorecard_html(card, "m")
+    stacked = pd.concat([card.assign(model="a"), card.assign(model="b", verdict="not run")])
+    m = scorecard_matrix(stacked)
+    assert m.loc["x"].tolist() == ["holds", "not run"]
+
+
+def test_compare_helpers():
+    t = stack(
+        {"deep": pd.DataFrame({"layer": [1, 2, 3, 4], "v": 1.0}), "shallow": pd.DataFrame({"layer": [1, 2], "v": 2.0})}
+    )
+    assert t.columns[0] == "model"
+    assert np.allclose(t["relative_depth"], [0.25, 0.5, 0.75, 1.0, 0.5, 1.0])
+    dep = pd.DataFrame(
+        {
+            "model": "m",
+            "relation": ["det", "det", "All (no root)"],
+            "accuracy": [0.5, 0.7, 0.3],
+            "baseline_accuracy": 0.4,
+            "n": 10,
+        }
+    )
+    assert best_per_relation(dep).to_dict("records") == [
+        {"model": "m", "relation": "det", "accuracy": 0.7, "baseline_accuracy": 0.4, "n": 10}
+    ]
+
+
+def test_readme_block_is_spliced():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("scorecard_readme", ROOT / "tools" / "scorecard_readme.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    readme = f"intro\n{mod.BEGIN}\nold numbers\n{mod.END}\nrest\n"
+    assert mod.splice(readme, "| new |\n") == f"intro\n{mod.BEGIN}\n| new |\n{mod.END}\nrest\n"
+    with pytest.raises(ValueError, match="no"):
+        mod.splice("no markers", "x")
+
+
+def test_compare_panels_draw(tmp_path):
+    """Every compare panel draws from hand-made stacked tables of two models of different depth."""
+    from analysis.scorecard import compare
+    from analysis.shared.rule_io import save_figure
+
+    by_layer = stack(
+        {
+            "deep": pd.DataFrame(
+                {
+                    "layer": [1, 2, 3, 4],
+                    "cls": 0.3,
+                    "sep": 0.2,
+                    "punct": 0.1,
+                    "entropy": 2.0,
+                    "uniform_entropy": 4.0,
+                    "entropy_cls": 1.0,
+                    "uniform_entropy_cls": 4.0,
+                }
+            ),
+            "shallow": pd.DataFrame(
+                {
+                    "layer": [1, 2],
+                    "cls": 0.5,
+                    "sep": 0.1,
+                    "punct": 0.05,
+                    "entropy": 3.0,
+                    "uniform_entropy": 4.0,
+                    "entropy_cls": 2.0,
+                    "uniform_entropy_cls": 4.0,
+                }
+            ),
+        }
+    )
+    dep = pd.DataFrame(
+        {
+            "model": ["deep", "shallow"] * 2,
+            "relation": ["det", "det", "nsubj", "nsubj"],
+            "accuracy": [0.8, 0.6, 0.5, 0.4],
+            "baseline_accuracy": 0.3,
+            "n": 40,
+        }
+    )
+    coref = pd.DataFrame(
+        {
+            "model": ["deep", "shallow"] * 2,
+            "label": ["best head", "best head", "nearest", "nearest"],
+            "accuracy": [0.7, 0.6, 0.3, 0.3],
+        }
+    )
+    probes = pd.DataFrame({"model": ["deep", "shallow"], "probe": "attention-only", "uas": [0.6, 0.5]})
+    figs = [
+        compare.plot_compare_special_tokens(by_layer),
+        compare.plot_compare_entropy(by_layer),
+        compare.plot_compare_dep_heads(dep, "gum_sd_dev"),
+        compare.plot_compare_coref(coref),
+        compare.plot_compare_probes(probes),
+    ]
+    for k, fig in enumerate(figs):
+        save_figure(fig, tmp_path / f"{k}.png")
+        assert (tmp_path / f"{k}.png").stat().st_size > 5000
+
+
+def test_coref_systems_share_labels_across_models():
+    from analysis.scorecard.compare import coref_systems
+
+    coref = pd.DataFrame(
+        {
+            "model": ["a", "a", "b"],
+            "system": ["best_head", "nearest", "best_head"],
+            "label": ["head 3-5", "nearest mention", "head 1-2"],
+            "mention_type": "all",
+            "accuracy": [0.7, 0.4, 0.5],
+            "n": 10,
+        }
+    )
+    t = coref_systems(coref)
+    assert t["label"].tolist() == ["best head", "nearest mention", "best head"]
+    assert t["head"].tolist() == ["head 3-5", "nearest mention", "head 1-2"]
