@@ -36,16 +36,16 @@ rule scorecard:
 
 
 rule explorer_maps:
-    """The explorer's example maps, read from the shards as soon as they exist (so the shards can
-    be deleted): 8-bit codes, compressed, with their tokens (resources/explorer/<model>/)."""
+    """The explorer's example maps of one shard, read as soon as the shard exists (so it can be
+    deleted): its share of the examples, 8-bit codes, compressed, with their tokens."""
     input:
-        shards=attention_shards(config["overview"]["explorer"]["corpus"]),
+        shard=f"resources/attention/{{model}}/{config['overview']['explorer']['corpus']}/shard-{{shard}}.npy",
     output:
-        maps="resources/explorer/{model}/maps.json",
+        maps="resources/explorer/{model}/shard-{shard}.json",
     log:
-        rule_log("explorer_maps"),
+        rule_log("explorer_maps", "{shard}"),
     benchmark:
-        rule_benchmark("explorer_maps")
+        rule_benchmark("explorer_maps", "{shard}")
     priority: 50
     conda:
         CONDA_ENV
@@ -54,7 +54,7 @@ rule explorer_maps:
         runtime=5,
     params:
         n_examples=config["overview"]["explorer"]["n_examples"],
-        max_mb=config["overview"]["explorer"]["max_mb"],
+        n_shards=CORPORA[config["overview"]["explorer"]["corpus"]]["n_shards"],
     script:
         "../scripts/explorer_maps.py"
 
@@ -63,7 +63,11 @@ rule explorer:
     """results/<model>/explorer.html: a static page to browse example maps (any layer and head,
     hover for the weight), every head's thumbnail, and each head's corpus-level numbers."""
     input:
-        maps=rules.explorer_maps.output.maps,
+        maps=expand(
+            rules.explorer_maps.output.maps,
+            shard=range(CORPORA[config["overview"]["explorer"]["corpus"]]["n_shards"]),
+            allow_missing=True,
+        ),
         relative_position=rules.relative_position.output.table,
         special_tokens=rules.special_tokens.output.table,
         entropy=rules.entropy.output.table,
@@ -85,6 +89,7 @@ rule explorer:
         runtime=5,
     params:
         min_count=config["dependency"]["min_count"],
+        max_mb=config["overview"]["explorer"]["max_mb"],
     script:
         "../scripts/explorer.py"
 

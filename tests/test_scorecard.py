@@ -238,3 +238,12 @@ def test_coref_systems_share_labels_across_models():
     t = coref_systems(coref)
     assert t["label"].tolist() == ["best head", "nearest mention", "best head"]
     assert t["head"].tolist() == ["head 3-5", "nearest mention", "head 1-2"]
+
+
+def test_explorer_examples_are_shared_between_shards():
+    from analysis.scorecard.explorer import shard_share, spread_indices
+
+    assert [shard_share(8, 4, k) for k in range(4)] == [2, 2, 2, 2]
+    assert [shard_share(10, 4, k) for k in range(4)] == [3, 3, 2, 2]  # 10 = 3 + 3 + 2 + 2
+    assert [shard_share(2, 4, k) for k in range(4)] == [1, 1, 0, 0]
+    assert spread_indices(5, 3) == [0, 2, 4] and spread_indices(3, 5) == [0, 1, 2]

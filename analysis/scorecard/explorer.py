@@ -41,12 +41,30 @@ def encode_maps(maps: np.ndarray) -> str:
     return base64.b64encode(zlib.compress(quantise(maps).tobytes(), 9)).decode("ascii")
 
 
+def spread_indices(n: int, k: int) -> list[int]:
+    """``k`` indices of ``n`` items spread evenly (deterministic: first, ..., last); all if k >= n."""
+    if k >= n:
+        return list(range(n))
+    return [int(i) for i in np.unique(np.linspace(0, n - 1, k).round().astype(int))]
+
+
 def pick_examples(examples: list, n_examples: int) -> list:
     """``n_examples`` examples spread evenly over the corpus (deterministic: first, ..., last)."""
-    if n_examples >= len(examples):
-        return list(examples)
-    idx = np.unique(np.linspace(0, len(examples) - 1, n_examples).round().astype(int))
-    return [examples[i] for i in idx]
+    return [examples[i] for i in spread_indices(len(examples), n_examples)]
+
+
+def shard_share(n_examples: int, n_shards: int, shard: int) -> int:
+    """How many of the ``n_examples`` example maps shard ``shard`` of ``n_shards`` gives (the
+    first shards one more when they do not divide evenly); shards interleave the corpus's
+    inputs, so evenly spaced examples of every shard are spread over the whole corpus."""
+    return n_examples // n_shards + (1 if shard < n_examples % n_shards else 0)
+
+
+def pick_from_shard(shard, n_examples: int) -> list:
+    """``n_examples`` examples of ``shard`` (a ``storage.Shard``) spread evenly over it, read one
+    at a time (only the chosen ones stay in memory)."""
+    idx = set(spread_indices(len(shard), n_examples)) if n_examples > 0 else set()
+    return [ex for i, ex in enumerate(shard) if i in idx]
 
 
 def example_payload(example) -> dict:
