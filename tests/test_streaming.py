@@ -45,9 +45,10 @@ READERS = {
         for stats in (entropy_stats, relative_position_stats, special_tokens_stats):
             accumulate(Shards([path]), stats)
     """,
-    "head_clusters": """
-        from analysis.clark.head_clusters import accumulate
-        accumulate(Shards([path]), 2, 4, eps=0.0, max_segments=None)
+    "surface_sums": """
+        from analysis.clark.surface_sums import shard_sums
+        from analysis.core.storage import Shard
+        shard_sums(Shard(path), 0, None, 0.0, "auto", 40)  # sec. 3 sums, head distances, example
     """,
     "finetune_change": """
         from analysis.kovaleva.finetune_change import mean_cosines
