@@ -167,3 +167,25 @@ def test_header_and_examples_record_the_segment_ids(tmp_path, tiny_model, tokeni
     assert header["segment_ids"] == segments
     fed = header["examples"][0]["token_type_ids"]
     assert fed == ([0, 0, 0, 0, 1, 1] if segments == "pairs" else [0] * 6)
+
+
+def test_header_file_streams_examples_and_old_one_line_shards_still_read(tmp_path):
+    ex = [
+        {
+            "id": k,
+            "n": 2,
+            "tokens": ["x", "y"],
+            "input_ids": [1, 2],
+            "kinds": "CS",
+            "word_ids": [-1, -1],
+            "seq_ids": [-1, -1],
+        }
+        for k in "ab"
+    ]
+    maps = [(i, np.full((1, 1, 2, 2), 0.5)) for i in range(2)]
+    write_shard(tmp_path / "s", {"n_layers": 1, "n_heads": 1}, ex, maps)
+    text = (tmp_path / "s.json").read_text()
+    assert len(text.splitlines()) == 4 and json.loads(text)["examples"][1]["id"] == "b"  # header, a, b, close
+    (tmp_path / "s.json").write_text(json.dumps(json.loads(text)))  # the one-line file of earlier shards
+    shard = Shard(tmp_path / "s.npy")
+    assert len(shard) == 2 and [e.id for e in shard] == ["a", "b"] and shard.header == {"n_layers": 1, "n_heads": 1}
