@@ -7,7 +7,7 @@ from analysis.clark import surface
 from analysis.clark.head_clusters import pairwise_js
 from analysis.clark.surface_sums import SURFACE_STATS, candidate_index, combine, pick_candidate, shard_sums
 from analysis.core.storage import Shard, Shards, write_shard
-from tests.conftest import random_maps
+from conftest import random_maps
 
 L, H = 2, 3
 

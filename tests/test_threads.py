@@ -4,7 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import ROOT
+from conftest import ROOT
 
 SNAKEFILE = """
 rule probe:
