@@ -75,11 +75,17 @@ def kill_when_started(work: Path, job_log: str, sig: int, *extra) -> None:
 
 
 WALL_CLOCK = {"seconds", "train_seconds"}  # the fine-tuning's timings: the only values a rerun cannot reproduce
+# ... and the matmul rates and timings behind precision: auto (in the extraction's run-info sidecars)
+PRECISION_TIMINGS = {"matmul_rate", "forward_s", "reason"}
 
 
 def without_wall_clock(path: Path) -> bytes:
     """The bytes of ``path``; for the fine-tuning's records (``history.csv``, ``dev_metrics.json``,
     ``model/finetune.json``) the same with the wall-clock timings left out."""
+    if path.name.startswith("extract_attention.") and path.suffix == ".json":
+        record = json.loads(path.read_text())
+        record["precision"] = {k: v for k, v in record["precision"].items() if k not in PRECISION_TIMINGS}
+        return json.dumps(record, sort_keys=True).encode()
     if "finetune" not in path.parts:
         return path.read_bytes()
     if path.suffix == ".csv":

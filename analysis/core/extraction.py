@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 from analysis.core.models import checked_attentions, shape_of, token_kinds
-from analysis.core.precision import autocast, check_precision, choose_precision
+from analysis.core.precision import autocast, check_precision, choose_precision, header_record
 from analysis.core.storage import write_shard
 
 log = logging.getLogger(__name__)
@@ -246,7 +246,7 @@ def extract_shard(
         "max_len": max_len,
         "policy": policy,
         "segment_ids": segments,
-        "precision": chosen,
+        "precision": header_record(chosen),
         "counts": counts,
         "cls_token": tokenizer.cls_token or tokenizer.bos_token,
         "sep_token": tokenizer.sep_token or tokenizer.eos_token,
@@ -255,4 +255,4 @@ def extract_shard(
     write_shard(stem, header, items, maps)
     if counts.get("too_long"):
         log.warning("%d inputs longer than %d word pieces: %s", counts["too_long"], max_len, counts)
-    return header
+    return {**header, "precision": chosen}  # with the rates and timings behind the choice

@@ -118,15 +118,27 @@ def choose_precision(requested: str, run_batch, lengths: list[int], device) -> d
     best, reasons = "fp32", []
     for p in candidates:
         speedup = rates[p] / rates["fp32"]
-        if requested == "auto" and speedup < MIN_SPEEDUP:
-            reasons.append(f"{p}: matmul {speedup:.3g}x fp32 (< {MIN_SPEEDUP}x)")
+        if requested == "auto" and speedup < 1 / 50:  # e.g. bf16 without hardware support: not worth a pass
+            reasons.append(f"{p}: matmul {speedup:.3g}x fp32 (not tried)")
             continue
+        # the agreement is measured for every precision worth trying, whatever its speed here, so
+        # that the header (which records it) is the same from run to run on one machine
         att, info["forward_s"][p] = _timed(run_batch, p)
         info["agreement"][p] = agree = argmax_agreement(ref, att, lengths)
         reasons.append(f"{p}: matmul {speedup:.3g}x fp32, argmax agreement {agree:.4%}")
-        if requested != "auto" or (agree >= MIN_AGREEMENT and (best == "fp32" or rates[p] > rates[best])):
+        fast_enough = speedup >= MIN_SPEEDUP and (best == "fp32" or rates[p] > rates[best])
+        if requested != "auto" or (agree >= MIN_AGREEMENT and fast_enough):
             best = p
     return {**info, "used": best, "reason": "; ".join(reasons)}
+
+
+# what a shard's header keeps of the choice: the same on every run on one machine (the matmul rates
+# and timings behind it vary from run to run: they go to the run-info sidecar and the log)
+HEADER_KEYS = ("requested", "used", "agreement", "calibration_inputs")
+
+
+def header_record(info: dict) -> dict:
+    return {k: info[k] for k in HEADER_KEYS if k in info}
 
 
 def _timed(run_batch, precision: str) -> tuple[list, float]:
