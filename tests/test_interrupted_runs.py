@@ -26,7 +26,10 @@ from conftest import ROOT, WORKFLOW, copy_into
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 MODEL = "tiny-random-bert"
-CONFIGFILES = ["config/smoke.yaml", "tests/fixtures/smoke_mirror.yaml"]
+CONFIGFILES = ["config/smoke.yaml", "tests/fixtures/smoke_mirror.yaml", "tests/fixtures/interrupt.yaml"]
+# the smoke run's 3 fine-tuning steps can end before a Ctrl-C lands: here (reference run included)
+# the tiny model trains for 40 epochs of its 3 steps, a few seconds
+LONGER_FINETUNING = {"kovaleva": {"finetune": {"epochs": 40, "max_steps": None}}}
 TARGETS = [
     f"results/{MODEL}/tables/dep_heads.gum_sd_dev.csv",  # prepare_inputs, 2 x extract_attention, dep_heads
     f"resources/finetune/{MODEL}/RTE/dev_metrics.json",  # finetune
@@ -36,7 +39,9 @@ FIXTURE_ITEMS = ["mirror", "sources.yaml", "smoke_mirror.yaml", "patterns"]
 
 def workflow_copy(dest: Path) -> Path:
     copy_into(dest, WORKFLOW)
-    return copy_into(dest / "tests" / "fixtures", FIXTURE_ITEMS, ROOT / "tests" / "fixtures").parents[1]
+    work = copy_into(dest / "tests" / "fixtures", FIXTURE_ITEMS, ROOT / "tests" / "fixtures").parents[1]
+    (work / "tests" / "fixtures" / "interrupt.yaml").write_text(yaml.safe_dump(LONGER_FINETUNING))
+    return work
 
 
 def command(*extra):
