@@ -1,5 +1,8 @@
 """The claim scorecard: claim checks on hand-made tables, the claims file itself, the pages."""
 
+import functools
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -148,16 +151,191 @@ def test_compare_helpers():
     ]
 
 
-def test_readme_block_is_spliced():
+@functools.cache
+def readme_tool():
+    """tools/scorecard_readme.py as a module (tools/ is not a package; its dataclass needs it in sys.modules)."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("scorecard_readme", ROOT / "tools" / "scorecard_readme.py")
     mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
     spec.loader.exec_module(mod)
+    return mod
+
+
+def scorecard_rows(**values):
+    """Hand-made scorecard rows: claim id -> our_value ("" = not applicable)."""
+    return {
+        cid: {
+            "id": cid,
+            "claim": f"Claim {cid}.",
+            "paper_value": "65",
+            "our_value": v,
+            "verdict": "holds" if v else "not applicable",
+            "reason": "" if v else "no [SEP] sink",
+        }
+        for cid, v in values.items()
+    }
+
+
+ROWS = scorecard_rows(
+    **{
+        "c.coref": "0.757 > 0.525",
+        "c.det": "0.796",
+        "k.share": "SST-2: 0.216; MRPC: 0.3; STS-B: 0.125",
+        "k.kind": "SST-2: Vertical; RTE: Diagonal",
+        "s.sooner": "cnn: 0.517 > 0.107; lstm: 0.52 > 0.147",
+        "c.sep": "",
+        "c.neg": "0.287 > -0.0667",
+    }
+)
+
+
+def span(spec, text):
+    return f"<!-- claim:{spec} -->{text}<!-- /claim -->"
+
+
+def test_readme_block_is_spliced():
+    mod = readme_tool()
     readme = f"intro\n{mod.BEGIN}\nold numbers\n{mod.END}\nrest\n"
     assert mod.splice(readme, "| new |\n") == f"intro\n{mod.BEGIN}\n| new |\n{mod.END}\nrest\n"
     with pytest.raises(ValueError, match="no"):
         mod.splice("no markers", "x")
+
+
+@pytest.mark.parametrize(
+    "spec, shown",
+    [
+        ("c.det", "0.796"),  # as written in the csv
+        ("c.det pct", "79.6"),
+        ("c.det pct0", "80"),
+        ("c.det f2", "0.80"),
+        ("c.coref", "0.757 > 0.525"),  # the whole value
+        ("c.coref pct", "75.7"),  # the first number
+        ("c.coref#2 pct", "52.5"),
+        ("c.coref#2", "0.525"),
+        ("c.neg#2 f3", "-0.067"),  # a negative number, rounded half up
+        ("c.neg#2 f1", "-0.1"),
+        ("k.share@MRPC pct0", "30"),
+        ("k.share@STS-B pct0", "13"),  # 12.5 rounds half up, not to even
+        ("k.share@SST-2", "0.216"),  # the group label's "-2" is never a number
+        ("k.share#min pct", "12.5"),
+        ("k.share#max pct", "30.0"),
+        ("k.kind@RTE", "Diagonal"),
+        ("k.kind", "SST-2: Vertical; RTE: Diagonal"),
+        ("s.sooner@lstm#2 pct0", "15"),
+    ],
+)
+def test_span_shows_its_part_of_the_value(spec, shown):
+    mod = readme_tool()
+    text, stale = mod.fill_spans(f"a {span(spec, shown)} b\n", ROWS)
+    assert (text, stale) == (f"a {span(spec, shown)} b\n", [])
+
+
+def test_zero_has_no_sign():
+    mod = readme_tool()
+    assert mod.formatted("-0.001", "f2") == "0.00"
+
+
+def test_stale_spans_are_filled_and_named_by_line():
+    mod = readme_tool()
+    readme = f"title\n\nhead {span('c.coref pct', '70.0')} vs {span('c.coref#2 pct', '52.5')}\n"
+    text, stale = mod.fill_spans(readme, ROWS, "R.md")
+    assert text == f"title\n\nhead {span('c.coref pct', '75.7')} vs {span('c.coref#2 pct', '52.5')}\n"
+    assert stale == ["R.md:3: c.coref: '70.0' -> '75.7'"]
+    assert mod.fill_spans(text, ROWS, "R.md") == (text, [])
+
+
+@pytest.mark.parametrize(
+    "spec, error",
+    [
+        ("c.nothere pct", "R.md:2: unknown claim id 'c.nothere'"),
+        ("c.sep", "R.md:2: claim 'c.sep' has no value \\(not applicable: no \\[SEP\\] sink\\)"),
+        ("c.coref#3", "R.md:2: #3 asked, but '0.757 > 0.525' has 2 number"),
+        ("c.coref#0", "R.md:2: malformed span"),
+        ("c.det pct1x", "R.md:2: unknown format 'pct1x'"),
+        ("k.share pct", "R.md:2: .* is per group \\(SST-2, MRPC, STS-B\\): pick one with @GROUP"),
+        ("k.share@RTE pct", "R.md:2: no group 'RTE'"),
+        ("c.det@SST-2", "R.md:2: no group 'SST-2' in '0.796' \\(groups: none"),
+        ("k.kind@RTE pct", "R.md:2: no number in 'Diagonal'"),
+    ],
+)
+def test_span_errors_name_the_line(spec, error):
+    mod = readme_tool()
+    with pytest.raises(mod.SpanError, match=error):
+        mod.fill_spans(f"ok {span('c.det', '0.796')}\nbad {span(spec, '1')}\n", ROWS, "R.md")
+
+
+def test_markers_quoted_in_code_are_documentation():
+    mod = readme_tool()
+    readme = (
+        f"syntax: `{span('c.nothere pct', '1')}`, `<!-- claim:` and `<!-- scorecard:section c.* -->`\n"
+        f"real {span('c.det', '0')}\n"
+    )
+    text, stale = mod.fill_spans(readme, ROWS, "R.md")
+    assert text == readme.replace(span("c.det", "0"), span("c.det", "0.796"))
+    assert stale == ["R.md:2: c.det: '0' -> '0.796'"]
+    assert mod.fill_sections(readme, ROWS, "m", "R.md") == (readme, [])
+
+
+def test_unclosed_span_is_an_error():
+    mod = readme_tool()
+    with pytest.raises(mod.SpanError, match="R.md:2: a claim span not closed"):
+        mod.fill_spans("fine\n<!-- claim:c.det -->0.796\n<!-- /claim -->\n", ROWS, "R.md")
+
+
+def test_section_block_lists_matching_claims():
+    mod = readme_tool()
+    readme = "intro\n<!-- scorecard:section c.* !c.neg -->\nold\n<!-- /scorecard:section -->\nend\n"
+    text, stale = mod.fill_sections(readme, ROWS, "m", "R.md")
+    assert stale == ["R.md:2: section block c.* !c.neg"]
+    body = text.split("-->\n", 1)[1].split("<!-- /scorecard:section", 1)[0]
+    assert [line.split("`")[1] for line in body.splitlines() if line.startswith("- ")] == ["c.coref", "c.det", "c.sep"]
+    assert "- **not applicable** `c.sep`: Claim c.sep. Ours: none (no [SEP] sink). Paper: 65." in body
+    assert mod.fill_sections(text, ROWS, "m", "R.md") == (text, [])
+    with pytest.raises(mod.SpanError, match="R.md:2: section block pattern\\(s\\) matching no claim: x.\\*, !c.nope"):
+        mod.fill_sections(readme.replace("c.* !c.neg", "x.* c.det !c.nope"), ROWS, "m", "R.md")
+
+
+def test_check_then_write(tmp_path, monkeypatch, capsys):
+    """--check names what is stale and exits 1; a write fixes it (atomically) and --check passes."""
+    import csv
+
+    mod = readme_tool()
+    tables = tmp_path / "results" / "m" / "tables"
+    tables.mkdir(parents=True)
+    (tmp_path / "results" / "m" / "scorecard.md").write_text("| summary |\n")
+    with open(tables / "scorecard.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(ROWS["c.det"]))
+        writer.writeheader()
+        writer.writerows(ROWS.values())
+    readme = tmp_path / "README.md"
+    readme.write_text(f"det {span('c.det pct', '90.0')}\n{mod.BEGIN}\nold\n{mod.END}\n")
+    monkeypatch.chdir(tmp_path)
+    assert mod.main(["--model", "m", "--check"]) == 1
+    out = capsys.readouterr().out
+    assert "stale: README.md:1: c.det: '90.0' -> '79.6'" in out and "stale: README.md:2: summary block" in out
+    assert mod.main(["--model", "m"]) == 0
+    assert readme.read_text() == f"det {span('c.det pct', '79.6')}\n{mod.BEGIN}\n| summary |\n{mod.END}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "results"]  # no .part left
+    assert mod.main(["--model", "m", "--check"]) == 0
+
+
+def test_readme_spans_name_real_claims():
+    """Every claim span and section pattern of README.md names a claim of config/paper_claims.yaml."""
+    import fnmatch
+
+    mod = readme_tool()
+    readme = (ROOT / "README.md").read_text()
+    ids = {c["id"] for c in read_claims(ROOT / "config" / "paper_claims.yaml")}
+    spans = [m for m in mod.SPAN.finditer(readme) if not mod.in_code(readme, m.start())]
+    assert spans, "README.md has no claim spans"
+    picks = [mod.parse_pick(m["spec"], m["fmt"]) for m in spans]
+    assert sorted({p.claim_id for p in picks} - ids) == []
+    patterns = [p.lstrip("!") for m in mod.SECTION.finditer(readme) for p in m["patterns"].split()]
+    assert patterns, "README.md has no scorecard section blocks"
+    assert len(mod.SECTION_OPEN.findall(readme)) == len(mod.SECTION.findall(readme))
+    assert [p for p in patterns if not fnmatch.filter(ids, p)] == []
 
 
 def test_compare_panels_draw(tmp_path):
