@@ -270,7 +270,7 @@ def main(argv=None) -> int:
     old = readme.read_text()
     try:
         new, stale = regenerate(old, fragment.read_text(), read_scorecard(table), args.model, str(readme))
-    except SpanError as e:
+    except ValueError as e:  # SpanError, or a README without the summary block
         sys.exit(f"{e}\n(values from {table})")
     if args.check:
         for part in stale:
