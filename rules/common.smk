@@ -107,6 +107,15 @@ def inputs_of(corpus, ext="jsonl"):
     return f"resources/inputs/{{model}}/{corpus}.{ext}"
 
 
+# the matmul rates of this machine, measured once (rule measure_matmul): what precision auto decides on
+MATMUL_RATES = "resources/machine/matmul_rates.json"
+
+
+def machine_rates_input(wildcards):
+    """The extraction's record of this machine's matmul rates (none needed for fp32)."""
+    return [] if config["precision"] == "fp32" else MATMUL_RATES
+
+
 def maps_file(path):
     """A map shard's array: deleted once every job that reads it is done (the maps are the
     workflow's largest files), unless config keep_maps; a later target re-extracts it."""

@@ -72,6 +72,7 @@ rule glue_attention:
         checkpoint=lambda wc: (
             rules.finetune.output.checkpoint.format(model=wc.model, task=wc.task) if wc.variant == "finetuned" else []
         ),
+        machine=machine_rates_input,
     output:
         npy=maps_file("resources/attention_glue/{model}/{variant}/{task}/shard-0.npy"),
         json="resources/attention_glue/{model}/{variant}/{task}/shard-0.json",
