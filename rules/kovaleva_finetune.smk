@@ -37,7 +37,7 @@ rule finetune:
     priority: 30
     conda:
         CONDA_ENV
-    threads: 2
+    threads: JOB_THREADS
     resources:
         gpu=1,
         mem_mb=32000,
@@ -80,7 +80,7 @@ rule glue_attention:
         rule_log("glue_attention", "{variant}", "{task}"),
     conda:
         CONDA_ENV
-    threads: 2
+    threads: JOB_THREADS
     resources:
         gpu=1,
         mem_mb=16000,
@@ -159,7 +159,7 @@ rule disable_heads_scores:
     priority: 30
     conda:
         CONDA_ENV
-    threads: 2
+    threads: JOB_THREADS
     resources:
         gpu=1,
         mem_mb=32000,

@@ -68,7 +68,7 @@ rule measure_matmul:
     conda:
         CONDA_ENV
     # the extraction's CPU budget: the rates are those the extraction jobs see
-    threads: 2
+    threads: JOB_THREADS
     resources:
         gpu=1,
         runtime=10,
@@ -92,7 +92,7 @@ rule extract_attention:
         "benchmarks/{model}/extract_attention.{corpus}.{shard}.tsv"
     conda:
         CONDA_ENV
-    threads: 2
+    threads: JOB_THREADS
     resources:
         gpu=1,
         mem_mb=32000,
