@@ -16,7 +16,7 @@ rule benchmark:
         "benchmarks/benchmark.tsv"
     conda:
         CONDA_ENV
-    threads: 2
+    threads: JOB_THREADS
     resources:
         gpu=1,
         mem_mb=8000,

@@ -19,7 +19,7 @@ rule head_clusters:
         rule_benchmark("head_clusters")
     conda:
         CONDA_ENV
-    threads: 2
+    threads: JOB_THREADS
     resources:
         mem_mb=4000,
         runtime=20,

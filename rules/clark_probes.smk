@@ -22,7 +22,7 @@ rule probes_train:
     priority: 40
     conda:
         CONDA_ENV
-    threads: 2
+    threads: JOB_THREADS
     resources:
         gpu=1,
         mem_mb=16000,

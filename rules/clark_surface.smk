@@ -135,7 +135,7 @@ rule mlm_head:
     priority: 20
     conda:
         CONDA_ENV
-    threads: 2
+    threads: JOB_THREADS
     resources:
         gpu=1,
         mem_mb=16000,
@@ -176,7 +176,7 @@ rule gradient_importance:
         rule_benchmark("gradient_importance")
     conda:
         CONDA_ENV
-    threads: 2
+    threads: JOB_THREADS
     resources:
         gpu=1,
         mem_mb=16000,

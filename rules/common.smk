@@ -107,6 +107,24 @@ def inputs_of(corpus, ext="jsonl"):
     return f"resources/inputs/{{model}}/{corpus}.{ext}"
 
 
+# torch threads of a heavy job (config job_threads): auto = half of --cores, so that two heavy jobs run
+# side by side (on 2 vCPUs that share one core's arithmetic, two 1-thread jobs reached 87 + 85 GFLOP/s
+# where one 2-thread job reached 131); 2 when no --cores was given (cluster executors)
+if config["job_threads"] == "auto":
+    JOB_THREADS = max(1, workflow._cores // 2) if workflow._cores else 2
+else:
+    JOB_THREADS = int(config["job_threads"])
+
+
+# the matmul rates of this machine, measured once (rule measure_matmul): what precision auto decides on
+MATMUL_RATES = "resources/machine/matmul_rates.json"
+
+
+def machine_rates_input(wildcards):
+    """The extraction's record of this machine's matmul rates (none needed for fp32)."""
+    return [] if config["precision"] == "fp32" else MATMUL_RATES
+
+
 def maps_file(path):
     """A map shard's array: deleted once every job that reads it is done (the maps are the
     workflow's largest files), unless config keep_maps; a later target re-extracts it."""

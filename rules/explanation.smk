@@ -18,7 +18,7 @@ rule attn_classifiers:
         rule_benchmark("attn_classifiers")
     conda:
         CONDA_ENV
-    threads: 2
+    threads: JOB_THREADS
     resources:
         gpu=1,
         mem_mb=16000,

@@ -37,7 +37,7 @@ rule finetune:
     priority: 30
     conda:
         CONDA_ENV
-    threads: 2
+    threads: JOB_THREADS
     resources:
         gpu=1,
         mem_mb=32000,
@@ -72,6 +72,7 @@ rule glue_attention:
         checkpoint=lambda wc: (
             rules.finetune.output.checkpoint.format(model=wc.model, task=wc.task) if wc.variant == "finetuned" else []
         ),
+        machine=machine_rates_input,
     output:
         npy=maps_file("resources/attention_glue/{model}/{variant}/{task}/shard-0.npy"),
         json="resources/attention_glue/{model}/{variant}/{task}/shard-0.json",
@@ -79,7 +80,7 @@ rule glue_attention:
         rule_log("glue_attention", "{variant}", "{task}"),
     conda:
         CONDA_ENV
-    threads: 2
+    threads: JOB_THREADS
     resources:
         gpu=1,
         mem_mb=16000,
@@ -158,7 +159,7 @@ rule disable_heads_scores:
     priority: 30
     conda:
         CONDA_ENV
-    threads: 2
+    threads: JOB_THREADS
     resources:
         gpu=1,
         mem_mb=32000,

@@ -36,7 +36,7 @@ rule pattern_features:
     priority: 40
     conda:
         CONDA_ENV
-    threads: 2
+    threads: JOB_THREADS
     resources:
         gpu=1,
         mem_mb=16000,

@@ -58,11 +58,30 @@ rule prepare_inputs:
         "../scripts/prepare_inputs.py"
 
 
+rule measure_matmul:
+    """Measure once on this machine how fast fp32, bf16 and fp16 matmuls run: precision: auto
+    decides on this record (with the machine's fingerprint; another machine's is refused)."""
+    output:
+        MATMUL_RATES,
+    log:
+        "logs/measure_matmul.log",
+    conda:
+        CONDA_ENV
+    # the extraction's CPU budget: the rates are those the extraction jobs see
+    threads: JOB_THREADS
+    resources:
+        gpu=1,
+        runtime=10,
+    script:
+        "../scripts/measure_matmul.py"
+
+
 rule extract_attention:
     """Word-piece attention maps of one shard of a corpus (float16, unpadded); the precision
     used and why (``precision: auto``) in the shard's header and the run-info sidecar."""
     input:
-        inputs_of("{corpus}"),
+        records=inputs_of("{corpus}"),
+        machine=machine_rates_input,
     output:
         npy=maps_file("resources/attention/{model}/{corpus}/shard-{shard}.npy"),
         json="resources/attention/{model}/{corpus}/shard-{shard}.json",
@@ -73,7 +92,7 @@ rule extract_attention:
         "benchmarks/{model}/extract_attention.{corpus}.{shard}.tsv"
     conda:
         CONDA_ENV
-    threads: 2
+    threads: JOB_THREADS
     resources:
         gpu=1,
         mem_mb=32000,

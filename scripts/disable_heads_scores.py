@@ -3,7 +3,7 @@ from pathlib import Path
 import torch
 
 from analysis.core import glue
-from analysis.core.models import load_model, load_tokenizer, shape_of
+from analysis.core.models import shape_of
 from analysis.kovaleva import finetune
 from analysis.kovaleva.disable_heads import disabled_logits, score_table
 from analysis.shared.rule_io import setup_logging, write_json, write_table
@@ -11,28 +11,21 @@ from analysis.shared.rule_io import setup_logging, write_json, write_table
 log = setup_logging(snakemake)
 torch.set_num_threads(snakemake.threads)
 task, p = snakemake.wildcards.task, snakemake.params
-ckpt = snakemake.input.checkpoint
-all_dev = glue.read_split(Path(snakemake.input.raw).parent, task, "dev")
-records = glue.select_rows(all_dev, p.n_examples, p.seed)
-tok = load_tokenizer(ckpt)
-items, counts = finetune.encode(tok, records, p.max_len)
-model = load_model(ckpt, head="classification")
+dev = finetune.load_dev_set(
+    Path(snakemake.input.raw).parent, task, snakemake.input.checkpoint, p.n_examples, p.seed, p.max_len
+)
+model, items, counts = dev.model, dev.items, dev.counts
 n_layers, n_heads = shape_of(model)
 device = next(model.parameters()).device
 batch_size = max(1, min(p.max_batch // (n_heads + 1), 64))
-batches, order = [], []
-for idx in finetune.eval_batches(items, batch_size):
-    b = finetune.collate([items[i] for i in idx], tok.pad_token_id, device)
-    b.pop("labels")
-    batches.append(b)
-    order.extend(idx)
+batches, order = dev.batches(batch_size, labels=False)
 base, per_variant, cost = disabled_logits(model, batches, max_batch=p.max_batch)
 gold = [items[i]["label"] for i in order]
 table = score_table(task, base, per_variant, gold, n_layers, n_heads)
 write_table(table, snakemake.output.scores)
 cost.update(
     task=task,
-    dev_rows_total=len(all_dev),
+    dev_rows_total=dev.rows_total,
     truncated=counts["truncated"],
     batch_size=batch_size,
     max_batch=p.max_batch,

@@ -3,15 +3,17 @@ import torch
 from analysis.core.extraction import extract_shard
 from analysis.core.inputs import read_jsonl
 from analysis.core.models import load_model, load_tokenizer
+from analysis.core.precision import machine_rates
 from analysis.shared.rule_io import setup_logging, write_json
 
 log = setup_logging(snakemake)
 torch.set_num_threads(snakemake.threads)  # the job's CPU budget, never more (no oversubscription)
 p = snakemake.params
 k, n_shards = int(snakemake.wildcards.shard), p.n_shards
-records = read_jsonl(snakemake.input[0])[k::n_shards]
+records = read_jsonl(snakemake.input.records)[k::n_shards]
+model = load_model(p.spec)
 header = extract_shard(
-    load_model(p.spec),
+    model,
     load_tokenizer(p.spec),
     records,
     snakemake.output[0][: -len(".npy")],
@@ -21,6 +23,8 @@ header = extract_shard(
     model_name=p.spec,
     segments=p.segment_ids,
     precision=p.precision,
+    # precision: auto decides on the rates measured once on this machine (rule measure_matmul)
+    rates=machine_rates(snakemake.input.machine, model.device) if snakemake.input.machine else None,
 )
 log.info(
     "shard %d/%d of %s: %s; precision %s",

@@ -5,6 +5,7 @@ import torch
 from analysis.core import glue
 from analysis.core.extraction import extract_shard
 from analysis.core.models import load_model, load_tokenizer
+from analysis.core.precision import machine_rates
 from analysis.shared.rule_io import setup_logging
 
 log = setup_logging(snakemake)
@@ -13,8 +14,9 @@ wc, p = snakemake.wildcards, snakemake.params
 records = glue.read_split(Path(snakemake.input.raw).parent, wc.task, "dev", limit=p.n_examples, seed=p.seed)
 # the same inputs and tokenizer for both variants; only the weights differ
 source = snakemake.input.checkpoint if wc.variant == "finetuned" else p.spec
+model = load_model(source, head="base")
 header = extract_shard(
-    load_model(source, head="base"),
+    model,
     load_tokenizer(p.spec),
     records,
     snakemake.output[0][: -len(".npy")],
@@ -25,5 +27,6 @@ header = extract_shard(
     segments="pairs",
     model_name=f"{p.spec} ({wc.variant}{' on ' + wc.task if wc.variant == 'finetuned' else ''})",
     precision=p.precision,
+    rates=machine_rates(snakemake.input.machine, model.device) if snakemake.input.machine else None,
 )
 log.info("%s %s dev maps: %s; precision %s", wc.variant, wc.task, header["counts"], header["precision"])

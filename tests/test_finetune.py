@@ -197,3 +197,20 @@ def test_change_and_special_token_figures_have_a_panel_per_task():
     fig = plot_finetune_special_tokens(special, tasks, "tiny", "[CLS]", "[SEP]")
     assert [ax.get_title() for ax in fig.axes] == tasks and len(fig.axes[0].lines) == 6
     close(fig)
+
+
+def test_dev_set_loads_a_checkpoint_and_its_seeded_dev_rows(tokenizer, tmp_path):
+    """load_dev_set: the saved classifier, a seeded draw of dev rows, batches in eval order with
+    the item index of every row (labels kept or dropped)."""
+    model = load_model(TINY, head="classification", device="cpu", num_labels=2)
+    model.save_pretrained(tmp_path / "ckpt")
+    tokenizer.save_pretrained(tmp_path / "ckpt")
+    all_dev = glue.read_split(FIXTURES / "glue", "SST-2", "dev")
+    dev = finetune.load_dev_set(FIXTURES / "glue", "SST-2", tmp_path / "ckpt", 2, seed=0, max_len=16)
+    assert dev.rows_total == len(all_dev) and len(dev.items) == dev.counts["examples"] == min(2, len(all_dev))
+    assert [it["id"] for it in dev.items] == [r["id"] for r in glue.select_rows(all_dev, 2, 0)]
+    batches, order = dev.batches(1)
+    assert sorted(order) == list(range(len(dev.items)))
+    assert [int(b["labels"][0]) for b in batches] == [dev.items[i]["label"] for i in order]
+    unlabelled, same_order = dev.batches(1, labels=False)
+    assert same_order == order and all("labels" not in b for b in unlabelled)

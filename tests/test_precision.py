@@ -104,6 +104,29 @@ def test_an_explicit_precision_is_honoured_and_its_agreement_recorded(machine):
         precision.choose_precision("int8", fake_run(True), [4], "cpu")
 
 
+def test_rates_measured_once_per_machine_decide_every_later_choice(monkeypatch, tmp_path):
+    """A record from measure_machine is what choose_precision decides on (nothing measured again),
+    and a record from another machine is refused with what to do."""
+    record = precision.measure_machine("cpu")
+    assert record["fingerprint"] == precision.machine_fingerprint("cpu")
+    assert {"fp32", "bf16", "fp16"} <= set(record["matmul_rate"])
+    record["matmul_rate"] = {"fp32": 1.0, "bf16": 4.0, "fp16": 1.0}
+    path = tmp_path / "matmul_rates.json"
+    path.write_text(json.dumps(record))
+
+    def no_measuring(*args, **kwargs):
+        raise AssertionError("rates measured again")
+
+    monkeypatch.setattr(precision, "matmul_rates", no_measuring)
+    rates = precision.machine_rates(path, "cpu")
+    got = precision.choose_precision("auto", fake_run(True), [4], "cpu", rates=rates)
+    assert got["used"] == "bf16" and got["matmul_rate"] == rates
+    # e.g. resources/ copied from an AMX machine to an AVX2-only one
+    path.write_text(json.dumps({**record, "fingerprint": {**record["fingerprint"], "features": ["avx2"]}}))
+    with pytest.raises(RuntimeError, match=rf"{path}: matmul rates measured on .*delete {path}"):
+        precision.machine_rates(path, "cpu")
+
+
 def reference_maps(model, tokenizer, items, batch_size):
     """The maps as the extraction before this one computed them: float32 stack, one cast."""
     out = {}

@@ -196,9 +196,12 @@ def iter_maps(
     bar.close()
 
 
-def calibrate(model, tokenizer, items: list[dict], precision: str, size: int = CALIBRATION_SIZE) -> dict:
+def calibrate(
+    model, tokenizer, items: list[dict], precision: str, size: int = CALIBRATION_SIZE, rates: dict | None = None
+) -> dict:
     """``precision.choose_precision`` on a calibration batch: ``size`` inputs spread evenly
-    over the length-sorted ``items`` (short and long ones alike)."""
+    over the length-sorted ``items`` (short and long ones alike); ``rates``: the machine's
+    matmul rates (rule ``measure_matmul``), measured here when None."""
     check_precision(precision)
     if precision == "fp32" or not items:
         return {
@@ -215,6 +218,7 @@ def calibrate(model, tokenizer, items: list[dict], precision: str, size: int = C
         lambda p: forward_attentions(model, batch, p),
         [items[i]["n"] for i in idx],
         next(model.parameters()).device,
+        rates=rates,
     )
     log.info("precision %s -> %s (%s)", precision, info["used"], info["reason"])
     return {**info, "calibration_inputs": len(idx)}
@@ -232,13 +236,15 @@ def extract_shard(
     progress: bool = True,
     segments: str = "zeros",
     precision: str = "fp32",
+    rates: dict | None = None,
 ) -> dict:
     """Encode ``records``, run the model, write the shard at ``stem``; return the header
     (``counts``: inputs split/truncated; ``precision``: requested, used and why, see
-    ``analysis.core.precision``). ``segments``: token type ids of pairs (``SEGMENT_IDS``)."""
+    ``analysis.core.precision``; ``rates``: the machine's matmul rates it decides on, measured
+    here when None). ``segments``: token type ids of pairs (``SEGMENT_IDS``)."""
     items, counts = encode_records(tokenizer, records, max_len, policy, segments)
     n_layers, n_heads = shape_of(model)
-    chosen = calibrate(model, tokenizer, items, precision)
+    chosen = calibrate(model, tokenizer, items, precision, rates=rates)
     header = {
         "model": model_name,
         "n_layers": n_layers,

@@ -10,12 +10,22 @@ batch's attention rows is the fp32 one. The decision rests on the matmul rates a
 agreement, not on the timing of one small forward pass: that timing is recorded, but on a
 shared machine it is too noisy to decide on (the same machine would choose differently
 from run to run, and reruns must give identical maps).
+
+Even measured best-of-several, a rate near the margin can land on either side of it under
+load, so the rates are measured once per machine (rule ``measure_matmul``,
+``resources/machine/matmul_rates.json``, with the machine's fingerprint) and every
+extraction decides on that record: the same machine then always makes the same choice for
+the same inputs (the argmax agreement, computed per shard, is deterministic). A record from
+another machine (a copied ``resources/``) is refused, never silently used.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
+import platform
 import time
+from pathlib import Path
 
 import torch
 
@@ -102,10 +112,11 @@ def argmax_agreement(reference: list, other: list, lengths: list[int]) -> float:
     return agree / total if total else 1.0
 
 
-def choose_precision(requested: str, run_batch, lengths: list[int], device) -> dict:
+def choose_precision(requested: str, run_batch, lengths: list[int], device, rates: dict | None = None) -> dict:
     """The precision to extract with, and why: ``{"requested", "used", "matmul_rate",
     "forward_s", "agreement", "reason"}``. ``run_batch(precision)`` runs the model on the
-    calibration batch and returns its per-layer attentions; ``lengths``: that batch's.
+    calibration batch and returns its per-layer attentions; ``lengths``: that batch's;
+    ``rates``: the machine's matmul rates (``machine_rates``), measured here when None.
     An explicit bf16/fp16 is used as asked, its agreement recorded all the same."""
     check_precision(requested)
     candidates = ["bf16", "fp16"] if requested == "auto" else [requested]
@@ -113,7 +124,7 @@ def choose_precision(requested: str, run_batch, lengths: list[int], device) -> d
     info: dict = {"requested": requested, "forward_s": {}, "agreement": {}}
     if not candidates:
         return {**info, "used": "fp32", "reason": "fp32 requested" if requested == "fp32" else "no reduced precision"}
-    rates = info["matmul_rate"] = matmul_rates(candidates, device, reps=10)
+    rates = info["matmul_rate"] = rates or matmul_rates(candidates, device, reps=10)
     ref, info["forward_s"]["fp32"] = _timed(run_batch, "fp32")
     best, reasons = "fp32", []
     for p in candidates:
@@ -130,6 +141,55 @@ def choose_precision(requested: str, run_batch, lengths: list[int], device) -> d
         if requested != "auto" or (agree >= MIN_AGREEMENT and fast_enough):
             best = p
     return {**info, "used": best, "reason": "; ".join(reasons)}
+
+
+REDUCED = ("bf16", "fp16")
+# CPU features that decide how fast bf16 / fp16 run (AMX and AVX512 variants), part of the fingerprint
+CPU_FEATURES = ("amx_bf16", "amx_fp16", "amx_tile", "avx512_bf16", "avx512_fp16", "avx512f", "avx2")
+
+
+def machine_fingerprint(device) -> dict:
+    """What a matmul-rate record is valid for: the device kind and name, and for a CPU its
+    model name and the features behind bf16/fp16 speed (from /proc/cpuinfo where there is one)."""
+    kind = torch.device(device).type
+    if kind == "cuda":
+        return {"device": kind, "name": torch.cuda.get_device_name(torch.device(device))}
+    name, flags = platform.processor() or platform.machine(), set()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        for line in cpuinfo.read_text(errors="replace").splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name":
+                name = value.strip()
+            elif key.strip() == "flags":
+                flags = set(value.split())
+                break
+    return {"device": kind, "name": name, "features": [f for f in CPU_FEATURES if f in flags]}
+
+
+def measure_machine(device) -> dict:
+    """The record ``machine_rates`` reads: the fingerprint, the torch threads, and the matmul
+    rates of fp32 and of every reduced precision the device supports."""
+    reduced = [p for p in REDUCED if supported(p, device)]
+    return {
+        "fingerprint": machine_fingerprint(device),
+        "threads": torch.get_num_threads(),
+        "matmul_rate": matmul_rates(reduced, device, reps=10),
+    }
+
+
+def machine_rates(record_path, device) -> dict:
+    """The matmul rates in the record at ``record_path`` (written by ``measure_machine``),
+    after checking that it was measured on this kind of machine."""
+    record = json.loads(Path(record_path).read_text())
+    here = machine_fingerprint(device)
+    if record.get("fingerprint") != here:
+        raise RuntimeError(
+            f"{record_path}: matmul rates measured on {record.get('fingerprint')}, but this job runs on {here}; "
+            f"delete {record_path} to measure this machine (precision: auto decides on these rates), "
+            "or set config key 'precision' to fp32, bf16 or fp16"
+        )
+    return record["matmul_rate"]
 
 
 # what a shard's header keeps of the choice: the same on every run on one machine (the matmul rates

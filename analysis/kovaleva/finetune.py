@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -190,3 +191,39 @@ def majority_score(task: str, train_items: list[dict], dev_items: list[dict]) ->
     else:
         pred = np.full(len(gold), int(np.bincount(labels).argmax()))
     return metrics.evaluate(task, pred, gold)
+
+
+@dataclass
+class DevSet:
+    """A fine-tuned checkpoint with the seeded draw of its task's dev rows, encoded: what the
+    rules that score a fine-tuned model head by head (disabling, importance, pruning) start from."""
+
+    model: torch.nn.Module
+    tokenizer: object
+    items: list[dict]
+    counts: dict  # examples, truncated
+    rows_total: int  # dev rows before the draw
+
+    def batches(self, batch_size: int, labels: bool = True) -> tuple[list[dict], list[int]]:
+        """Padded batches in ``eval_batches`` order, and the item index of every row in that order."""
+        device = next(self.model.parameters()).device
+        batches, order = [], []
+        for idx in eval_batches(self.items, batch_size):
+            batch = collate([self.items[i] for i in idx], self.tokenizer.pad_token_id, device)
+            if not labels:
+                batch.pop("labels")
+            batches.append(batch)
+            order.extend(idx)
+        return batches, order
+
+
+def load_dev_set(raw_dir, task: str, checkpoint, n_examples: int | None, seed: int, max_len: int) -> DevSet:
+    """The classifier saved at ``checkpoint`` and ``n_examples`` dev rows of ``task`` (seeded draw
+    from the GLUE folder ``raw_dir``; None = all), encoded with the checkpoint's tokenizer."""
+    from analysis.core.models import load_model, load_tokenizer
+
+    all_dev = glue.read_split(raw_dir, task, "dev")
+    checkpoint = str(checkpoint)
+    tokenizer = load_tokenizer(checkpoint)
+    items, counts = encode(tokenizer, glue.select_rows(all_dev, n_examples, seed), max_len)
+    return DevSet(load_model(checkpoint, head="classification"), tokenizer, items, counts, len(all_dev))
