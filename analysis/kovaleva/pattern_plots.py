@@ -128,6 +128,8 @@ def plot_pattern_examples(pick: pd.DataFrame, maps: list[tuple], model: str):
             fontsize=8,
             title=f"{row['label']}\n{row['task']} L{row['layer']}-H{row['head']}, p={row['p_' + row['label']]:.2f}",
         )
+        ax.set_xlabel("attended token", fontsize=7)
+    axes[0].set_ylabel("attending token\n(ticks: special tokens)", fontsize=7)
     provenance_title(fig, f"{model} (pre-trained): most confident map of each predicted type", pick, model, y=1.16)
     return fig
 
