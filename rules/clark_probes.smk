@@ -1,5 +1,8 @@
 # Clark et al. 2019 sec. 5, Table 3: attention-based dependency probes.
 
+# the probes train for minutes on these treebanks' maps: extracted first, so that probes_train starts early
+EARLY_CORPORA.update({config["clark_sec5"]["probes"]["train"], config["clark_sec5"]["probes"]["dev"]})
+
 
 rule probes_train:
     """Train the attention-only and attention-and-words dependency probes and their baselines,

@@ -116,13 +116,23 @@ else:
     JOB_THREADS = int(config["job_threads"])
 
 
-# the matmul rates of this machine, measured once (rule measure_matmul): what precision auto decides on
+# the matmul rates of this machine, measured once by measure_matmul; precision auto decides on them
 MATMUL_RATES = "resources/machine/matmul_rates.json"
 
 
 def machine_rates_input(wildcards):
     """The extraction's record of this machine's matmul rates (none needed for fp32)."""
     return [] if config["precision"] == "fp32" else MATMUL_RATES
+
+
+# corpora whose shards are extracted before everything else: the .smk files of long map readers add
+# theirs (e.g. the probes' treebanks, ~2.5 min of training), so that such a reader does not end the run alone
+EARLY_CORPORA = set()
+
+
+def extraction_priority(wildcards):
+    """extract_attention's priority: above the fine-tuning chain (30) for EARLY_CORPORA."""
+    return 35 if wildcards.corpus in EARLY_CORPORA else 0
 
 
 def maps_file(path):

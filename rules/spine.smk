@@ -90,6 +90,7 @@ rule extract_attention:
         "logs/{model}/extract_attention.{corpus}.{shard}.log",
     benchmark:
         "benchmarks/{model}/extract_attention.{corpus}.{shard}.tsv"
+    priority: extraction_priority
     conda:
         CONDA_ENV
     threads: JOB_THREADS
