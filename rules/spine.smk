@@ -8,6 +8,8 @@ rule fetch_source:
         "resources/raw/{source}/SHA256SUMS",
     log:
         "logs/fetch_source/{source}.log",
+    # seconds each, and every other job waits for one: first
+    priority: 60
     wildcard_constraints:
         source="|".join(map(re.escape, SOURCES)),
     conda:
@@ -47,6 +49,7 @@ rule prepare_inputs:
         counts=inputs_of("{corpus}", "counts.json"),
     log:
         "logs/{model}/prepare_inputs.{corpus}.log",
+    priority: 60
     conda:
         CONDA_ENV
     params:

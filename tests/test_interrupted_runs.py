@@ -29,9 +29,10 @@ MODEL = "tiny-random-bert"
 CONFIGFILES = ["config/smoke.yaml", "tests/fixtures/smoke_mirror.yaml", "tests/fixtures/interrupt.yaml"]
 # the smoke run's 3 fine-tuning steps can end before the kill lands: here (reference run included)
 # the tiny model trains for 40 epochs of its 3 steps, a few seconds
-# and the maps are extracted in fp32: precision: auto decides on measured matmul rates, which a busy
-# machine can move between the reference run and the rerun (this test is about interruption only)
-LONGER_FINETUNING = {"kovaleva": {"finetune": {"epochs": 40, "max_steps": None}}, "precision": "fp32"}
+LONGER_FINETUNING = {"kovaleva": {"finetune": {"epochs": 40, "max_steps": None}}}
+# precision: auto decides on this machine's matmul rates, measured once per machine: the interrupted
+# runs get the reference run's record, as a second run on one machine would find it
+MACHINE_RECORD = "resources/machine/matmul_rates.json"
 TARGETS = [
     f"results/{MODEL}/tables/dep_heads.gum_sd_dev.csv",  # prepare_inputs, 2 x extract_attention, dep_heads
     f"resources/finetune/{MODEL}/RTE/dev_metrics.json",  # finetune
@@ -130,6 +131,8 @@ def incomplete_markers(work: Path) -> list[str]:
 @pytest.mark.slow  # end to end, but small: runs in CI (`pytest`), about 1 minute (56 s measured, 2 shared cores)
 def test_killed_extraction_and_finetuning_resume_to_identical_outputs(reference, tmp_path):
     work = workflow_copy(tmp_path)
+    (work / MACHINE_RECORD).parent.mkdir(parents=True)
+    (work / MACHINE_RECORD).write_bytes(reference[MACHINE_RECORD])
     shard = f"resources/attention/{MODEL}/gum_sd_dev/shard-0"
     # a crash (SIGKILL: Snakemake cleans nothing up) while a shard is being extracted
     kill_when_started(work, f"logs/{MODEL}/extract_attention.gum_sd_dev.0.log", signal.SIGKILL)
