@@ -68,6 +68,8 @@ rule measure_matmul:
         MATMUL_RATES,
     log:
         "logs/measure_matmul.log",
+    # seconds, and every extraction waits for it: first
+    priority: 60
     conda:
         CONDA_ENV
     # the extraction's CPU budget: the rates are those the extraction jobs see
