@@ -8,10 +8,10 @@ rule fetch_source:
         "resources/raw/{source}/SHA256SUMS",
     log:
         "logs/fetch_source/{source}.log",
-    # seconds each, and every other job waits for one: first
-    priority: 60
     wildcard_constraints:
         source="|".join(map(re.escape, SOURCES)),
+    # seconds each, and every other job waits for one: first
+    priority: 60
     conda:
         CONDA_ENV
     params:
