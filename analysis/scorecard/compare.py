@@ -48,11 +48,18 @@ def coref_systems(coref: pd.DataFrame) -> pd.DataFrame:
     return t.assign(head=t["label"], label=t["system"].map(COREF_SYSTEMS).fillna(t["system"]))
 
 
+LINE_STYLES = ("-", "--", ":", "-.")
+MARKERS = ("o", "s", "^", "D", "v")
+
+
 def _by_depth(table: pd.DataFrame, columns: list[str], ylabels: list[str], title: str):
     fig, axes = new_figure(3.0 * len(columns), 2.6, ncols=len(columns), squeeze=False)
     for ax, col, ylabel in zip(axes[0], columns, ylabels):
         for i, (model, t) in enumerate(table.groupby("model", sort=False)):
-            ax.plot(t["relative_depth"], t[col], marker="o", ms=3, lw=1.4, color=f"C{i}", label=model)
+            # a line style and marker per model too: models with the same values (e.g. two random
+            # ones at uniform entropy) would otherwise hide each other
+            style = dict(ls=LINE_STYLES[i % len(LINE_STYLES)], marker=MARKERS[i % len(MARKERS)])
+            ax.plot(t["relative_depth"], t[col], ms=3.5, lw=1.4, color=f"C{i}", label=model, **style)
         ax.set_xlabel("relative depth (layer / layers)")
         ax.set_ylabel(ylabel)
         ax.set_xlim(0, 1.02)
