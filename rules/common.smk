@@ -108,10 +108,11 @@ def inputs_of(corpus, ext="jsonl"):
 
 
 # torch threads of a heavy job (config job_threads): auto = half of --cores, so that two heavy jobs run
-# side by side (on 2 vCPUs that share one core's arithmetic, two 1-thread jobs reached 87 + 85 GFLOP/s
-# where one 2-thread job reached 131); 2 when no --cores was given (cluster executors)
+# side by side (on 2 cores: 786 s for the default run, 1,046 s with one 2-thread heavy job at a time);
+# 2 when no --cores was given (cluster executors)
 if config["job_threads"] == "auto":
-    JOB_THREADS = max(1, workflow._cores // 2) if workflow._cores else 2
+    CORES = workflow.resource_settings.cores  # None when Snakemake is given no --cores
+    JOB_THREADS = max(1, CORES // 2) if CORES else 2
 else:
     JOB_THREADS = int(config["job_threads"])
 

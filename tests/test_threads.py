@@ -1,5 +1,7 @@
 """No thread oversubscription: a job's torch threads are its Snakemake ``threads``."""
 
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -39,3 +41,26 @@ def test_every_torch_script_sets_its_threads():
         text = script.read_text()
         if "import torch" in text:
             assert "use_threads(snakemake)" in text or "torch.set_num_threads(snakemake.threads)" in text, script.name
+
+
+def job_threads_in_dry_run(*args) -> dict[str, set[int]]:
+    """rule -> the threads of its jobs, as a dry run of the smoke config prints them (1: not printed)."""
+    cmd = [sys.executable, "-m", "snakemake", "-n", "--forceall", "--configfile", "config/smoke.yaml", *args]
+    env = {**os.environ, "ATTN_MIRROR": "/nonexistent-mirror"}
+    out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=True).stdout
+    threads: dict[str, set[int]] = {}
+    for block in out.split("\n\n"):
+        rule = re.search(r"^(?:local)?rule (\w+):$", block, re.MULTILINE)
+        if rule:
+            n = re.search(r"^\s+threads: (\d+)$", block, re.MULTILINE)
+            threads.setdefault(rule.group(1), set()).add(int(n.group(1)) if n else 1)
+    return threads
+
+
+def test_heavy_jobs_take_half_the_cores_and_light_ones_one():
+    """job_threads: auto = half of --cores (two heavy jobs side by side), at least 1; or a number."""
+    six = job_threads_in_dry_run("--cores", "6")
+    assert six["finetune"] == six["extract_attention"] == six["probes_train"] == {3}
+    assert six["dep_heads"] == six["surface_sums"] == {1}
+    assert job_threads_in_dry_run("--cores", "2")["finetune"] == {1}
+    assert job_threads_in_dry_run("--cores", "6", "--config", "job_threads=2")["finetune"] == {2}
