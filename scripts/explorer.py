@@ -4,7 +4,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.scorecard.explorer import explorer_html, fit_examples, head_numbers
-from analysis.shared.rule_io import setup_logging
+from analysis.shared.rule_io import setup_logging, write_text
 
 log = setup_logging(snakemake)
 # every shard's share of the example maps (explorer_maps), in shard order, within max_mb
@@ -28,6 +28,4 @@ page = explorer_html(
     snakemake.wildcards.model, maps["n_layers"], maps["n_heads"], maps["examples"], heads, maps["note"]
 )
 log.info("%s; page %.2f MB", maps["note"], len(page.encode()) / 1e6)
-tmp = Path(snakemake.output.page).with_name(Path(snakemake.output.page).name + ".part")
-tmp.write_text(page)
-tmp.replace(snakemake.output.page)
+write_text(page, snakemake.output.page)

@@ -3,7 +3,7 @@ from pathlib import Path
 
 from analysis.core.storage import Shard
 from analysis.scorecard.explorer import example_payload, pick_from_shard, shard_share
-from analysis.shared.rule_io import setup_logging
+from analysis.shared.rule_io import setup_logging, write_text
 
 log = setup_logging(snakemake)
 p = snakemake.params
@@ -18,6 +18,4 @@ out = {
     "examples": [example_payload(e) for e in chosen],
 }
 log.info("shard %d: %d of %d examples", k, len(chosen), len(shard))
-tmp = Path(snakemake.output.maps).with_name(Path(snakemake.output.maps).name + ".part")
-tmp.write_text(json.dumps(out, separators=(",", ":")))
-tmp.replace(snakemake.output.maps)
+write_text(json.dumps(out, separators=(",", ":")), snakemake.output.maps)

@@ -3,7 +3,7 @@ from pathlib import Path
 from analysis.scorecard.claims import read_claims, scorecard
 from analysis.scorecard.evaluate import load_tables, tables_read
 from analysis.scorecard.pages import plot_scorecard, scorecard_html, scorecard_markdown, verdict_counts
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, setup_logging, write_table, write_text
 
 log = setup_logging(snakemake)
 model = snakemake.wildcards.model
@@ -23,6 +23,4 @@ for path, text in (
     (snakemake.output.page, scorecard_html(card, model)),
     (snakemake.output.markdown, scorecard_markdown(card, model)),
 ):
-    tmp = Path(path).with_name(Path(path).name + ".part")
-    tmp.write_text(text)
-    tmp.replace(path)
+    write_text(text, path)

@@ -28,12 +28,13 @@ from __future__ import annotations
 import argparse
 import csv
 import fnmatch
-import os
 import re
 import sys
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
+
+from analysis.shared.rule_io import write_text
 
 BEGIN, END = "<!-- scorecard:begin -->", "<!-- scorecard:end -->"
 SPAN = re.compile(r"<!-- claim:(?P<spec>\S+)(?: (?P<fmt>\S+))? -->(?P<text>.*?)<!-- /claim -->")
@@ -249,12 +250,6 @@ def summary(readme: str) -> str:
     return readme.split(BEGIN, 1)[1].split(END, 1)[0]
 
 
-def write_atomic(path: Path, text: str) -> None:
-    part = path.with_name(path.name + ".part")
-    part.write_text(text)
-    os.replace(part, path)
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default="all-MiniLM-L6-v2", help="model slug under results/")
@@ -277,7 +272,7 @@ def main(argv=None) -> int:
             print(f"stale: {part}")
         print(f"{readme}: {'stale' if new != old else 'up to date'} against {table}")
         return int(new != old)
-    write_atomic(readme, new)
+    write_text(new, readme)
     print(f"{readme}: {len(stale)} stale part(s) regenerated from {fragment} and {table}")
     return 0
 

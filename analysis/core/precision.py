@@ -30,6 +30,7 @@ from pathlib import Path
 import torch
 
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
+REDUCED = ("bf16", "fp16")  # what auto may choose instead of fp32
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 # a reduced precision must agree with fp32 on the argmax of this share of attention rows
 MIN_AGREEMENT = 0.995
@@ -119,7 +120,7 @@ def choose_precision(requested: str, run_batch, lengths: list[int], device, rate
     ``rates``: the machine's matmul rates (``machine_rates``), measured here when None.
     An explicit bf16/fp16 is used as asked, its agreement recorded all the same."""
     check_precision(requested)
-    candidates = ["bf16", "fp16"] if requested == "auto" else [requested]
+    candidates = list(REDUCED) if requested == "auto" else [requested]
     candidates = [p for p in candidates if p != "fp32" and supported(p, device)]
     info: dict = {"requested": requested, "forward_s": {}, "agreement": {}}
     if not candidates:
@@ -143,7 +144,6 @@ def choose_precision(requested: str, run_batch, lengths: list[int], device, rate
     return {**info, "used": best, "reason": "; ".join(reasons)}
 
 
-REDUCED = ("bf16", "fp16")
 # CPU features that decide how fast bf16 / fp16 run (AMX and AVX512 variants), part of the fingerprint
 CPU_FEATURES = ("amx_bf16", "amx_fp16", "amx_tile", "avx512_bf16", "avx512_fp16", "avx512f", "avx2")
 

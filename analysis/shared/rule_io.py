@@ -43,11 +43,17 @@ def write_table(df, path, **kwargs) -> None:
     tmp.replace(path)
 
 
-def write_json(obj, path) -> None:
+def write_text(text: str, path) -> None:
+    """``text`` into ``path`` through a .part file renamed into place (pages, Markdown, JSON payloads)."""
     path = Path(path)
     tmp = _part(path)
-    tmp.write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n")
+    tmp.write_text(text)
     tmp.replace(path)
+
+
+def write_json(obj, path) -> None:
+    path = Path(path)
+    write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n", path)
 
 
 def save_figure(fig, path, dpi: int = 200) -> None:
