@@ -7,7 +7,7 @@
 #   snakemake --cores all results/all-MiniLM-L6-v2/figures/entropy.png   # one figure
 #
 # rules/<section>.smk holds a paper section's rules and ends with its aggregate rule;
-# scripts/<rule>.py is the one script of each rule; analysis/ holds the science.
+# workflow/<rule>.py is the one script of each rule; analysis/ holds the science.
 
 import os
 

@@ -29,4 +29,4 @@ rule benchmark:
         batch_size=config["batch_size"],
         segment_ids=config["segment_ids"],
     script:
-        "../scripts/benchmark.py"
+        "../workflow/benchmark.py"

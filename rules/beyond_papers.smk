@@ -50,7 +50,7 @@ rule rollout:
         seed=BEYOND["rollout"]["seed"],
         max_len=config["kovaleva"]["finetune"]["max_len"],
     script:
-        "../scripts/rollout.py"
+        "../workflow/rollout.py"
 
 
 rule head_importance_scores:
@@ -77,7 +77,7 @@ rule head_importance_scores:
         seed=BEYOND["head_importance"]["seed"],
         max_len=config["kovaleva"]["finetune"]["max_len"],
     script:
-        "../scripts/head_importance_scores.py"
+        "../workflow/head_importance_scores.py"
 
 
 rule head_importance:
@@ -94,7 +94,7 @@ rule head_importance:
     conda:
         CONDA_ENV
     script:
-        "../scripts/head_importance.py"
+        "../workflow/head_importance.py"
 
 
 rule head_pruning_scores:
@@ -124,7 +124,7 @@ rule head_pruning_scores:
         seed=BEYOND["pruning"]["seed"],
         max_len=config["kovaleva"]["finetune"]["max_len"],
     script:
-        "../scripts/head_pruning_scores.py"
+        "../workflow/head_pruning_scores.py"
 
 
 rule head_pruning:
@@ -140,7 +140,7 @@ rule head_pruning:
     conda:
         CONDA_ENV
     script:
-        "../scripts/head_pruning.py"
+        "../workflow/head_pruning.py"
 
 
 rule beyond_papers:

@@ -27,7 +27,7 @@ rule head_clusters:
         seed=config["clark_sec5"]["head_clusters"]["seed"],
         thresholds=config["clark_sec5"]["head_clusters"]["thresholds"],
     script:
-        "../scripts/head_clusters.py"
+        "../workflow/head_clusters.py"
 
 
 rule clark_clusters:

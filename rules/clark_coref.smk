@@ -26,7 +26,7 @@ rule coref_heads:
         same_head_fallback=config["coref"]["same_head_fallback"],
         corpus=config["coref"]["corpus"],
     script:
-        "../scripts/coref_heads.py"
+        "../workflow/coref_heads.py"
 
 
 if config["coref"]["gap_corpus"]:
@@ -54,7 +54,7 @@ if config["coref"]["gap_corpus"]:
             how=config["coref"]["how"],
             corpus=config["coref"]["gap_corpus"],
         script:
-            "../scripts/gap_heads.py"
+            "../workflow/gap_heads.py"
 
 
 rule clark_coref:

@@ -46,7 +46,7 @@ rule probes_train:
         seed=config["clark_sec5"]["probes"]["seed"],
         punct_pos=config["clark_sec5"]["probes"]["punct_pos"],
     script:
-        "../scripts/probes_train.py"
+        "../workflow/probes_train.py"
 
 
 rule probes:
@@ -66,7 +66,7 @@ rule probes:
         dev_name=config["clark_sec5"]["probes"]["dev"],
         paper_uas=config["clark_sec5"]["probes"]["paper_uas"],
     script:
-        "../scripts/probes.py"
+        "../workflow/probes.py"
 
 
 rule clark_probes:

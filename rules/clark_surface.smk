@@ -29,7 +29,7 @@ rule surface_sums:
         segment=config["surface"]["example_segment"],
         window=config["surface"]["example_window"],
     script:
-        "../scripts/surface_sums.py"
+        "../workflow/surface_sums.py"
 
 
 rule relative_position:
@@ -44,7 +44,7 @@ rule relative_position:
     conda:
         CONDA_ENV
     script:
-        "../scripts/relative_position.py"
+        "../workflow/relative_position.py"
 
 
 rule special_tokens:
@@ -60,7 +60,7 @@ rule special_tokens:
     conda:
         CONDA_ENV
     script:
-        "../scripts/special_tokens.py"
+        "../workflow/special_tokens.py"
 
 
 rule sep_attention:
@@ -76,7 +76,7 @@ rule sep_attention:
     conda:
         CONDA_ENV
     script:
-        "../scripts/sep_attention.py"
+        "../workflow/sep_attention.py"
 
 
 rule entropy:
@@ -92,7 +92,7 @@ rule entropy:
     conda:
         CONDA_ENV
     script:
-        "../scripts/entropy.py"
+        "../workflow/entropy.py"
 
 
 rule example_heads:
@@ -114,7 +114,7 @@ rule example_heads:
         segment=config["surface"]["example_segment"],
         window=config["surface"]["example_window"],
     script:
-        "../scripts/example_heads.py"
+        "../workflow/example_heads.py"
 
 
 rule mlm_head:
@@ -155,7 +155,7 @@ rule mlm_head:
         mask_prob=config["clark_sec5"]["mlm_head"]["mask_prob"],
         seed=config["clark_sec5"]["mlm_head"]["seed"],
     script:
-        "../scripts/mlm_head.py"
+        "../workflow/mlm_head.py"
 
 
 rule gradient_importance:
@@ -191,7 +191,7 @@ rule gradient_importance:
         batch_size=config["clark_sec5"]["gradient_importance"]["batch_size"],
         seed=config["clark_sec5"]["gradient_importance"]["seed"],
     script:
-        "../scripts/gradient_importance.py"
+        "../workflow/gradient_importance.py"
 
 
 rule clark_surface:

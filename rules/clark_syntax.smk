@@ -30,7 +30,7 @@ rule dep_heads:
         min_count=config["dependency"]["min_count"],
         relations=config["dependency"]["relations"],
     script:
-        "../scripts/dep_heads.py"
+        "../workflow/dep_heads.py"
 
 
 rule dobj_head_example:
@@ -54,7 +54,7 @@ rule dobj_head_example:
         max_words=config["dependency"]["example_max_words"],
         how=config["dependency"]["how"],
     script:
-        "../scripts/dobj_head_example.py"
+        "../workflow/dobj_head_example.py"
 
 
 rule clark_syntax:

@@ -6,7 +6,7 @@
 #   results/{model}/figures/<rule>[.<part>...].png   figures
 #   results/{model}/tables/<rule>[.<part>...].json   sidecars (counts, run info)
 #   logs/{model}/<rule>[.<part>...].log, benchmarks/{model}/<rule>[.<part>...].tsv
-# so the rule (and scripts/<rule>.py) behind any file is found from its name.
+# so the rule (and workflow/<rule>.py) behind any file is found from its name.
 
 import glob
 import os

@@ -42,7 +42,7 @@ rule attn_classifiers:
             else None
         ),
     script:
-        "../scripts/attn_classifiers.py"
+        "../workflow/attn_classifiers.py"
 
 
 rule erasure:
@@ -73,7 +73,7 @@ rule erasure:
         n_explain=config["explanation"]["n_explain"],
         seed=config["explanation"]["seed"],
     script:
-        "../scripts/erasure.py"
+        "../workflow/erasure.py"
 
 
 rule erasure_cls:
@@ -105,7 +105,7 @@ rule erasure_cls:
         seed=config["explanation"]["seed"],
         cls_layer=config["explanation"]["cls_layer"],
     script:
-        "../scripts/erasure_cls.py"
+        "../workflow/erasure_cls.py"
 
 
 rule permutation:
@@ -134,7 +134,7 @@ rule permutation:
         n_permutations=config["explanation"]["n_permutations"],
         seed=config["explanation"]["seed"],
     script:
-        "../scripts/permutation.py"
+        "../workflow/permutation.py"
 
 
 rule adversarial:
@@ -166,7 +166,7 @@ rule adversarial:
         penalty=config["explanation"]["adversarial"]["penalty"],
         seed=config["explanation"]["seed"],
     script:
-        "../scripts/adversarial.py"
+        "../workflow/adversarial.py"
 
 
 rule rank_agreement:
@@ -193,7 +193,7 @@ rule rank_agreement:
         task=config["explanation"]["task"],
         n_explain=config["explanation"]["n_explain"],
     script:
-        "../scripts/rank_agreement.py"
+        "../workflow/rank_agreement.py"
 
 
 rule explanation:

@@ -47,7 +47,7 @@ rule finetune:
         settings=config["kovaleva"]["finetune"],  # every key is used (and recorded in dev_metrics.json)
         seed=config["kovaleva"]["seed"],
     script:
-        "../scripts/finetune.py"
+        "../workflow/finetune.py"
 
 
 rule finetune_scores:
@@ -62,7 +62,7 @@ rule finetune_scores:
     conda:
         CONDA_ENV
     script:
-        "../scripts/finetune_scores.py"
+        "../workflow/finetune_scores.py"
 
 
 rule glue_attention:
@@ -93,7 +93,7 @@ rule glue_attention:
         batch_size=config["batch_size"],
         precision=config["precision"],
     script:
-        "../scripts/glue_attention.py"
+        "../workflow/glue_attention.py"
 
 
 # variant -> the maps of the GLUE dev inputs of every configured task, for {model} (rule glue_attention)
@@ -120,7 +120,7 @@ rule finetune_change:
     params:
         tasks=config["kovaleva"]["tasks"],
     script:
-        "../scripts/finetune_change.py"
+        "../workflow/finetune_change.py"
 
 
 rule finetune_special_tokens:
@@ -140,7 +140,7 @@ rule finetune_special_tokens:
     params:
         tasks=config["kovaleva"]["tasks"],
     script:
-        "../scripts/finetune_special_tokens.py"
+        "../workflow/finetune_special_tokens.py"
 
 
 rule disable_heads_scores:
@@ -170,7 +170,7 @@ rule disable_heads_scores:
         max_len=config["kovaleva"]["finetune"]["max_len"],
         seed=config["kovaleva"]["seed"],
     script:
-        "../scripts/disable_heads_scores.py"
+        "../workflow/disable_heads_scores.py"
 
 
 rule disable_heads:
@@ -189,7 +189,7 @@ rule disable_heads:
     params:
         tasks=config["kovaleva"]["tasks"],
     script:
-        "../scripts/disable_heads.py"
+        "../workflow/disable_heads.py"
 
 
 rule kovaleva_finetune:

@@ -42,7 +42,7 @@ rule pattern_features:
         mem_mb=16000,
         runtime=60,
     script:
-        "../scripts/pattern_features.py"
+        "../workflow/pattern_features.py"
 
 
 rule pattern_classifier:
@@ -71,7 +71,7 @@ rule pattern_classifier:
         labelled_model=PAT_RECIPE["model"],
         cnn_epochs=config["patterns"]["cnn_epochs"],
     script:
-        "../scripts/pattern_classifier.py"
+        "../workflow/pattern_classifier.py"
 
 
 rule pattern_labelled_examples:
@@ -94,7 +94,7 @@ rule pattern_labelled_examples:
         per_class=4,
         labelled_model=PAT_RECIPE["model"],
     script:
-        "../scripts/pattern_labelled_examples.py"
+        "../workflow/pattern_labelled_examples.py"
 
 
 rule pattern_label_sheets:
@@ -109,7 +109,7 @@ rule pattern_label_sheets:
     conda:
         CONDA_ENV
     script:
-        "../scripts/pattern_label_sheets.py"
+        "../workflow/pattern_label_sheets.py"
 
 
 rule patterns:
@@ -139,7 +139,7 @@ rule patterns:
         max_inputs=config["patterns"]["max_inputs"],
         finetuned=config["patterns"]["finetuned"],
     script:
-        "../scripts/patterns.py"
+        "../workflow/patterns.py"
 
 
 rule pattern_examples:
@@ -161,7 +161,7 @@ rule pattern_examples:
         tasks=config["kovaleva"]["tasks"],
         min_tokens=24,  # examples drawn from inputs of at least this many word pieces (if every type has one)
     script:
-        "../scripts/pattern_examples.py"
+        "../workflow/pattern_examples.py"
 
 
 rule kovaleva_patterns:

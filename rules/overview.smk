@@ -32,7 +32,7 @@ rule scorecard:
     params:
         rules_left_out=scorecard_rules_left_out(),
     script:
-        "../scripts/scorecard.py"
+        "../workflow/scorecard.py"
 
 
 rule explorer_maps:
@@ -56,7 +56,7 @@ rule explorer_maps:
         n_examples=config["overview"]["explorer"]["n_examples"],
         n_shards=CORPORA[config["overview"]["explorer"]["corpus"]]["n_shards"],
     script:
-        "../scripts/explorer_maps.py"
+        "../workflow/explorer_maps.py"
 
 
 rule explorer:
@@ -91,7 +91,7 @@ rule explorer:
         min_count=config["dependency"]["min_count"],
         max_mb=config["overview"]["explorer"]["max_mb"],
     script:
-        "../scripts/explorer.py"
+        "../workflow/explorer.py"
 
 
 COMPARE_PANELS = config["overview"]["compare"]["panels"]
@@ -126,7 +126,7 @@ rule compare:
         models=list(MODELS),
         panels=COMPARE_PANELS,
     script:
-        "../scripts/compare.py"
+        "../workflow/compare.py"
 
 
 rule overview:

@@ -18,7 +18,7 @@ rule fetch_source:
         source=lambda wc: SOURCES[wc.source],
         mirror=MIRROR,
     script:
-        "../scripts/fetch_source.py"
+        "../workflow/fetch_source.py"
 
 
 rule verify_local_source:
@@ -37,7 +37,7 @@ rule verify_local_source:
     params:
         path=lambda wc: SOURCES[wc.source]["path"],
     script:
-        "../scripts/verify_local_source.py"
+        "../workflow/verify_local_source.py"
 
 
 rule prepare_inputs:
@@ -58,7 +58,7 @@ rule prepare_inputs:
         corpus=lambda wc: {k: v for k, v in CORPORA[wc.corpus].items() if k != "n_shards"},
         max_len=config["max_len"],
     script:
-        "../scripts/prepare_inputs.py"
+        "../workflow/prepare_inputs.py"
 
 
 rule measure_matmul:
@@ -78,7 +78,7 @@ rule measure_matmul:
         gpu=1,
         runtime=10,
     script:
-        "../scripts/measure_matmul.py"
+        "../workflow/measure_matmul.py"
 
 
 rule extract_attention:
@@ -112,4 +112,4 @@ rule extract_attention:
         segment_ids=config["segment_ids"],
         precision=config["precision"],
     script:
-        "../scripts/extract_attention.py"
+        "../workflow/extract_attention.py"

@@ -38,7 +38,7 @@ rule staying_true_models:
         mlm_weight=config["staying_true"]["mlm_weight"],
         mlm_mask_prob=config["staying_true"]["mlm_mask_prob"],
     script:
-        "../scripts/staying_true_models.py"
+        "../workflow/staying_true_models.py"
 
 
 rule staying_true_permutation:
@@ -66,7 +66,7 @@ rule staying_true_permutation:
         n_permutations=config["staying_true"]["n_permutations"],
         seed=config["explanation"]["seed"],
     script:
-        "../scripts/staying_true_permutation.py"
+        "../workflow/staying_true_permutation.py"
 
 
 rule staying_true_adversary:
@@ -95,7 +95,7 @@ rule staying_true_adversary:
         batch_size=config["explanation"]["batch_size"],
         adversary=config["staying_true"]["adversary"],
     script:
-        "../scripts/staying_true_adversary.py"
+        "../workflow/staying_true_adversary.py"
 
 
 rule staying_true_single_token:
@@ -121,7 +121,7 @@ rule staying_true_single_token:
         task=config["explanation"]["task"],
         n_explain=config["staying_true"]["n_explain"],
     script:
-        "../scripts/staying_true_single_token.py"
+        "../workflow/staying_true_single_token.py"
 
 
 rule staying_true_erasure:
@@ -146,7 +146,7 @@ rule staying_true_erasure:
         n_explain=config["staying_true"]["n_explain"],
         seed=config["explanation"]["seed"],
     script:
-        "../scripts/staying_true_erasure.py"
+        "../workflow/staying_true_erasure.py"
 
 
 rule staying_true:

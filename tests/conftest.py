@@ -26,7 +26,7 @@ def tiny_model():
     return load_model(TINY, device="cpu")
 
 
-WORKFLOW = ["Snakefile", "rules", "scripts", "config", "report", "analysis", "envs", "profiles"]
+WORKFLOW = ["Snakefile", "rules", "workflow", "config", "report", "analysis", "envs", "profiles"]
 
 
 def copy_into(dest: Path, items, src_dir: Path = ROOT) -> Path:

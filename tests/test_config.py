@@ -173,7 +173,7 @@ def config_reads(text: str):
 
 
 def test_every_key_read_in_rules_and_scripts_is_in_the_schema():
-    files = [ROOT / "Snakefile", *sorted((ROOT / "rules").glob("*.smk")), *sorted((ROOT / "scripts").glob("*.py"))]
+    files = [ROOT / "Snakefile", *sorted((ROOT / "rules").glob("*.smk")), *sorted((ROOT / "workflow").glob("*.py"))]
     seen = 0
     for path in files:
         for keys in config_reads(path.read_text()):
@@ -185,7 +185,7 @@ def test_every_key_read_in_rules_and_scripts_is_in_the_schema():
 
 
 def test_scripts_read_no_config_and_have_no_fallback_defaults():
-    for path in sorted((ROOT / "scripts").glob("*.py")):
+    for path in sorted((ROOT / "workflow").glob("*.py")):
         text = path.read_text()
         assert "snakemake.config" not in text, f"{path.name} reads the config: pass what it needs as params"
         assert not re.search(r"snakemake\.params\.get\(|params\[[^\]]+\]\.get\(", text), f"{path.name}: a default"

@@ -37,7 +37,7 @@ def test_every_figure_has_one_plot_function_named_after_it():
     for parts in names:
         fn = "plot_" + "_".join(parts)
         assert fn in plots, f"figure {'.'.join(parts)}: no {fn} in analysis/"
-        script = ROOT / "scripts" / f"{parts[0]}.py"
+        script = ROOT / "workflow" / f"{parts[0]}.py"
         assert fn in script.read_text(), f"{script.name} does not call {fn}"
 
 
@@ -47,7 +47,7 @@ def test_every_rule_has_its_script():
         for m in re.finditer(r"^rule (\w+):\n(.*?)(?=^rule |\Z)", text, re.M | re.S):
             name, body = m.groups()
             if "script:" in body:
-                assert f'"../scripts/{name}.py"' in body, f"rule {name} runs another script"
+                assert f'"../workflow/{name}.py"' in body, f"rule {name} runs another script"
 
 
 def imports_of(path):

@@ -37,7 +37,7 @@ def test_a_job_uses_its_threads_and_no_more(tmp_path: Path):
 
 
 def test_every_torch_script_sets_its_threads():
-    for script in sorted((ROOT / "scripts").glob("*.py")):
+    for script in sorted((ROOT / "workflow").glob("*.py")):
         text = script.read_text()
         if "import torch" in text:
             assert "use_threads(snakemake)" in text or "torch.set_num_threads(snakemake.threads)" in text, script.name

@@ -185,14 +185,14 @@ def test_report_builds(smoke_run):
 
 
 def test_every_output_name_starts_with_its_rule(smoke_run):
-    """<rule>.<parts>: the rule (and scripts/<rule>.py) behind any result is found from its name."""
+    """<rule>.<parts>: the rule (and workflow/<rule>.py) behind any result is found from its name."""
     work = smoke_run[0]
     files = [p for p in (work / "results").rglob("*") if p.is_file()]
     assert len(files) > 50
     for path in files:
         rule = path.name.split(".", 1)[0]
         assert rule in RULES, f"{path.relative_to(work)}: no rule named {rule!r}"
-        assert (work / "scripts" / f"{rule}.py").exists(), path
+        assert (work / "workflow" / f"{rule}.py").exists(), path
 
 
 # the map shards of the smoke run are deleted (keep_maps: false): a rule that reads maps and must
