@@ -18,7 +18,7 @@ from analysis.beyond.head_gates import (
 from analysis.beyond.rollout import attention_flow, query_rows, residual_attention, rollout
 from analysis.beyond.rollout_compare import leave_one_out, spearman_table, summary_table, token_table
 from analysis.core.models import TINY, load_model, shape_of
-from analysis.kovaleva.finetune import collate, encode
+from analysis.shared.glue_batches import collate, encode
 
 # 2 layers, 2 heads, 3 tokens (rows = attending token, columns = attended token).
 HAND = np.array(

@@ -16,8 +16,8 @@ import pytest
 import torch
 
 from analysis.explanation.adversarial import adversarial_attention
-from analysis.explanation.attn_classifiers import TrainConfig, train_all
-from analysis.explanation.classifiers import AttnClassifier, Vocab
+from analysis.explanation.attn_classifiers import train_all
+from analysis.explanation.classifiers import AttnClassifier, TrainConfig, Vocab
 from analysis.explanation.divergences import js_divergence, tvd
 from analysis.explanation.erasure import (
     erasure_tables,

@@ -12,8 +12,8 @@ import pytest
 import torch
 
 from analysis.explanation.adversarial import run_adversarial
-from analysis.explanation.attn_classifiers import TrainConfig, glove_init, train_all
-from analysis.explanation.classifiers import AttnClassifier, Vocab
+from analysis.explanation.attn_classifiers import glove_init, train_all
+from analysis.explanation.classifiers import AttnClassifier, TrainConfig, Vocab
 from analysis.explanation.erasure import ORDERS, erasure_summary, erasure_tables, run_erasure
 from analysis.explanation.explainer import Explainer
 from analysis.explanation.permutation import run_permutation

@@ -9,6 +9,7 @@ from analysis.core import glue
 from analysis.core.models import TINY, load_model
 from analysis.kovaleva import finetune
 from analysis.kovaleva.finetune_change import head_cosines, mean_cosines
+from analysis.shared import glue_batches
 from conftest import FIXTURES, random_maps
 
 
@@ -26,20 +27,20 @@ def test_linear_schedule_warmup_then_decay():
 
 def test_encode_truncates_and_counts(tokenizer):
     recs = glue.read_split(FIXTURES / "glue", "RTE", "train")
-    items, counts = finetune.encode(tokenizer, recs, max_len=8)
+    items, counts = glue_batches.encode(tokenizer, recs, max_len=8)
     assert counts == {"examples": 2, "truncated": 2}
     assert all(len(it["input_ids"]) == 8 for it in items)
-    batch = finetune.collate(items, tokenizer.pad_token_id)
+    batch = glue_batches.collate(items, tokenizer.pad_token_id)
     assert batch["labels"].tolist() == [1, 0] and batch["labels"].dtype == torch.long
-    sts, _ = finetune.encode(tokenizer, glue.read_split(FIXTURES / "glue", "STS-B", "train"), max_len=64)
-    assert finetune.collate(sts, tokenizer.pad_token_id)["labels"].dtype == torch.float
+    sts, _ = glue_batches.encode(tokenizer, glue.read_split(FIXTURES / "glue", "STS-B", "train"), max_len=64)
+    assert glue_batches.collate(sts, tokenizer.pad_token_id)["labels"].dtype == torch.float
 
 
 @pytest.mark.parametrize("task", ["SST-2", "STS-B"])
 def test_training_is_seeded_and_learns_the_fixture(tokenizer, task):
     """A few steps at a high rate fit the training fixture; two runs give identical weights."""
     t = glue.get_task(task)
-    items, _ = finetune.encode(tokenizer, glue.read_split(FIXTURES / "glue", task, "train"), 32)
+    items, _ = glue_batches.encode(tokenizer, glue.read_split(FIXTURES / "glue", task, "train"), 32)
     runs = []
     for _ in range(2):
         torch.manual_seed(0)
@@ -69,7 +70,7 @@ def test_training_is_seeded_and_learns_the_fixture(tokenizer, task):
 
 
 def test_max_steps_caps_training(tokenizer):
-    items, _ = finetune.encode(tokenizer, glue.read_split(FIXTURES / "glue", "SST-2", "train"), 32)
+    items, _ = glue_batches.encode(tokenizer, glue.read_split(FIXTURES / "glue", "SST-2", "train"), 32)
     model = load_model(TINY, head="classification", device="cpu", num_labels=2)
     hist = finetune.train(
         model,

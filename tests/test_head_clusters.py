@@ -68,7 +68,7 @@ def test_smoothing_mixes_with_uniform():
 
 def test_surface_stats_and_behaviour():
     # the quantities behind the labels come from the surface module (Clark sec. 3 tables)
-    from analysis.clark.surface import relative_position_stats, special_tokens_stats
+    from analysis.shared.attention_stats import relative_position_stats, special_tokens_stats
 
     # 1 layer, 2 heads, n = 3 tokens "C O S"; head 0 attends to the next token, head 1 to [SEP]
     nxt = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 1.0]])

@@ -58,6 +58,96 @@ def imports_of(path):
             yield from (a.name for a in node.names)
 
 
+def module_name(path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+
+
+def analysis_imports(path) -> set[str]:
+    """The analysis modules ``path`` imports, anywhere in it (lazy imports inside functions too);
+    ``from analysis.shared import metrics`` counts as ``analysis.shared.metrics``."""
+    modules = {module_name(p) for p in ANALYSIS.rglob("*.py")}
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("analysis"):
+            subs = [f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in modules]
+            found.update(subs or [node.module])
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("analysis"))
+    return found
+
+
+# what each package of analysis/ may import besides itself: the spine nothing, the shared helpers
+# the spine, every paper (and the scorecard over them) the spine and the shared helpers only
+MAY_IMPORT = {
+    "core": set(),
+    "shared": {"core"},
+    "clark": {"core", "shared"},
+    "kovaleva": {"core", "shared"},
+    "explanation": {"core", "shared"},
+    "beyond": {"core", "shared"},
+    "scorecard": {"core", "shared"},
+}
+
+
+def test_every_package_of_analysis_has_its_import_rule():
+    packages = {p.name for p in ANALYSIS.iterdir() if (p / "__init__.py").exists()}
+    assert packages == set(MAY_IMPORT), "add the new package to MAY_IMPORT"
+
+
+@pytest.mark.parametrize("package", sorted(MAY_IMPORT))
+def test_papers_never_import_each_other(package):
+    allowed = {f"analysis.{p}" for p in MAY_IMPORT[package] | {package}}
+    bad = [
+        f"{path.relative_to(ROOT)} imports {mod}"
+        for path in sorted((ANALYSIS / package).rglob("*.py"))
+        for mod in sorted(analysis_imports(path))
+        if mod != "analysis" and not any(mod == a or mod.startswith(a + ".") for a in allowed)
+    ]
+    assert not bad, "what two packages share belongs in analysis/shared (or core): " + "; ".join(bad)
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected group of more than one module (or a module importing itself)."""
+    index, low, stack, on_stack, groups = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1 or v in graph.get(v, ()):
+                groups.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return groups
+
+
+def test_import_cycles_are_found():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+    assert sorted(import_cycles(graph)) == [["a", "b", "c"], ["e"]]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_circles():
+    graph = {module_name(p): analysis_imports(p) for p in ANALYSIS.rglob("*.py")}
+    assert import_cycles(graph) == []
+
+
 def test_the_spine_imports_no_paper():
     for path in (ANALYSIS / "core").rglob("*.py"):
         for mod in imports_of(path):

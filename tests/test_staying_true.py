@@ -248,7 +248,8 @@ def test_plots_draw_the_three_figures():
 
 def test_finetuned_transformer_changes_the_encoder_and_runs_the_explanation_tests(tmp_path):
     from analysis.core.models import load_model, load_tokenizer
-    from analysis.explanation.attn_classifiers import TrainConfig, train_all
+    from analysis.explanation.attn_classifiers import train_all
+    from analysis.explanation.classifiers import TrainConfig
     from analysis.explanation.finetuned_transformer import FinetuneConfig
     from analysis.explanation.frozen_transformer import FrozenTransformer
     from analysis.explanation.permutation import run_permutation

@@ -41,7 +41,7 @@ def synthetic_shard(stem, n_segments: int, seed: int = 0):
 
 READERS = {
     "surface": """
-        from analysis.clark.surface import accumulate, entropy_stats, relative_position_stats, special_tokens_stats
+        from analysis.shared.attention_stats import accumulate, entropy_stats, relative_position_stats, special_tokens_stats
         for stats in (entropy_stats, relative_position_stats, special_tokens_stats):
             accumulate(Shards([path]), stats)
     """,

@@ -3,15 +3,12 @@ import pandas as pd
 import pytest
 
 from analysis.clark import surface_plots
-from analysis.clark.surface import (
+from analysis.clark.surface import example_maps, example_segment, pick_example_heads, pick_example_segment
+from analysis.shared.attention_stats import (
     accumulate,
     entropy_rows,
     entropy_stats,
-    example_maps,
-    example_segment,
     per_head_table,
-    pick_example_heads,
-    pick_example_segment,
     relative_position_stats,
     sep_attention_stats,
     special_tokens_stats,

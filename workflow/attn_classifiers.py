@@ -4,7 +4,8 @@ import pandas as pd
 import torch
 
 from analysis.core.models import load_model, load_tokenizer
-from analysis.explanation.attn_classifiers import TrainConfig, train_all
+from analysis.explanation.attn_classifiers import train_all
+from analysis.explanation.classifiers import TrainConfig
 from analysis.explanation.finetuned_transformer import FinetuneConfig
 from analysis.explanation.frozen_transformer import FrozenTransformer
 from analysis.explanation.sst2 import read_sst2

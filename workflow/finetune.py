@@ -8,6 +8,7 @@ from analysis.core import glue
 from analysis.core.model_names import model_slug
 from analysis.core.models import load_model, load_tokenizer
 from analysis.kovaleva import finetune
+from analysis.shared import glue_batches
 from analysis.shared.rule_io import setup_logging, write_json, write_table
 
 log = setup_logging(snakemake)
@@ -20,8 +21,8 @@ tok = load_tokenizer(spec)
 train_all, dev_all = glue.read_split(raw, task, "train"), glue.read_split(raw, task, "dev")
 train_recs = glue.select_rows(train_all, s["train_examples"], seed)
 dev_recs = glue.select_rows(dev_all, s["dev_examples"], seed)
-train_items, train_counts = finetune.encode(tok, train_recs, s["max_len"])
-dev_items, dev_counts = finetune.encode(tok, dev_recs, s["max_len"])
+train_items, train_counts = glue_batches.encode(tok, train_recs, s["max_len"])
+dev_items, dev_counts = glue_batches.encode(tok, dev_recs, s["max_len"])
 log.info("%s: train %s, dev %s (max_len %d)", task, train_counts, dev_counts, s["max_len"])
 
 torch.manual_seed(seed)  # the new head's initialisation

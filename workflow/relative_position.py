@@ -1,6 +1,6 @@
-from analysis.clark.surface import per_head_table
 from analysis.clark.surface_plots import plot_relative_position
 from analysis.clark.surface_sums import combine, read_sums
+from analysis.shared.attention_stats import per_head_table
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 log = setup_logging(snakemake)

@@ -8,7 +8,7 @@ from analysis.beyond.rollout_compare import paired_table, pick_example, spearman
 from analysis.core import glue
 from analysis.core.inputs import seeded_subset
 from analysis.core.models import load_model, load_tokenizer
-from analysis.kovaleva import finetune
+from analysis.shared import glue_batches
 from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
 
 log = setup_logging(snakemake)
@@ -20,7 +20,7 @@ ckpt = snakemake.input.checkpoint
 all_dev = glue.read_split(Path(snakemake.input.raw).parent, p.task, "dev")
 records = glue.select_rows(all_dev, p.n_examples, p.seed)
 tok = load_tokenizer(ckpt)
-items, counts = finetune.encode(tok, records, p.max_len)
+items, counts = glue_batches.encode(tok, records, p.max_len)
 model = load_model(ckpt, head="classification")
 ids = [it["id"] for it in items]
 flow_ids = set(seeded_subset(ids, p.flow_examples, p.seed)) if p.flow_examples != 0 else set()

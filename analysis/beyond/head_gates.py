@@ -2,7 +2,7 @@
 Really Better than One?", pmichel31415/are-16-heads-really-better-than-1).
 
 Every head's output is multiplied by a gate xi_{l,h} (transformers 5 has no ``head_mask``):
-``HeadGates`` hooks the self-attention modules that ``analysis.kovaleva.disable_heads`` finds
+``HeadGates`` hooks the self-attention modules that ``analysis.shared.attention_modules`` finds
 (``self_attention_modules``), at the same point as its ``UniformHeads``: the module's
 output context ``(batch, n, heads * d)``, head-major, before the output projection. Gating
 the context equals gating the attention probabilities (context = probs @ values), which is
@@ -24,8 +24,8 @@ import torch
 
 from analysis.core import glue
 from analysis.core.models import shape_of
-from analysis.kovaleva.disable_heads import self_attention_modules
 from analysis.shared import metrics
+from analysis.shared.attention_modules import self_attention_modules
 
 
 class HeadGates:

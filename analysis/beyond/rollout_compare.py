@@ -18,7 +18,7 @@ import torch
 
 from analysis.beyond.rollout import query_rows
 from analysis.core.models import SPECIAL_KINDS, checked_attentions, token_kinds
-from analysis.kovaleva.finetune import collate, eval_batches
+from analysis.shared.glue_batches import collate, eval_batches
 from analysis.shared.metrics import spearman
 
 METHODS = ("raw", "rollout", "flow")

@@ -1,6 +1,6 @@
 """One pass over one shard of the Wikipedia maps for every sec. 3 / sec. 6 analysis.
 
-The surface statistics (``surface.*_stats``) and the head distances (``head_clusters``) are sums
+The surface statistics (``analysis.shared.attention_stats.*_stats``) and the head distances (``head_clusters``) are sums
 over segments, so each shard can be reduced on its own as soon as it is extracted and its maps
 deleted (rule ``surface_sums``; the maps are the workflow's largest files). ``combine`` adds the
 shards' sums: the same totals as one pass over every shard (up to float64 rounding of the order
@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from analysis.clark.head_clusters import pairwise_js
-from analysis.clark.surface import (
+from analysis.clark.surface import pick_example_segment
+from analysis.shared.attention_stats import (
     entropy_stats,
-    pick_example_segment,
     relative_position_stats,
     sep_attention_stats,
     special_tokens_stats,

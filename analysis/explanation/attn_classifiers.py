@@ -15,27 +15,16 @@ training, :func:`train_all` runs them in order and gathers the checkpoint bundle
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 
 import numpy as np
 import torch
 from torch import nn
 
-from analysis.explanation.classifiers import WORD_ENCODERS, AttnClassifier, Vocab, make_batch
+from analysis.explanation.classifiers import WORD_ENCODERS, AttnClassifier, TrainConfig, Vocab, make_batch, predict
 from analysis.explanation.frozen_transformer import FrozenTransformer
 from analysis.shared.vectors import PACKAGE, load_vectors
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class TrainConfig:
-    epochs: int = 2
-    batch_size: int = 32
-    lr: float = 1e-3
-    seed: int = 0
-    hidden: int = 64
-    d_att: int = 64
 
 
 def train_classifier(clf: AttnClassifier, xs, ys, cfg: TrainConfig) -> list[float]:
@@ -61,16 +50,6 @@ def train_classifier(clf: AttnClassifier, xs, ys, cfg: TrainConfig) -> list[floa
         log.info("%s epoch %d: loss %.4f", clf.encoder, epoch + 1, losses[-1])
     clf.eval()
     return losses
-
-
-@torch.no_grad()
-def predict(clf: AttnClassifier, xs, batch_size: int = 128) -> np.ndarray:
-    clf.eval()
-    out = []
-    for start in range(0, len(xs), batch_size):
-        x, mask = make_batch(clf.encoder, xs[start : start + batch_size])
-        out.append(clf(x, mask)[0].argmax(-1).numpy())
-    return np.concatenate(out)
 
 
 def train_probe(feats: torch.Tensor, ys, cfg: TrainConfig) -> nn.Linear:

@@ -18,7 +18,9 @@ lower-cased and tokenised); dev words outside the train vocabulary map to ``<unk
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -153,3 +155,26 @@ def _pad_states(states):
 def make_batch(encoder: str, xs):
     """Pad a list of id lists (word encoders) or state tensors (transformer)."""
     return _pad_ids(xs) if encoder in WORD_ENCODERS else _pad_states(xs)
+
+
+@dataclass
+class TrainConfig:
+    """Settings of a classifier's training (shared by every training of the explanation tests)."""
+
+    epochs: int = 2
+    batch_size: int = 32
+    lr: float = 1e-3
+    seed: int = 0
+    hidden: int = 64
+    d_att: int = 64
+
+
+@torch.no_grad()
+def predict(clf: AttnClassifier, xs, batch_size: int = 128) -> np.ndarray:
+    """Predicted class of every input, in batches."""
+    clf.eval()
+    out = []
+    for start in range(0, len(xs), batch_size):
+        x, mask = make_batch(clf.encoder, xs[start : start + batch_size])
+        out.append(clf(x, mask)[0].argmax(-1).numpy())
+    return np.concatenate(out)

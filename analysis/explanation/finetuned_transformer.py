@@ -20,8 +20,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from analysis.explanation.attn_classifiers import TrainConfig, predict
-from analysis.explanation.classifiers import AttnClassifier, make_batch
+from analysis.explanation.classifiers import AttnClassifier, TrainConfig, make_batch, predict
 from analysis.explanation.frozen_transformer import FrozenTransformer
 
 log = logging.getLogger(__name__)

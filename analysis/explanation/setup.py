@@ -11,8 +11,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from analysis.explanation.attn_classifiers import TrainConfig
-from analysis.explanation.classifiers import WORD_ENCODERS, AttnClassifier, Vocab
+from analysis.explanation.classifiers import WORD_ENCODERS, AttnClassifier, TrainConfig, Vocab
 from analysis.explanation.explainer import Explainer, Instance
 from analysis.explanation.frozen_transformer import FrozenTransformer
 from analysis.explanation.sst2 import read_sst2

@@ -30,8 +30,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from analysis.explanation.attn_classifiers import glove_init, predict
-from analysis.explanation.classifiers import AdditiveAttention, AttnClassifier, Vocab, make_batch
+from analysis.explanation.attn_classifiers import glove_init
+from analysis.explanation.classifiers import AdditiveAttention, AttnClassifier, Vocab, make_batch, predict
 
 log = logging.getLogger(__name__)
 

@@ -34,20 +34,7 @@ import torch
 from torch import nn
 
 from analysis.core.models import shape_of
-
-
-def self_attention_modules(model) -> list[nn.Module]:
-    """The self-attention module of every layer, in order (one per layer, checked)."""
-    mods = [
-        m for m in model.modules() if all(isinstance(getattr(m, a, None), nn.Linear) for a in ("query", "key", "value"))
-    ]
-    n_layers, _ = shape_of(model)
-    if len(mods) != n_layers:
-        raise ValueError(
-            f"found {len(mods)} self-attention modules with query/key/value projections, "
-            f"expected one per layer ({n_layers}); this architecture is not supported"
-        )
-    return mods
+from analysis.shared.attention_modules import self_attention_modules
 
 
 class UniformHeads:

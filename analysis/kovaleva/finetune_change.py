@@ -4,7 +4,7 @@
 pre-trained and of the fine-tuned model on the same input; ``mean_cosines`` averages it
 over paired examples of two shards (the same dev inputs, checked token by token).
 ``special_attention_by_layer``: per layer, the mean attention to [CLS], [SEP] and '.'/','
-(from every token, token-weighted as in ``analysis.clark.surface``). Layers/heads 1-indexed.
+(from every token, token-weighted as in ``analysis.shared.attention_stats``). Layers/heads 1-indexed.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from analysis.clark.surface import accumulate, by_layer, per_head_table, special_tokens_stats
+from analysis.shared.attention_stats import accumulate, by_layer, per_head_table, special_tokens_stats
 
 
 def head_cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
