@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from analysis.clark.coref_plots import plot_gap_heads
-from analysis.clark.gap_heads import baseline_picks, per_head_table, score, summary_table
+from analysis.clark.gap_heads import baseline_picks, score
 from analysis.core.corpora import prepare
 from analysis.core.corpora.gap import read_gap, window
 from analysis.shared.plots import close
@@ -74,14 +74,14 @@ def test_score_hand_made(tokenizer):
     r2[1], r2[10], r2[-1] = 0.1, 0.6, 0.3
     ex2 = _ex(m2, [r1, r2], n2)
     ex3 = SimpleNamespace(id="z", meta=m3, word_ids=[], attn=None)  # neither: counted, not scored
-    correct, base, n, c = score([ex1, ex2, ex3], 1, 2)
+    tally, c = score([ex1, ex2, ex3], 1, 2)
     assert c == {"examples": 3, "scored": 2, "not_scored_neither": 1, "not_scored_both": 0}
-    assert correct["all"].tolist() == [[1, 1]]
-    assert correct["masculine"].tolist() == [[1, 0]] and correct["feminine"].tolist() == [[0, 1]]
-    assert base["all"] == {"nearest": 1, "nearest_preceding": 1, "first_name": 1}
-    s = summary_table(correct, base, n)
+    assert tally.heads["all"].tolist() == [[1, 1]]
+    assert tally.heads["masculine"].tolist() == [[1, 0]] and tally.heads["feminine"].tolist() == [[0, 1]]
+    assert tally.base["all"] == {"nearest": 1, "nearest_preceding": 1, "first_name": 1}
+    s = tally.summary_table()
     assert s[(s.system == "best_head") & (s.gender == "all")]["label"].item() == "head 1-1"
-    t = per_head_table(correct, n)
+    t = tally.per_head_table()
     assert len(t) == 2 * 3 and t[t.gender == "masculine"]["accuracy"].tolist() == [1.0, 0.0]
     fig = plot_gap_heads(t, s, "m", c["examples"])
     assert fig._suptitle.get_text() == "m: GAP pronoun -> name, 3 examples"

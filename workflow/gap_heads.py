@@ -1,15 +1,15 @@
 import json
 
 from analysis.clark.coref_plots import plot_gap_heads
-from analysis.clark.gap_heads import per_head_table, score, summary_table
+from analysis.clark.gap_heads import score
 from analysis.core.storage import Shards
 from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
 
 log = setup_logging(snakemake)
 shards = Shards(snakemake.input.shards)
-correct, base, n, counts = score(shards, shards.n_layers, shards.n_heads, how=snakemake.params.how)
-per_head = per_head_table(correct, n)
-summary = summary_table(correct, base, n)
+tally, counts = score(shards, shards.n_layers, shards.n_heads, how=snakemake.params.how)
+per_head = tally.per_head_table()
+summary = tally.summary_table()
 write_table(per_head, snakemake.output.per_head)
 write_table(summary, snakemake.output.table)
 reader_counts = json.loads(open(snakemake.input.counts).read())

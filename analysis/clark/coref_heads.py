@@ -32,9 +32,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from analysis.clark.head_tally import HeadTally
 from analysis.core.corpora.coref.document import precedes
 from analysis.core.word_level import unit_of_word, word_maps
-from analysis.shared.head_selection import fold_of, two_fold
+from analysis.shared.head_selection import fold_of
 
 TYPES = ("all", "pronoun", "proper", "nominal")
 SIEVES = ("exact string", "head word", "agreement", "nearest")
@@ -162,96 +163,19 @@ def head_correct(word_map: np.ndarray, unit_word: np.ndarray, case: Case) -> np.
     return case.gold[scores.argmax(-1)]
 
 
-class Tally:
+class Tally(HeadTally):
     """Correct / total counts per mention type for every head and every baseline."""
 
     def __init__(self, n_layers: int, n_heads: int, systems: tuple[str, ...] = baselines()):
-        self.heads = {t: np.zeros((n_layers, n_heads), dtype=np.int64) for t in TYPES}
-        self.folds = [{t: np.zeros((n_layers, n_heads), dtype=np.int64) for t in TYPES} for _ in range(2)]
-        self.baselines = systems
-        self.base = {t: dict.fromkeys(systems, 0) for t in TYPES}
-        self.n = dict.fromkeys(TYPES, 0)
+        super().__init__(n_layers, n_heads, TYPES, "mention_type", {s: SYSTEM_LABELS[s] for s in systems})
 
     def add(self, case: Case, correct: np.ndarray, fold: int = 0) -> None:
-        for t in ("all", case.type):
-            self.heads[t] += correct
-            self.folds[fold][t] += correct
-            self.n[t] += 1
-            for b in self.baselines:
-                self.base[t][b] += int(case.baseline_correct[b])
-
-    def per_head_table(self) -> pd.DataFrame:
-        rows = []
-        L, H = self.heads["all"].shape
-        for t in TYPES:
-            for layer in range(L):
-                for head in range(H):
-                    c, n = int(self.heads[t][layer, head]), self.n[t]
-                    rows.append(
-                        {
-                            "layer": layer + 1,
-                            "head": head + 1,
-                            "mention_type": t,
-                            "n_correct": c,
-                            "n": n,
-                            "accuracy": c / n if n else np.nan,
-                        }
-                    )
-        return pd.DataFrame(rows)
-
-    def best_head(self) -> tuple[int, int]:
-        """(layer, head), 1-indexed, with the best accuracy over all mentions (first on ties)."""
-        flat = int(np.argmax(self.heads["all"]))
-        L, H = self.heads["all"].shape
-        return flat // H + 1, flat % H + 1
+        self.count(("all", case.type), correct, fold, case.baseline_correct)
 
     def summary_table(self, paper: pd.DataFrame | None = None) -> pd.DataFrame:
-        layer, head = self.best_head()
-        held_out, chosen = two_fold(self.folds, TYPES)
-        cv_label = "best head, 2-fold (" + " / ".join(f"{lay}-{hd}" for lay, hd in chosen) + ")"
-        rows = []
-        for t in TYPES:
-            n = self.n[t]
-            c = int(self.heads[t][layer - 1, head - 1])
-            rows.append(
-                {
-                    "system": "best_head",
-                    "label": f"head {layer}-{head}",
-                    "layer": layer,
-                    "head": head,
-                    "mention_type": t,
-                    "n_correct": c,
-                    "n": n,
-                    "accuracy": c / n if n else np.nan,
-                }
-            )
-            rows.append(
-                {
-                    "system": "best_head_2fold",
-                    "label": cv_label,
-                    "layer": np.nan,
-                    "head": np.nan,
-                    "mention_type": t,
-                    "n_correct": held_out[t],
-                    "n": n,
-                    "accuracy": held_out[t] / n if n else np.nan,
-                }
-            )
-            for b in self.baselines:
-                c = self.base[t][b]
-                rows.append(
-                    {
-                        "system": b,
-                        "label": SYSTEM_LABELS[b],
-                        "layer": np.nan,
-                        "head": np.nan,
-                        "mention_type": t,
-                        "n_correct": c,
-                        "n": n,
-                        "accuracy": c / n if n else np.nan,
-                    }
-                )
-        out = pd.DataFrame(rows)
+        """The best head (all cases and 2-fold) and the baselines per mention type, with the
+        paper's numbers beside them when ``paper`` is given."""
+        out = super().summary_table()
         if paper is not None:
             p = paper.rename(columns={"accuracy": "paper_accuracy", "label": "paper_label"})
             out = out.merge(

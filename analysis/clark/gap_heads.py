@@ -15,13 +15,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import numpy as np
-import pandas as pd
 
+from analysis.clark.head_tally import HeadTally
 from analysis.core.word_level import unit_of_word, word_maps
-from analysis.shared.head_selection import fold_of, two_fold
+from analysis.shared.head_selection import fold_of
 
 GROUPS = ("all", "masculine", "feminine")
-BASELINES = ("nearest", "nearest_preceding", "first_name")
 SYSTEM_LABELS = {
     "nearest": "nearest name",
     "nearest_preceding": "nearest preceding name",
@@ -45,11 +44,9 @@ def head_picks_a(word_map: np.ndarray, unit_word: np.ndarray, meta: dict) -> np.
     return word_map[:, :, p, a] >= word_map[:, :, p, b]
 
 
-def score(examples: Iterable, n_layers: int, n_heads: int, how: str = "mean"):
-    correct = {g: np.zeros((n_layers, n_heads), dtype=np.int64) for g in GROUPS}
-    folds = [{g: np.zeros((n_layers, n_heads), dtype=np.int64) for g in GROUPS} for _ in range(2)]
-    base = {g: dict.fromkeys(BASELINES, 0) for g in GROUPS}
-    n = dict.fromkeys(GROUPS, 0)
+def score(examples: Iterable, n_layers: int, n_heads: int, how: str = "mean") -> tuple[HeadTally, dict]:
+    """Tally every scored example (examples from ``storage.Shards``) by gender; the rest counted."""
+    tally = HeadTally(n_layers, n_heads, GROUPS, "gender", SYSTEM_LABELS)
     counts: dict = {"examples": 0, "scored": 0, "not_scored_neither": 0, "not_scored_both": 0}
     for ex in examples:
         counts["examples"] += 1
@@ -63,85 +60,7 @@ def score(examples: Iterable, n_layers: int, n_heads: int, how: str = "mean"):
         wm, uw = word_maps(ex.attn, ex.word_ids, how)
         picks_a = head_picks_a(wm, uw, meta)
         right = picks_a if meta["label"] == "A" else ~picks_a
-        bp = baseline_picks(meta)
-        fold = fold_of(str(ex.id))
-        for g in ("all", meta["gender"]):
-            if g not in correct:
-                continue
-            correct[g] += right
-            folds[fold][g] += right
-            n[g] += 1
-            for s in BASELINES:
-                base[g][s] += int(bp[s] == meta["label"])
-    correct["folds"] = folds
-    return correct, base, n, counts
-
-
-def per_head_table(correct: dict, n: dict) -> pd.DataFrame:
-    rows = []
-    for g in GROUPS:
-        L, H = correct[g].shape
-        for layer in range(L):
-            for head in range(H):
-                c = int(correct[g][layer, head])
-                rows.append(
-                    {
-                        "layer": layer + 1,
-                        "head": head + 1,
-                        "gender": g,
-                        "n_correct": c,
-                        "n": n[g],
-                        "accuracy": c / n[g] if n[g] else np.nan,
-                    }
-                )
-    return pd.DataFrame(rows)
-
-
-def summary_table(correct: dict, base: dict, n: dict) -> pd.DataFrame:
-    flat = int(np.argmax(correct["all"]))
-    L, H = correct["all"].shape
-    layer, head = flat // H + 1, flat % H + 1
-    rows = []
-    held_out, chosen = two_fold(correct["folds"], GROUPS) if "folds" in correct else (None, None)
-    for g in GROUPS:
-        c = int(correct[g][layer - 1, head - 1])
-        rows.append(
-            {
-                "system": "best_head",
-                "label": f"head {layer}-{head}",
-                "layer": layer,
-                "head": head,
-                "gender": g,
-                "n_correct": c,
-                "n": n[g],
-                "accuracy": c / n[g] if n[g] else np.nan,
-            }
-        )
-        if held_out is not None:
-            rows.append(
-                {
-                    "system": "best_head_2fold",
-                    "label": "best head, 2-fold (" + " / ".join(f"{a}-{b}" for a, b in chosen) + ")",
-                    "layer": np.nan,
-                    "head": np.nan,
-                    "gender": g,
-                    "n_correct": held_out[g],
-                    "n": n[g],
-                    "accuracy": held_out[g] / n[g] if n[g] else np.nan,
-                }
-            )
-        for s in BASELINES:
-            c = base[g][s]
-            rows.append(
-                {
-                    "system": s,
-                    "label": SYSTEM_LABELS[s],
-                    "layer": np.nan,
-                    "head": np.nan,
-                    "gender": g,
-                    "n_correct": c,
-                    "n": n[g],
-                    "accuracy": c / n[g] if n[g] else np.nan,
-                }
-            )
-    return pd.DataFrame(rows)
+        baseline_right = {s: pick == meta["label"] for s, pick in baseline_picks(meta).items()}
+        groups = [g for g in ("all", meta["gender"]) if g in GROUPS]
+        tally.count(groups, right, fold_of(str(ex.id)), baseline_right)
+    return tally, counts

@@ -1,0 +1,82 @@
+"""Correct / total counts of every attention head and every baseline, per group of cases: the
+bookkeeping shared by the coreference heads (groups: mention types) and the GAP heads (groups:
+pronoun genders). The best head is reported as chosen on all cases and 2-fold
+(``analysis.shared.head_selection.two_fold``). Layers and heads are 1-indexed in the tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from analysis.shared.head_selection import two_fold
+
+
+class HeadTally:
+    """Counts per group (``groups[0]`` is the group of all cases) for every head and baseline;
+    ``column`` names the group column of the tables (e.g. ``mention_type``, ``gender``)."""
+
+    def __init__(self, n_layers: int, n_heads: int, groups: tuple[str, ...], column: str, baselines: dict[str, str]):
+        self.groups, self.column = groups, column
+        self.labels = baselines  # system -> label in the summary table
+        self.baselines = tuple(baselines)
+        self.heads = {g: np.zeros((n_layers, n_heads), dtype=np.int64) for g in groups}
+        self.folds = [{g: np.zeros((n_layers, n_heads), dtype=np.int64) for g in groups} for _ in range(2)]
+        self.base = {g: dict.fromkeys(self.baselines, 0) for g in groups}
+        self.n = dict.fromkeys(groups, 0)
+
+    def count(self, groups: Iterable[str], correct: np.ndarray, fold: int, baseline_correct: dict) -> None:
+        """One case, counted in each of ``groups``: ``correct`` (layers, heads) bool, its 2-fold
+        half ``fold``, and whether each baseline got it right."""
+        for g in groups:
+            self.heads[g] += correct
+            self.folds[fold][g] += correct
+            self.n[g] += 1
+            for b in self.baselines:
+                self.base[g][b] += int(baseline_correct[b])
+
+    def _row(self, system: str, label: str, layer, head, group: str, n_correct: int) -> dict:
+        n = self.n[group]
+        return {
+            "system": system,
+            "label": label,
+            "layer": layer,
+            "head": head,
+            self.column: group,
+            "n_correct": n_correct,
+            "n": n,
+            "accuracy": n_correct / n if n else np.nan,
+        }
+
+    def per_head_table(self) -> pd.DataFrame:
+        """layer, head, group, n_correct, n, accuracy: every head of every group."""
+        rows = []
+        L, H = self.heads[self.groups[0]].shape
+        for g in self.groups:
+            for layer in range(L):
+                for head in range(H):
+                    row = self._row("", "", layer + 1, head + 1, g, int(self.heads[g][layer, head]))
+                    rows.append({k: v for k, v in row.items() if k not in ("system", "label")})
+        return pd.DataFrame(rows)
+
+    def best_head(self) -> tuple[int, int]:
+        """(layer, head), 1-indexed, with the best accuracy over all cases (first on ties)."""
+        every = self.heads[self.groups[0]]
+        flat = int(np.argmax(every))
+        return flat // every.shape[1] + 1, flat % every.shape[1] + 1
+
+    def summary_table(self) -> pd.DataFrame:
+        """Per group: the best head, the best head 2-fold, and every baseline."""
+        layer, head = self.best_head()
+        held_out, chosen = two_fold(self.folds, self.groups)
+        cv_label = "best head, 2-fold (" + " / ".join(f"{lay}-{hd}" for lay, hd in chosen) + ")"
+        rows = []
+        for g in self.groups:
+            rows.append(
+                self._row("best_head", f"head {layer}-{head}", layer, head, g, int(self.heads[g][layer - 1, head - 1]))
+            )
+            rows.append(self._row("best_head_2fold", cv_label, np.nan, np.nan, g, held_out[g]))
+            rows += [self._row(b, self.labels[b], np.nan, np.nan, g, self.base[g][b]) for b in self.baselines]
+        return pd.DataFrame(rows)
