@@ -98,34 +98,34 @@ def _grouped_bars(ax, table: pd.DataFrame, category: str, value: str, marker: st
     ax.legend(fontsize=6)
 
 
+def _bar_figure(table: pd.DataFrame, category: str, value: str, labels: tuple[str, str, str], size, marker=None):
+    """One grouped bar per model and category; ``labels`` = (x label, y label, title)."""
+    fig, ax = new_figure(*size)
+    _grouped_bars(ax, table, category, value, marker=marker)
+    xlabel, ylabel, title = labels
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    return fig
+
+
 def plot_compare_dep_heads(table: pd.DataFrame, corpus: str):
     """Best head's accuracy per relation, one bar per model; black tick = that model's best offset."""
-    fig, ax = new_figure(max(5.0, 0.35 * table["relation"].nunique() * table["model"].nunique() ** 0.5), 2.8)
-    _grouped_bars(ax, table, "relation", "accuracy", marker="baseline_accuracy")
-    ax.set_xlabel("relation")
-    ax.set_ylabel("accuracy of the best head")
-    ax.set_title(f"Best head per relation ({corpus}; Clark Table 1)")
-    return fig
+    width = max(5.0, 0.35 * table["relation"].nunique() * table["model"].nunique() ** 0.5)
+    labels = ("relation", "accuracy of the best head", f"Best head per relation ({corpus}; Clark Table 1)")
+    return _bar_figure(table, "relation", "accuracy", labels, (width, 2.8), marker="baseline_accuracy")
 
 
 def plot_compare_coref(table: pd.DataFrame):
     """Antecedent accuracy (all mentions) of the best head and the three baselines, per model."""
-    fig, ax = new_figure(4.5, 2.8)
-    _grouped_bars(ax, table, "label", "accuracy")
-    ax.set_xlabel("system")
-    ax.set_ylabel("antecedent accuracy (all mentions)")
-    ax.set_title("Coreference: best head vs baselines (Clark Table 2)")
-    return fig
+    labels = ("system", "antecedent accuracy (all mentions)", "Coreference: best head vs baselines (Clark Table 2)")
+    return _bar_figure(table, "label", "accuracy", labels, (4.5, 2.8))
 
 
 def plot_compare_probes(table: pd.DataFrame):
     """UAS of each probe and baseline, per model (Clark Table 3)."""
-    fig, ax = new_figure(4.5, 2.8)
-    _grouped_bars(ax, table, "probe", "uas")
-    ax.set_xlabel("probe")
-    ax.set_ylabel("UAS (dev, no punctuation)")
-    ax.set_title("Attention probes (Clark Table 3)")
-    return fig
+    labels = ("probe", "UAS (dev, no punctuation)", "Attention probes (Clark Table 3)")
+    return _bar_figure(table, "probe", "uas", labels, (4.5, 2.8))
 
 
 def scorecard_matrix(card: pd.DataFrame) -> pd.DataFrame:
