@@ -125,6 +125,8 @@ def test_rates_measured_once_per_machine_decide_every_later_choice(monkeypatch, 
     path.write_text(json.dumps({**record, "fingerprint": {**record["fingerprint"], "features": ["avx2"]}}))
     with pytest.raises(RuntimeError, match=rf"{path}: matmul rates measured on .*delete {path}"):
         precision.machine_rates(path, "cpu")
+    # a pinned precision: the rule gives no record (an empty input), and nothing is read
+    assert precision.machine_rates([], "cpu") is None and precision.machine_rates("", "cpu") is None
 
 
 def reference_maps(model, tokenizer, items, batch_size):

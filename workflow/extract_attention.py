@@ -24,7 +24,7 @@ header = extract_shard(
     segments=p.segment_ids,
     precision=p.precision,
     # precision: auto decides on the rates measured once on this machine (rule measure_matmul)
-    rates=machine_rates(snakemake.input.machine, model.device) if snakemake.input.machine else None,
+    rates=machine_rates(snakemake.input.machine, model.device),
 )
 log.info(
     "shard %d/%d of %s: %s; precision %s",

@@ -27,6 +27,6 @@ header = extract_shard(
     segments="pairs",
     model_name=f"{p.spec} ({wc.variant}{' on ' + wc.task if wc.variant == 'finetuned' else ''})",
     precision=p.precision,
-    rates=machine_rates(snakemake.input.machine, model.device) if snakemake.input.machine else None,
+    rates=machine_rates(snakemake.input.machine, model.device),
 )
 log.info("%s %s dev maps: %s; precision %s", wc.variant, wc.task, header["counts"], header["precision"])
