@@ -186,8 +186,13 @@ def test_grid_table_holds_the_plotted_cells():
 
 
 class _Ex:
+    """A stand-in for ``storage.Example`` with float maps."""
+
     def __init__(self, id, attn, word_ids, meta):
         self.id, self.attn, self.word_ids, self.meta = id, attn, word_ids, meta
+
+    def head_map(self, layer, head):
+        return self.attn[layer - 1, head - 1]
 
 
 def test_score_examples_needs_gold_trees():

@@ -36,6 +36,8 @@ def test_write_read_roundtrip(tmp_path):
     assert [e.id for e in got] == ["a", "b"]
     assert np.allclose(got[0].attn, maps[0], atol=1e-3)
     assert got[1].attn16.dtype == np.float16 and got[1].attn.shape == (2, 1, 2, 2)
+    # one head's map: the same values as the full copy's slice (layer, head 1-indexed)
+    assert np.array_equal(got[1].head_map(2, 1), got[1].attn[1, 0])
     # unpadded: exactly sum of L*H*n^2 float16 values
     assert np.load(tmp_path / "shard-0.npy").size == 2 * 9 + 2 * 4
     assert not list(tmp_path.glob("*.part"))

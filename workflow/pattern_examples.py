@@ -15,7 +15,7 @@ paths = dict(zip(p.tasks, snakemake.input.pretrained))
 maps = []
 for _, row in pick.iterrows():
     ex = next(e for e in Shards([paths[row["task"]]]) if e.id == row["input_id"])
-    maps.append((ex.attn[int(row["layer"]) - 1, int(row["head"]) - 1], ex.kinds, ex.seq_ids))
+    maps.append((ex.head_map(int(row["layer"]), int(row["head"])), ex.kinds, ex.seq_ids))
 fig = plot_pattern_examples(pick, maps, p.spec.split(":")[-1])
 save_figure(fig, snakemake.output.figure)
 keep = ["labels_from", "extrapolated", "label", "task", "input_id", "layer", "head", "n_tokens"] + [

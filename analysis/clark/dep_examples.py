@@ -61,7 +61,7 @@ def pick_example(
 
 
 def _all_right(ex, relation, head, direction, how) -> bool:
-    wm, unit_word = word_maps(ex.attn[head[0] - 1, head[1] - 1], ex.word_ids, how)
+    wm, unit_word = word_maps(ex.head_map(*head), ex.word_ids, how)
     pred = predictions(wm, unit_word)
     unit_of = unit_of_word(unit_word)
     for d, (h, rel) in enumerate(zip(ex.meta["heads"], ex.meta["rels"])):
@@ -78,7 +78,7 @@ def _all_right(ex, relation, head, direction, how) -> bool:
 
 def example_map(ex, layer: int, head: int, how: str):
     """(word-level map of head ``layer``-``head`` (1-indexed), unit labels, unit words)."""
-    wm, unit_word = word_maps(ex.attn[layer - 1, head - 1], ex.word_ids, how)
+    wm, unit_word = word_maps(ex.head_map(layer, head), ex.word_ids, how)
     words = ex.meta.get("words")
     labels = []
     for u, w in enumerate(unit_word):

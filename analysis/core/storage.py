@@ -50,6 +50,13 @@ class Example:
         a /= a.sum(-1, keepdims=True)
         return a
 
+    def head_map(self, layer: int, head: int) -> np.ndarray:
+        """One head's map, ``layer`` and ``head`` 1-indexed: the same values as
+        ``attn[layer - 1, head - 1]`` without copying every head's map."""
+        a = self.attn16[layer - 1, head - 1].astype(np.float32)
+        a /= a.sum(-1, keepdims=True)
+        return a
+
     def mask(self, kind: str) -> np.ndarray:
         return np.frombuffer(self.kinds.encode(), dtype=np.uint8) == ord(kind)
 
