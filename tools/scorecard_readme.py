@@ -1,9 +1,11 @@
-"""Put the claim scorecard into README.md, so no number the scorecard knows is typed by hand.
+"""Put the claim scorecard into README.md and the pages of docs/, so no number the scorecard knows
+is typed by hand.
 
 Three kinds of generated text, all filled from results/<model>/ (written by rule scorecard):
 
-- the summary block between ``<!-- scorecard:begin -->`` and ``<!-- scorecard:end -->``
-  becomes results/<model>/scorecard.md;
+- the summary block between ``<!-- scorecard:begin -->`` and ``<!-- scorecard:end -->`` (each
+  marker alone on its line) becomes results/<model>/scorecard.md; README.md must have it, a page
+  of docs/ need not;
 - a section block ``<!-- scorecard:section clark4.* !clark4.coref_* -->`` ...
   ``<!-- /scorecard:section -->`` lists, with our value and verdict, the claims whose id matches
   one of the words (shell-style patterns) and none of the words starting with ``!``;
@@ -16,11 +18,16 @@ Three kinds of generated text, all filled from results/<model>/ (written by rule
   decimals) or ``fN`` (N decimals), rounded half up. (our_value has 3 significant digits, so
   rounding it again can land one unit off on a tie: 0.175 -> 0.18 where the table has 0.1749.)
 
-Markers quoted in a `code span` (and section markers not at the start of a line) are documentation,
-left alone.
+Markers quoted in a `code span` (and block markers not alone at the start of a line) are
+documentation, left alone.
 
-    python tools/scorecard_readme.py                       # default model, README.md in place
-    python tools/scorecard_readme.py --model all-MiniLM-L6-v2 --check   # exit 1 if README is stale
+Every file is checked before any is written: a problem in one (unknown claim, no value, bad syntax,
+README without the summary block) stops the run with ``file:line`` for each, and nothing changes.
+Changed files are written atomically (a .part file renamed into place).
+
+    python tools/scorecard_readme.py                       # default model, README.md + docs/*.md in place
+    python tools/scorecard_readme.py --check               # exit 1 if any of them is stale, naming file:line
+    python tools/scorecard_readme.py --model all-MiniLM-L6-v2 --check docs/clark-coref.md   # one page
 """
 
 from __future__ import annotations
@@ -37,6 +44,9 @@ from pathlib import Path
 from analysis.shared.rule_io import write_text
 
 BEGIN, END = "<!-- scorecard:begin -->", "<!-- scorecard:end -->"
+# The summary block's markers, like the section markers, stand alone on their lines.
+BLOCK = re.compile(rf"^{re.escape(BEGIN)}$(?P<body>.*?)^{re.escape(END)}$", re.DOTALL | re.MULTILINE)
+BLOCK_MARKER = re.compile(rf"^(?:{re.escape(BEGIN)}|{re.escape(END)})$", re.MULTILINE)
 SPAN = re.compile(r"<!-- claim:(?P<spec>\S+)(?: (?P<fmt>\S+))? -->(?P<text>.*?)<!-- /claim -->")
 SPAN_OPEN = "<!-- claim:"
 # Section markers stand alone at the start of a line, so one quoted in prose or `code` is no marker.
@@ -50,7 +60,7 @@ FORMAT = re.compile(r"(?P<kind>pct|f)(?P<digits>\d*)")
 
 
 class SpanError(ValueError):
-    """A span or section block README cannot be filled from (unknown claim, no value, bad syntax)."""
+    """A span or block a page cannot be filled from (unknown claim, no value, bad syntax, no summary block)."""
 
 
 @dataclass(frozen=True)
@@ -63,13 +73,20 @@ class Pick:
     fmt: str | None = None
 
 
-def splice(readme: str, fragment: str) -> str:
+def has_summary(text: str, name: str = "README.md") -> bool:
+    """Whether ``text`` holds the summary block; fails on a marker without its partner or a second block."""
+    blocks, markers = len(BLOCK.findall(text)), len(BLOCK_MARKER.findall(text))
+    if markers != 2 * blocks or blocks > 1:
+        raise SpanError(f"{name}: the summary block needs one {BEGIN} and one {END}, each alone on its line")
+    return blocks == 1
+
+
+def splice(readme: str, fragment: str, name: str = "README.md") -> str:
     """README text with the block between the markers replaced by ``fragment``."""
-    if BEGIN not in readme or END not in readme:
-        raise ValueError(f"README has no {BEGIN} ... {END} block")
-    head, rest = readme.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    return f"{head}{BEGIN}\n{fragment.rstrip()}\n{END}{tail}"
+    if not has_summary(readme, name):
+        raise SpanError(f"{name} has no {BEGIN} ... {END} block (each marker alone on its line)")
+    m = BLOCK.search(readme)
+    return f"{readme[: m.start()]}{BEGIN}\n{fragment.rstrip()}\n{END}{readme[m.end() :]}"
 
 
 def read_scorecard(path: Path) -> dict[str, dict]:
@@ -234,46 +251,79 @@ def fill_sections(readme: str, rows: dict[str, dict], model: str, name: str = "R
     return new, stale
 
 
-def regenerate(readme: str, fragment: str, rows: dict[str, dict], model: str, name: str) -> tuple[str, list[str]]:
-    """README with spans, section blocks and the summary block generated, and what was stale."""
-    text, stale_spans = fill_spans(readme, rows, name)  # first: its line numbers are the README's own
+def regenerate(
+    readme: str, fragment: str, rows: dict[str, dict], model: str, name: str, needs_summary: bool = True
+) -> tuple[str, list[str]]:
+    """The page with spans, section blocks and the summary block generated, and what was stale.
+
+    The summary block is spliced where the page has one; a page without it fails only when
+    ``needs_summary`` (README.md)."""
+    text, stale_spans = fill_spans(readme, rows, name)  # first: its line numbers are the page's own
     text, stale_sections = fill_sections(text, rows, model, name)
-    new = splice(text, fragment)
+    if not (needs_summary or has_summary(readme, name)):
+        return text, stale_spans + stale_sections
+    new = splice(text, fragment, name)
     stale_summary = (
-        [] if summary(new) == summary(readme) else [f"{name}:{line_of(readme, readme.find(BEGIN))}: summary block"]
+        []
+        if summary(new) == summary(readme)
+        else [f"{name}:{line_of(readme, BLOCK.search(readme).start())}: summary block"]
     )
     return new, stale_spans + stale_sections + stale_summary
 
 
 def summary(readme: str) -> str:
     """The text between the summary block's markers (splice has checked they are there)."""
-    return readme.split(BEGIN, 1)[1].split(END, 1)[0]
+    return BLOCK.search(readme)["body"]
+
+
+def default_pages() -> list[Path]:
+    """README.md and every page of docs/ (in the current directory)."""
+    return [Path("README.md"), *sorted(Path("docs").glob("*.md"))]
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("pages", nargs="*", type=Path, help="Markdown files to fill (default: README.md and docs/*.md)")
     ap.add_argument("--model", default="all-MiniLM-L6-v2", help="model slug under results/")
-    ap.add_argument("--readme", default="README.md")
-    ap.add_argument("--check", action="store_true", help="only report whether README is up to date")
+    ap.add_argument("--check", action="store_true", help="only report whether every page is up to date")
     args = ap.parse_args(argv)
     fragment = Path(f"results/{args.model}/scorecard.md")
     table = Path(f"results/{args.model}/tables/scorecard.csv")
     for path in (fragment, table):
         if not path.exists():
-            sys.exit(f"{path} not found: run `snakemake {fragment}` first")
-    readme = Path(args.readme)
-    old = readme.read_text()
-    try:
-        new, stale = regenerate(old, fragment.read_text(), read_scorecard(table), args.model, str(readme))
-    except ValueError as e:  # SpanError, or a README without the summary block
-        sys.exit(f"{e}\n(values from {table})")
+            sys.exit(f"{path} not found: run `snakemake --cores all {fragment}` first")
+    pages = args.pages or default_pages()
+    rows, summary_text = read_scorecard(table), fragment.read_text()
+    errors, results = [], []  # every page is checked before any is written
+    for page in pages:
+        if not page.is_file():
+            errors.append(f"{page}: no such file")
+            continue
+        old = page.read_text()
+        is_readme = page.resolve() == Path("README.md").resolve()  # only README must have the summary block
+        try:
+            new, stale = regenerate(old, summary_text, rows, args.model, str(page), is_readme)
+        except SpanError as e:
+            errors.append(str(e))
+            continue
+        results.append((page, old, new, stale))
+    if errors:
+        sys.exit("\n".join(errors) + f"\n(values from {table}; nothing written)")
+    changed = [(page, new, stale) for page, old, new, stale in results if new != old]
     if args.check:
-        for part in stale:
-            print(f"stale: {part}")
-        print(f"{readme}: {'stale' if new != old else 'up to date'} against {table}")
-        return int(new != old)
-    write_text(new, readme)
-    print(f"{readme}: {len(stale)} stale part(s) regenerated from {fragment} and {table}")
+        for _, _, stale in changed:
+            print("\n".join(stale))  # file:line: what, one line each
+        names = ", ".join(str(page) for page, _, _ in changed)
+        print(
+            f"{len(changed)} of {len(results)} page(s) stale against {table}: {names}"
+            if changed
+            else f"all {len(results)} page(s) up to date against {table}: {', '.join(str(p) for p, *_ in results)}"
+        )
+        return int(bool(changed))
+    for page, new, stale in changed:
+        write_text(new, page)
+        print(f"{page}: {len(stale)} stale part(s) regenerated")
+    print(f"{len(changed)} of {len(results)} page(s) rewritten from {fragment} and {table}")
     return 0
 
 
