@@ -19,8 +19,8 @@ rule benchmark:
     threads: JOB_THREADS
     resources:
         gpu=1,
-        mem_mb=8000,
-        runtime=30,
+        mem_mb=job_mem_mb("benchmark", model=list(MODELS.values())),
+        runtime=job_runtime("benchmark", model=list(MODELS.values())),
     params:
         specs=list(MODELS.values()),
         n_segments=config["benchmark"]["n_segments"],

@@ -38,8 +38,8 @@ rule rollout:
     threads: 1
     resources:
         gpu=1,
-        mem_mb=8000,
-        runtime=60,
+        mem_mb=job_mem_mb("rollout"),
+        runtime=job_runtime("rollout"),
     params:
         task=BEYOND["rollout"]["task"],
         n_examples=BEYOND["rollout"]["n_examples"],
@@ -69,8 +69,8 @@ rule head_importance_scores:
     threads: 1
     resources:
         gpu=1,
-        mem_mb=8000,
-        runtime=60,
+        mem_mb=job_mem_mb("head_importance_scores"),
+        runtime=job_runtime("head_importance_scores"),
     params:
         n_examples=BEYOND["head_importance"]["n_examples"],
         batch_size=BEYOND["head_importance"]["batch_size"],
@@ -93,6 +93,9 @@ rule head_importance:
         rule_log("head_importance"),
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=job_mem_mb("head_importance"),
+        runtime=job_runtime("head_importance"),
     script:
         "../workflow/head_importance.py"
 
@@ -114,8 +117,8 @@ rule head_pruning_scores:
     threads: 1
     resources:
         gpu=1,
-        mem_mb=8000,
-        runtime=120,
+        mem_mb=job_mem_mb("head_pruning_scores"),
+        runtime=job_runtime("head_pruning_scores"),
     params:
         n_examples=BEYOND["pruning"]["n_examples"],
         step=BEYOND["pruning"]["step"],
@@ -139,6 +142,9 @@ rule head_pruning:
         rule_log("head_pruning"),
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=job_mem_mb("head_pruning"),
+        runtime=job_runtime("head_pruning"),
     script:
         "../workflow/head_pruning.py"
 

@@ -21,8 +21,8 @@ rule head_clusters:
         CONDA_ENV
     threads: JOB_THREADS
     resources:
-        mem_mb=4000,
-        runtime=20,
+        mem_mb=job_mem_mb("head_clusters"),
+        runtime=job_runtime("head_clusters"),
     params:
         seed=config["clark_sec5"]["head_clusters"]["seed"],
         thresholds=config["clark_sec5"]["head_clusters"]["thresholds"],

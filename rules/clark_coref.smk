@@ -19,8 +19,8 @@ rule coref_heads:
     conda:
         CONDA_ENV
     resources:
-        mem_mb=4000,
-        runtime=30,
+        mem_mb=job_mem_mb("coref_heads"),
+        runtime=job_runtime("coref_heads"),
     params:
         how=config["coref"]["how"],
         same_head_fallback=config["coref"]["same_head_fallback"],
@@ -48,8 +48,8 @@ if config["coref"]["gap_corpus"]:
         conda:
             CONDA_ENV
         resources:
-            mem_mb=4000,
-            runtime=30,
+            mem_mb=job_mem_mb("gap_heads"),
+            runtime=job_runtime("gap_heads"),
         params:
             how=config["coref"]["how"],
             corpus=config["coref"]["gap_corpus"],

@@ -28,8 +28,8 @@ rule probes_train:
     threads: JOB_THREADS
     resources:
         gpu=1,
-        mem_mb=16000,
-        runtime=120,
+        mem_mb=job_mem_mb("probes_train"),
+        runtime=job_runtime("probes_train"),
     params:
         spec=model_spec,
         max_len=config["max_len"],
@@ -61,6 +61,9 @@ rule probes:
         rule_log("probes"),
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=job_mem_mb("probes"),
+        runtime=job_runtime("probes"),
     params:
         spec=model_spec,
         dev_name=config["clark_sec5"]["probes"]["dev"],

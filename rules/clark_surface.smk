@@ -21,8 +21,8 @@ rule surface_sums:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=4000,
-        runtime=20,
+        mem_mb=job_mem_mb("surface_sums"),
+        runtime=job_runtime("surface_sums"),
     params:
         js_segments=config["clark_sec5"]["head_clusters"]["n_segments"],
         smoothing_eps=config["clark_sec5"]["head_clusters"]["smoothing_eps"],
@@ -43,6 +43,9 @@ rule relative_position:
         rule_log("relative_position"),
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=job_mem_mb("relative_position"),
+        runtime=job_runtime("relative_position"),
     script:
         "../workflow/relative_position.py"
 
@@ -59,6 +62,9 @@ rule special_tokens:
         rule_log("special_tokens"),
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=job_mem_mb("special_tokens"),
+        runtime=job_runtime("special_tokens"),
     script:
         "../workflow/special_tokens.py"
 
@@ -75,6 +81,9 @@ rule sep_attention:
         rule_log("sep_attention"),
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=job_mem_mb("sep_attention"),
+        runtime=job_runtime("sep_attention"),
     script:
         "../workflow/sep_attention.py"
 
@@ -91,6 +100,9 @@ rule entropy:
         rule_log("entropy"),
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=job_mem_mb("entropy"),
+        runtime=job_runtime("entropy"),
     script:
         "../workflow/entropy.py"
 
@@ -110,6 +122,9 @@ rule example_heads:
         rule_log("example_heads"),
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=job_mem_mb("example_heads"),
+        runtime=job_runtime("example_heads"),
     params:
         segment=config["surface"]["example_segment"],
         window=config["surface"]["example_window"],
@@ -138,8 +153,8 @@ rule mlm_head:
     threads: JOB_THREADS
     resources:
         gpu=1,
-        mem_mb=16000,
-        runtime=120,
+        mem_mb=job_mem_mb("mlm_head"),
+        runtime=job_runtime("mlm_head"),
     params:
         spec=model_spec,
         # the wiki corpus options that rebuild its segments exactly as rule prepare_inputs did
@@ -179,8 +194,8 @@ rule gradient_importance:
     threads: JOB_THREADS
     resources:
         gpu=1,
-        mem_mb=16000,
-        runtime=120,
+        mem_mb=job_mem_mb("gradient_importance"),
+        runtime=job_runtime("gradient_importance"),
     params:
         spec=model_spec,
         max_len=config["max_len"],

@@ -22,6 +22,9 @@ rule dep_heads:
     priority: 40
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=job_mem_mb("dep_heads"),
+        runtime=job_runtime("dep_heads"),
     params:
         how=config["dependency"]["how"],
         reverse_mode=config["dependency"]["reverse"],
@@ -47,6 +50,9 @@ rule dobj_head_example:
     priority: 40
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=job_mem_mb("dobj_head_example"),
+        runtime=job_runtime("dobj_head_example"),
     params:
         relation=config["dependency"]["example_relation"],
         direction=config["dependency"]["example_direction"],

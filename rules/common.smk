@@ -14,6 +14,7 @@ import re
 
 import yaml
 
+from analysis.core import resources as sizing
 from analysis.core.model_names import check_model_spec, model_slug
 from analysis.core.sources import local_files
 
@@ -115,6 +116,52 @@ if config["job_threads"] == "auto":
     JOB_THREADS = max(1, CORES // 2) if CORES else 2
 else:
     JOB_THREADS = int(config["job_threads"])
+
+
+# What a job asks a cluster for, from the run (analysis/core/resources.py): every rule declares
+#   mem_mb=job_mem_mb("<rule>"), runtime=job_runtime("<rule>")
+# sized from the job's model (its config.json: layers, heads, sizes), max_len, batch size and
+# inputs; a retry (profile retries) asks for more. Local runs ignore both (only --resources caps).
+def _request(rule, model):
+    def inner(wildcards, threads, attempt):
+        specs = model(wildcards) if callable(model) else model
+        specs = [specs] if isinstance(specs, str) else list(specs or [None])
+        wc, counted = dict(wildcards.items()), prepared_inputs(wildcards.get("model"))
+        shapes = [sizing.model_shape(s) if s else None for s in specs]
+        asks = [sizing.job_request(rule, s, config, wc, threads, attempt, counted) for s in shapes]
+        return max(a[0] for a in asks), sum(a[1] for a in asks)
+
+    return inner
+
+
+_COUNTED = {}
+
+
+def prepared_inputs(slug):
+    """corpus -> records of resources/inputs/<slug>/<corpus>.jsonl, for the corpora prepared so far
+    (a job is sized when its inputs exist; before that, e.g. in a dry run, from the config)."""
+    counted = {}
+    for corpus in CORPORA if slug else []:
+        path = inputs_of(corpus).format(model=slug)
+        if os.path.exists(path):
+            key = (path, os.stat(path).st_mtime_ns)
+            if key not in _COUNTED:
+                with open(path, "rb") as f:
+                    _COUNTED[key] = sum(1 for _ in f)
+            counted[corpus] = _COUNTED[key]
+    return counted
+
+
+def job_mem_mb(rule, model=lambda wc: MODELS.get(wc.get("model"))):
+    """mem_mb of a job of ``rule``; ``model``: the job's model spec(s), a function of the wildcards."""
+    request = _request(rule, model)
+    return lambda wildcards, threads, attempt: request(wildcards, threads, attempt)[0]
+
+
+def job_runtime(rule, model=lambda wc: MODELS.get(wc.get("model"))):
+    """runtime (minutes) of a job of ``rule`` (models of several: the sum of their times)."""
+    request = _request(rule, model)
+    return lambda wildcards, threads, attempt: request(wildcards, threads, attempt)[1]
 
 
 # the matmul rates of this machine, measured once by measure_matmul; precision auto decides on them

@@ -21,8 +21,8 @@ rule attn_classifiers:
     threads: JOB_THREADS
     resources:
         gpu=1,
-        mem_mb=16000,
-        runtime=120,
+        mem_mb=job_mem_mb("attn_classifiers"),
+        runtime=job_runtime("attn_classifiers"),
     params:
         spec=model_spec,
         max_len=config["max_len"],
@@ -65,8 +65,8 @@ rule erasure:
     threads: 1
     resources:
         gpu=1,
-        mem_mb=8000,
-        runtime=60,
+        mem_mb=job_mem_mb("erasure"),
+        runtime=job_runtime("erasure"),
     params:
         spec=model_spec,
         task=config["explanation"]["task"],
@@ -96,8 +96,8 @@ rule erasure_cls:
     threads: 1
     resources:
         gpu=1,
-        mem_mb=8000,
-        runtime=60,
+        mem_mb=job_mem_mb("erasure_cls"),
+        runtime=job_runtime("erasure_cls"),
     params:
         spec=model_spec,
         task=config["explanation"]["task"],
@@ -125,8 +125,8 @@ rule permutation:
     threads: 1
     resources:
         gpu=1,
-        mem_mb=8000,
-        runtime=60,
+        mem_mb=job_mem_mb("permutation"),
+        runtime=job_runtime("permutation"),
     params:
         spec=model_spec,
         task=config["explanation"]["task"],
@@ -154,8 +154,8 @@ rule adversarial:
     threads: 1
     resources:
         gpu=1,
-        mem_mb=8000,
-        runtime=60,
+        mem_mb=job_mem_mb("adversarial"),
+        runtime=job_runtime("adversarial"),
     params:
         spec=model_spec,
         task=config["explanation"]["task"],
@@ -186,8 +186,8 @@ rule rank_agreement:
     threads: 1
     resources:
         gpu=1,
-        mem_mb=8000,
-        runtime=60,
+        mem_mb=job_mem_mb("rank_agreement"),
+        runtime=job_runtime("rank_agreement"),
     params:
         spec=model_spec,
         task=config["explanation"]["task"],

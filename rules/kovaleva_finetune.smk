@@ -40,8 +40,8 @@ rule finetune:
     threads: JOB_THREADS
     resources:
         gpu=1,
-        mem_mb=32000,
-        runtime=600,
+        mem_mb=job_mem_mb("finetune"),
+        runtime=job_runtime("finetune"),
     params:
         spec=model_spec,
         settings=config["kovaleva"]["finetune"],  # every key is used (and recorded in dev_metrics.json)
@@ -61,6 +61,9 @@ rule finetune_scores:
         rule_log("finetune_scores"),
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=job_mem_mb("finetune_scores"),
+        runtime=job_runtime("finetune_scores"),
     script:
         "../workflow/finetune_scores.py"
 
@@ -83,8 +86,8 @@ rule glue_attention:
     threads: JOB_THREADS
     resources:
         gpu=1,
-        mem_mb=16000,
-        runtime=60,
+        mem_mb=job_mem_mb("glue_attention"),
+        runtime=job_runtime("glue_attention"),
     params:
         spec=model_spec,
         n_examples=config["kovaleva"]["change_examples"],
@@ -117,6 +120,9 @@ rule finetune_change:
     priority: 40
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=job_mem_mb("finetune_change"),
+        runtime=job_runtime("finetune_change"),
     params:
         tasks=config["kovaleva"]["tasks"],
     script:
@@ -137,6 +143,9 @@ rule finetune_special_tokens:
     priority: 40
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=job_mem_mb("finetune_special_tokens"),
+        runtime=job_runtime("finetune_special_tokens"),
     params:
         tasks=config["kovaleva"]["tasks"],
     script:
@@ -162,8 +171,8 @@ rule disable_heads_scores:
     threads: JOB_THREADS
     resources:
         gpu=1,
-        mem_mb=32000,
-        runtime=240,
+        mem_mb=job_mem_mb("disable_heads_scores"),
+        runtime=job_runtime("disable_heads_scores"),
     params:
         n_examples=config["kovaleva"]["disable_examples"],
         max_batch=config["kovaleva"]["disable_max_batch"],
@@ -186,6 +195,9 @@ rule disable_heads:
         rule_log("disable_heads"),
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=job_mem_mb("disable_heads"),
+        runtime=job_runtime("disable_heads"),
     params:
         tasks=config["kovaleva"]["tasks"],
     script:

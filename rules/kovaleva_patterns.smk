@@ -39,8 +39,8 @@ rule pattern_features:
     threads: JOB_THREADS
     resources:
         gpu=1,
-        mem_mb=16000,
-        runtime=60,
+        mem_mb=job_mem_mb("pattern_features", model=PAT_RECIPE["model"]),
+        runtime=job_runtime("pattern_features", model=PAT_RECIPE["model"]),
     script:
         "../workflow/pattern_features.py"
 
@@ -64,6 +64,9 @@ rule pattern_classifier:
         "benchmarks/pattern_labels/pattern_classifier.tsv"
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=job_mem_mb("pattern_classifier"),
+        runtime=job_runtime("pattern_classifier"),
     params:
         classifier=config["patterns"]["classifier"],
         folds=config["patterns"]["cv_folds"],
@@ -90,6 +93,9 @@ rule pattern_labelled_examples:
         f"{PAT_LOGS}/pattern_labelled_examples.log",
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=job_mem_mb("pattern_labelled_examples"),
+        runtime=job_runtime("pattern_labelled_examples"),
     params:
         per_class=4,
         labelled_model=PAT_RECIPE["model"],
@@ -108,6 +114,9 @@ rule pattern_label_sheets:
         f"{PAT_LOGS}/pattern_label_sheets.log",
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=job_mem_mb("pattern_label_sheets"),
+        runtime=job_runtime("pattern_label_sheets"),
     script:
         "../workflow/pattern_label_sheets.py"
 
@@ -131,6 +140,9 @@ rule patterns:
     priority: 40
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=job_mem_mb("patterns"),
+        runtime=job_runtime("patterns"),
     params:
         spec=model_spec,
         labelled_model=PAT_RECIPE["model"],
@@ -154,6 +166,9 @@ rule pattern_examples:
         rule_log("pattern_examples"),
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=job_mem_mb("pattern_examples"),
+        runtime=job_runtime("pattern_examples"),
     params:
         spec=model_spec,
         labelled_model=PAT_RECIPE["model"],

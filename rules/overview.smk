@@ -27,8 +27,8 @@ rule scorecard:
     conda:
         CONDA_ENV
     resources:
-        mem_mb=2000,
-        runtime=5,
+        mem_mb=job_mem_mb("scorecard"),
+        runtime=job_runtime("scorecard"),
     params:
         rules_left_out=scorecard_rules_left_out(),
     script:
@@ -50,8 +50,8 @@ rule explorer_maps:
     conda:
         CONDA_ENV
     resources:
-        mem_mb=2000,
-        runtime=5,
+        mem_mb=job_mem_mb("explorer_maps"),
+        runtime=job_runtime("explorer_maps"),
     params:
         n_examples=config["overview"]["explorer"]["n_examples"],
         n_shards=CORPORA[config["overview"]["explorer"]["corpus"]]["n_shards"],
@@ -85,8 +85,8 @@ rule explorer:
     conda:
         CONDA_ENV
     resources:
-        mem_mb=2000,
-        runtime=5,
+        mem_mb=job_mem_mb("explorer"),
+        runtime=job_runtime("explorer"),
     params:
         min_count=config["dependency"]["min_count"],
         max_mb=config["overview"]["explorer"]["max_mb"],
@@ -120,8 +120,8 @@ rule compare:
     conda:
         CONDA_ENV
     resources:
-        mem_mb=2000,
-        runtime=5,
+        mem_mb=job_mem_mb("compare"),
+        runtime=job_runtime("compare"),
     params:
         models=list(MODELS),
         panels=COMPARE_PANELS,

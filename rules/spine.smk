@@ -14,6 +14,9 @@ rule fetch_source:
     priority: 60
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=job_mem_mb("fetch_source"),
+        runtime=job_runtime("fetch_source"),
     params:
         source=lambda wc: SOURCES[wc.source],
         mirror=MIRROR,
@@ -34,6 +37,9 @@ rule verify_local_source:
         source="|".join(map(re.escape, LOCAL_SOURCES)) or "(?!)",
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=job_mem_mb("verify_local_source"),
+        runtime=job_runtime("verify_local_source"),
     params:
         path=lambda wc: SOURCES[wc.source]["path"],
     script:
@@ -52,6 +58,9 @@ rule prepare_inputs:
     priority: 60
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=job_mem_mb("prepare_inputs"),
+        runtime=job_runtime("prepare_inputs"),
     params:
         spec=model_spec,
         # the reader's options: n_shards only cuts the extraction, so changing it re-prepares nothing
@@ -76,7 +85,8 @@ rule measure_matmul:
     threads: JOB_THREADS
     resources:
         gpu=1,
-        runtime=10,
+        mem_mb=job_mem_mb("measure_matmul"),
+        runtime=job_runtime("measure_matmul"),
     script:
         "../workflow/measure_matmul.py"
 
@@ -101,8 +111,8 @@ rule extract_attention:
     threads: JOB_THREADS
     resources:
         gpu=1,
-        mem_mb=32000,
-        runtime=120,
+        mem_mb=job_mem_mb("extract_attention"),
+        runtime=job_runtime("extract_attention"),
     params:
         spec=model_spec,
         n_shards=lambda wc: CORPORA[wc.corpus]["n_shards"],

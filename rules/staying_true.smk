@@ -21,8 +21,8 @@ rule staying_true_models:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=4000,
-        runtime=60,
+        mem_mb=job_mem_mb("staying_true_models"),
+        runtime=job_runtime("staying_true_models"),
     params:
         task=config["explanation"]["task"],
         n_train=config["explanation"]["n_train"],
@@ -58,8 +58,8 @@ rule staying_true_permutation:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=4000,
-        runtime=30,
+        mem_mb=job_mem_mb("staying_true_permutation"),
+        runtime=job_runtime("staying_true_permutation"),
     params:
         task=config["explanation"]["task"],
         n_explain=config["staying_true"]["n_explain"],
@@ -85,8 +85,8 @@ rule staying_true_adversary:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=4000,
-        runtime=60,
+        mem_mb=job_mem_mb("staying_true_adversary"),
+        runtime=job_runtime("staying_true_adversary"),
     params:
         task=config["explanation"]["task"],
         n_train=config["explanation"]["n_train"],
@@ -115,8 +115,8 @@ rule staying_true_single_token:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=4000,
-        runtime=30,
+        mem_mb=job_mem_mb("staying_true_single_token"),
+        runtime=job_runtime("staying_true_single_token"),
     params:
         task=config["explanation"]["task"],
         n_explain=config["staying_true"]["n_explain"],
@@ -139,8 +139,8 @@ rule staying_true_erasure:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=4000,
-        runtime=30,
+        mem_mb=job_mem_mb("staying_true_erasure"),
+        runtime=job_runtime("staying_true_erasure"),
     params:
         task=config["explanation"]["task"],
         n_explain=config["staying_true"]["n_explain"],

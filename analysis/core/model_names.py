@@ -12,6 +12,8 @@ from pathlib import Path
 
 EMBEDDED = "embedded:all-MiniLM-L6-v2"
 TINY = "tiny-random-bert"
+# the tiny random BERT's shape (its vocabulary is the embedded model's)
+TINY_SHAPE = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64)
 
 
 def model_slug(spec: str) -> str:

@@ -16,11 +16,9 @@ import weakref
 
 import torch
 
-from analysis.core.model_names import EMBEDDED, TINY
+from analysis.core.model_names import EMBEDDED, TINY, TINY_SHAPE
 
 log = logging.getLogger(__name__)
-
-TINY_SHAPE = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64)
 
 
 class AttentionUnavailable(RuntimeError):

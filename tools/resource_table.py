@@ -1,0 +1,96 @@
+"""Print the markdown table of what the heavy jobs ask a cluster for (mem_mb, runtime) for the
+embedded model, bert-base and bert-large, from analysis/core/resources.py and a config (default:
+config/config.yaml, the default run). No model is downloaded: the shapes are written below.
+
+    python tools/resource_table.py [--configfile config/config.yaml ...] [--threads 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from analysis.core import resources as sizing  # noqa: E402
+from analysis.core.config_defaults import apply_defaults  # noqa: E402
+
+MODELS = {
+    "all-MiniLM-L6-v2 (embedded)": sizing.Shape(layers=6, heads=12, hidden=384, ffn=1536),
+    "bert-base-uncased": sizing.Shape(layers=12, heads=12, hidden=768, ffn=3072),
+    "bert-large-uncased": sizing.Shape(layers=24, heads=16, hidden=1024, ffn=4096),
+}
+# one job of each heavy rule: the wildcards it is sized for
+JOBS = [
+    ("extract_attention", {"corpus": "wiki", "shard": "0"}),
+    ("extract_attention", {"corpus": "gum_sd_train", "shard": "0"}),
+    ("glue_attention", {"task": "SST-2", "variant": "finetuned"}),
+    ("finetune", {"task": "SST-2"}),
+    ("finetune", {"task": "STS-B"}),
+    ("disable_heads_scores", {"task": "SST-2"}),
+    ("mlm_head", {}),
+    ("gradient_importance", {}),
+    ("probes_train", {}),
+    ("attn_classifiers", {}),
+    ("erasure_cls", {}),
+    ("rank_agreement", {}),
+    ("rollout", {}),
+    ("head_importance_scores", {"task": "SST-2"}),
+    ("head_pruning_scores", {"task": "SST-2"}),
+    ("benchmark", {}),
+    ("surface_sums", {"shard": "0"}),  # a light rule (every rule without gpu=1 is sized alike)
+]
+
+
+def load_config(paths: list[str]) -> dict:
+    config: dict = {}
+    for path in paths:
+        _merge(config, yaml.safe_load((ROOT / path).read_text()))
+    apply_defaults(config, yaml.safe_load((ROOT / "config/schema/config.schema.yaml").read_text()))
+    return config
+
+
+def _merge(a: dict, b: dict) -> None:
+    for k, v in b.items():
+        if isinstance(v, dict) and isinstance(a.get(k), dict):
+            _merge(a[k], v)
+        else:
+            a[k] = v
+
+
+def table(config: dict, threads: int) -> str:
+    names = list(MODELS)
+    lines = [
+        "| job | " + " | ".join(names) + " |",
+        "|---|" + "---:|" * len(names),
+    ]
+    for rule, wildcards in JOBS:
+        label = ".".join([rule, *(v for k, v in wildcards.items() if k != "variant")])
+        cells = []
+        for shape in MODELS.values():
+            mem, minutes = sizing.job_request(rule, shape, config, wildcards, threads)
+            cells.append(f"{mem / 1000:g} GB, {minutes} min")
+        lines.append(f"| `{label}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
+    ap.add_argument("--threads", type=int, default=2, help="threads of a heavy job (job_threads; 2 on a cluster)")
+    args = ap.parse_args(argv)
+    config = load_config(args.configfile)
+    print(table(config, args.threads))
+    r = config["resources"]
+    print(
+        f"\nmem_mb, runtime of one job (first attempt) with `{' '.join(args.configfile)}`; gpu=1 rules at "
+        f"{r['gpu_gflops']:g} GFLOP/s (config resources.gpu_gflops), others at {r['cpu_gflops']:g} per thread"
+    )
+
+
+if __name__ == "__main__":
+    main()
