@@ -37,3 +37,12 @@ def test_profiles_only_route():
         for res in [profile.get("default-resources", {}), *profile.get("set-resources", {}).values()]:
             assert set(res) <= ROUTING_KEYS, (path, set(res) - ROUTING_KEYS)
         assert "set-threads" not in profile and "resources" not in profile, path
+
+
+def test_the_slurm_profile_needs_no_conda_and_nothing_a_command_line_replaces():
+    """Conda is the user's opt-in (--sdm conda); `--default-resources slurm_account=...` on the
+    command line replaces the profile's whole default-resources mapping, so the profile keeps its
+    routing in set-resources (per rule) and the rules their own mem_mb and runtime."""
+    profile = yaml.safe_load((ROOT / "profiles" / "slurm" / "config.yaml").read_text())
+    assert "software-deployment-method" not in profile and "sdm" not in profile
+    assert "default-resources" not in profile
