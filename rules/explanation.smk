@@ -138,7 +138,7 @@ rule permutation:
 
 
 rule adversarial:
-    """Adversarial attention (Jain & Wallace 2019): max JSD from the original with output change <= tolerance."""
+    """Adversarial attention (Jain & Wallace 2019, the authors' search): max JSD from the original with output change <= tolerance."""
     input:
         model=rules.attn_classifiers.output.model,
         glue=GLUE_RAW,
@@ -160,10 +160,7 @@ rule adversarial:
         spec=model_spec,
         task=config["explanation"]["task"],
         n_explain=config["explanation"]["n_explain"],
-        tolerance=config["explanation"]["adversarial"]["tolerance"],
-        steps=config["explanation"]["adversarial"]["steps"],
-        lr=config["explanation"]["adversarial"]["lr"],
-        penalty=config["explanation"]["adversarial"]["penalty"],
+        search=config["explanation"]["adversarial"],
         seed=config["explanation"]["seed"],
     script:
         "../workflow/adversarial.py"

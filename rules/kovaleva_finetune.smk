@@ -160,6 +160,7 @@ rule disable_heads_scores:
     output:
         scores="resources/disable_heads/{model}/{task}.csv",
         cost="resources/disable_heads/{model}/{task}.cost.json",
+        max_test="resources/disable_heads/{model}/{task}.max_test.csv",
     log:
         rule_log("disable_heads_scores", "{task}"),
     benchmark:
@@ -178,6 +179,7 @@ rule disable_heads_scores:
         max_batch=config["kovaleva"]["disable_max_batch"],
         max_len=config["kovaleva"]["finetune"]["max_len"],
         seed=config["kovaleva"]["seed"],
+        n_permutations=config["kovaleva"]["disable_permutations"],
     script:
         "../workflow/disable_heads_scores.py"
 
@@ -187,9 +189,11 @@ rule disable_heads:
     input:
         scores=expand(rules.disable_heads_scores.output.scores, task=GLUE_TASKS, allow_missing=True),
         cost=expand(rules.disable_heads_scores.output.cost, task=GLUE_TASKS, allow_missing=True),
+        max_test=expand(rules.disable_heads_scores.output.max_test, task=GLUE_TASKS, allow_missing=True),
     output:
         table=table("disable_heads"),
         cost=table("disable_heads", "cost"),
+        max_test=table("disable_heads", "max_test"),
         figure=figure("disable_heads", category="Kovaleva (fine-tuning)"),
     log:
         rule_log("disable_heads"),
@@ -217,5 +221,6 @@ rule kovaleva_finetune:
             rules.finetune_special_tokens.output.figure,
             rules.disable_heads.output.table,
             rules.disable_heads.output.cost,
+            rules.disable_heads.output.max_test,
             rules.disable_heads.output.figure,
         ),

@@ -226,3 +226,51 @@ def test_disable_heads_grid_and_figure():
         "MRPC: f1 66.7 unmodified (4 dev)",
     ]
     close(fig)
+
+
+def test_batched_metrics_match_the_shared_ones():
+    from analysis.kovaleva.disable_heads_test import BATCHED
+    from analysis.shared import metrics
+
+    rng = np.random.default_rng(0)
+    gold_cls, gold_reg = rng.integers(0, 2, 30), rng.normal(size=30).round(1)  # rounded: ties in gold
+    preds_cls, preds_reg = rng.integers(0, 2, (3, 30)), rng.normal(size=(3, 30))
+    for name, fn in BATCHED.items():
+        gold, preds = (gold_reg, preds_reg) if name in ("pearson", "spearman") else (gold_cls, preds_cls)
+        assert np.allclose(fn(preds, gold), [metrics.METRICS[name](p, gold) for p in preds]), name
+    assert BATCHED["pearson"](np.ones((1, 30)), gold_reg)[0] == 0.0  # a constant prediction, as metrics.pearson
+
+
+def test_max_gain_null_by_hand():
+    from analysis.kovaleva.disable_heads_test import max_gain_null
+
+    # one head right on one more example of four: each draw swaps that example's two predictions
+    # with probability 1/2, so the null change is +0.25 or -0.25 with probability 1/2 each
+    gold = np.array([1, 1, 1, 0])
+    base = np.array([1, 1, 0, 1])
+    head = np.array([[1, 1, 1, 1]])
+    null = max_gain_null(base, head, gold, "accuracy", 4000, seed=0)
+    assert set(np.round(null, 6)) == {0.25, -0.25}
+    assert abs(np.mean(null >= 0.25) - 0.5) < 0.03
+    # right on all 8 where the unmodified model is wrong on all 8: the null reaches +1 only when
+    # no example is swapped, with probability 1/256
+    null = max_gain_null(np.zeros(8, int), np.ones((1, 8), int), np.ones(8, int), "accuracy", 20000, seed=1)
+    assert abs(np.mean(null >= 1 - 1e-12) - 1 / 256) < 0.0015
+    # the max over heads: a second, useless head (identical to the unmodified model) changes nothing
+    both = max_gain_null(base, np.vstack([head, base]), gold, "accuracy", 4000, seed=0)
+    assert np.array_equal(both, np.maximum(null_one := max_gain_null(base, head, gold, "accuracy", 4000, 0), 0.0))
+    assert null_one.min() == -0.25
+
+
+def test_max_gain_table_reads_the_best_head_and_its_p_value():
+    from analysis.kovaleva.disable_heads_test import max_gain_table
+
+    gold = np.array([1] * 8 + [0] * 8)
+    base_logits = np.tile([[0.0, 1.0]], (16, 1))  # always class 1: accuracy 0.5
+    perfect = np.array([[0.0, 1.0]] * 8 + [[1.0, 0.0]] * 8)  # head 1-2 gets every example right
+    heads_logits = np.stack([base_logits, perfect])
+    t = max_gain_table("SST-2", base_logits, heads_logits, [(0, 0), (0, 1)], gold, n_perm=2000, seed=0)
+    row = t[t.metric == "accuracy"].iloc[0]
+    assert row["main"] and (row.best_layer, row.best_head) == (1, 2) and row.best_change == 0.5
+    # the null reaches +0.5 only if none of the 8 changed examples is swapped: 1/256
+    assert row.p_max < 0.02 and row.n_permutations == 2000

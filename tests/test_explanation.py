@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 import torch
 
-from analysis.explanation.adversarial import adversarial_attention
+from analysis.explanation.adversarial import AdversarySearch, _best_feasible, _start_logits, adversarial_attention
 from analysis.explanation.attn_classifiers import train_all
 from analysis.explanation.classifiers import AttnClassifier, TrainConfig, Vocab
 from analysis.explanation.divergences import js_divergence, tvd
@@ -181,13 +181,55 @@ def test_adversarial_attention_respects_tolerance():
     a0 = torch.full((2, 4), 0.25)
     mask = torch.ones((2, 4), dtype=torch.bool)
     p0 = torch.softmax(out_fn(H, a0), -1).detach()
-    res = adversarial_attention(H, mask, a0, out_fn, p0, tolerance=0.01, steps=150, lr=0.2, penalty=100.0, seed=0)
-    assert res["jsd"][0] > 0.3
-    assert (res["jsd"] <= math.log(2) + 1e-9).all()
-    assert (res["output_change"] <= 0.01 + 1e-9).all()
-    assert res["jsd"][1] < res["jsd"][0]
-    again = adversarial_attention(H, mask, a0, out_fn, p0, tolerance=0.01, steps=150, lr=0.2, penalty=100.0, seed=0)
-    assert np.array_equal(again["jsd"], res["jsd"])
+    for search in (
+        AdversarySearch(steps=150),
+        AdversarySearch(
+            restarts=1,
+            init="original",
+            noise=1.0,
+            steps=150,
+            lr=0.2,
+            penalty=100.0,
+            amsgrad=False,
+            cross_jsd=False,
+            keep="best_iterate",
+        ),
+    ):
+        res = adversarial_attention(H, mask, a0, out_fn, p0, search, seed=0)
+        assert res["jsd"].shape == (2, 2)  # (reported tolerances, instances)
+        assert res["jsd"][:, 0].min() > 0.3
+        assert (res["jsd"] <= math.log(2) + 1e-9).all()
+        assert (res["output_change"][0] <= 0.01 + 1e-9).all() and (res["output_change"][1] <= 0.05 + 1e-9).all()
+        assert res["jsd"][0, 1] < res["jsd"][0, 0]
+        assert (res["jsd"][1] >= res["jsd"][0]).all()  # a looser bound keeps at least as far an adversary
+        again = adversarial_attention(H, mask, a0, out_fn, p0, search, seed=0)
+        assert np.array_equal(again["jsd"], res["jsd"])
+
+
+def test_best_feasible_of_k_adversaries():
+    # two instances x three adversaries, by hand: instance 0 has two within 0.01 (JSD 0.1 and
+    # 0.3: keep 0.3), instance 1 none (keep the original: JSD 0, no adversary max weight)
+    j = torch.tensor([0.1, 0.5, 0.3, 0.2, 0.4, 0.6], dtype=torch.float64)
+    d = torch.tensor([0.0, 0.02, 0.005, 0.03, 0.04, 0.05], dtype=torch.float64)
+    amax = torch.tensor([0.5, 0.9, 0.7, 0.6, 0.8, 0.95], dtype=torch.float64)
+    bj, bd, bmax, n_ok = _best_feasible(j, d, amax, d <= 0.01, 2, 3)
+    assert bj.tolist() == [0.3, 0.0] and bd.tolist() == [0.005, 0.0] and n_ok.tolist() == [2, 0]
+    assert bmax[0] == 0.7 and torch.isnan(bmax[1])
+    bj, bd, _, n_ok = _best_feasible(j, d, amax, d <= 0.05, 2, 3)
+    assert bj.tolist() == [0.5, 0.6] and bd.tolist() == [0.02, 0.05] and n_ok.tolist() == [3, 3]
+
+
+def test_authors_start_is_uniform_plus_noise_over_the_real_items():
+    a0 = torch.tensor([[0.7, 0.2, 0.1, 0.0], [0.25, 0.25, 0.25, 0.25]])
+    mask = torch.tensor([[True, True, True, False], [True, True, True, True]])
+    g = torch.Generator().manual_seed(0)
+    z = _start_logits(a0, mask, AdversarySearch(noise=0.0), g)
+    # log(1/3) on every item of the first row (3 real items), log(1/4) on the second
+    assert torch.allclose(z[0], torch.full((4,), math.log(1 / 3))) and torch.allclose(
+        z[1], torch.full((4,), math.log(1 / 4))
+    )
+    with pytest.raises(ValueError, match="explanation.adversarial.init"):
+        _start_logits(a0, mask, AdversarySearch(init="zeros"), g)
 
 
 def test_kendall_tau():

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import torch
 
-from analysis.explanation.adversarial import run_adversarial
+from analysis.explanation.adversarial import AdversarySearch, run_adversarial
 from analysis.explanation.attn_classifiers import glove_init, train_all
 from analysis.explanation.classifiers import AttnClassifier, TrainConfig, Vocab
 from analysis.explanation.erasure import ORDERS, erasure_summary, erasure_tables, run_erasure
@@ -58,9 +58,10 @@ def test_run_permutation_adversarial_rank_agreement_one_row_per_instance():
     perm = run_permutation(classifiers(), n_perm=5, seed=0)
     assert list(perm.encoder) == ["none"] * 3 + ["lstm"] * 3 and list(perm.id) == [0, 1, 2] * 2
     assert perm.loc[perm.n_items == 1, "max_output_change"].eq(0).all()  # one item: nothing to permute
-    adv = run_adversarial(classifiers(), tolerance=0.01, steps=5, lr=0.1, penalty=100.0, seed=0)
-    assert len(adv) == 6 and (adv.tolerance == 0.01).all()
-    assert (adv.output_change <= 0.01 + 1e-9).all() and (adv.jsd <= math.log(2) + 1e-9).all()
+    adv = run_adversarial(classifiers(), AdversarySearch(steps=5), seed=0)
+    assert len(adv) == 12 and list(adv.tolerance.drop_duplicates()) == [0.01, 0.05]  # a row per instance and bound
+    assert (adv.output_change <= adv.tolerance + 1e-9).all() and (adv.jsd <= math.log(2) + 1e-9).all()
+    assert adv.n_feasible.between(0, 5).all() and (adv.restarts == 5).all()
     rank = run_rank_agreement(classifiers())
     assert len(rank) == 6 and rank.loc[rank.n_items == 1, "tau_gradient"].isna().all()
 
@@ -124,14 +125,14 @@ def test_plots_draw_every_figure_in_the_plain_large_style():
 
     single, sets, _ = run_erasure(classifiers(), seed=0)
     perm = run_permutation(classifiers(), n_perm=5, seed=0)
-    adv = run_adversarial(classifiers(), tolerance=0.01, steps=5, lr=0.1, penalty=100.0, seed=0)
+    adv = run_adversarial(classifiers(), AdversarySearch(steps=5), seed=0)
     figs = [
         plots.plot_erasure_single(single, "m"),
         plots.plot_erasure_set(sets, "m"),
         plots.plot_erasure_cls_single(single, "m"),
         plots.plot_erasure_cls_set(sets, "m", 2),
         plots.plot_permutation(perm, "m"),
-        plots.plot_adversarial(adv, "m", 0.01),
+        plots.plot_adversarial(adv, "m", AdversarySearch(steps=5)),
         plots.plot_rank_agreement(run_rank_agreement(classifiers()), "m"),
     ]
     assert "layer 2" in figs[3].axes[0].get_title()

@@ -7,7 +7,7 @@ import pytest
 
 from analysis.scorecard.claims import read_claims, scorecard
 from analysis.scorecard.compare import best_per_relation, scorecard_matrix, stack
-from analysis.scorecard.evaluate import evaluate_claim, tables_read, value, with_depth
+from analysis.scorecard.evaluate import ClaimError, distinct_texts, evaluate_claim, tables_read, value, with_depth
 from analysis.scorecard.pages import scorecard_html, scorecard_markdown
 from conftest import ROOT
 
@@ -99,8 +99,35 @@ def test_verdicts():
     assert evaluate_claim(claim(order), {}).verdict == "not run"
     out = evaluate_claim(claim(order), {}, not_selected={"by_layer"})
     assert "not selected" in out.reason
+
+
+def test_a_where_matching_no_row_names_the_claim_unless_optional():
+    tables = {"by_layer": BY_LAYER}
     rows_missing = {"value": {"table": "by_layer", "column": "sep", "where": {"layer": 9}}, "op": ">", "threshold": 0}
-    assert evaluate_claim(claim(rows_missing), tables).verdict == "not applicable"
+    with pytest.raises(ClaimError, match=r"claim x: no row of by_layer matches \{'layer': 9\}.*optional"):
+        evaluate_claim(claim(rows_missing), tables)
+    out = evaluate_claim({**claim(rows_missing), "optional": "layer 9 exists in deep models only"}, tables)
+    assert (out.verdict, out.reason) == (
+        "not run",
+        "no row of by_layer matches {'layer': 9}: layer 9 exists in deep models only",
+    )
+
+
+def test_a_tie_never_holds():
+    tables = {"by_layer": BY_LAYER}  # max cls 0.6, max sep 0.7
+    for op in (">=", "<=", "=="):
+        out = evaluate_claim(
+            claim({"value": {"table": "by_layer", "column": "cls", "agg": "max"}, "op": op, "threshold": 0.6}), tables
+        )
+        assert (out.verdict, out.our_value) == ("does not hold", "0.6 (tie with the threshold)"), op
+    tie = {"greater": [{"table": "by_layer", "column": "cls", "agg": "max"}] * 2}
+    assert evaluate_claim(claim(tie), tables).verdict == "does not hold"
+
+
+def test_values_that_print_alike_get_more_digits():
+    assert distinct_texts([0.056523, 0.056481]) == ["0.05652", "0.05648"]
+    assert distinct_texts([0.0565, 0.0565]) == ["0.0565", "0.0565"]  # equal: nothing to tell apart
+    assert distinct_texts([0.5, 0.25]) == ["0.5", "0.25"]
 
 
 def test_the_claims_file():

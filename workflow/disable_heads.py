@@ -15,6 +15,7 @@ log = setup_logging(snakemake)
 tasks, model = snakemake.params.tasks, snakemake.wildcards.model
 table = disable_heads_table([pd.read_csv(p) for p in snakemake.input.scores])
 write_table(table, snakemake.output.table)
+write_table(pd.concat([pd.read_csv(p) for p in snakemake.input.max_test], ignore_index=True), snakemake.output.max_test)
 cost = disable_heads_cost([json.load(open(p)) for p in snakemake.input.cost])
 write_table(cost, snakemake.output.cost)
 log.info("cost:\n%s", cost.to_string())

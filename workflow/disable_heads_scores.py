@@ -5,7 +5,8 @@ import torch
 from analysis.core import glue
 from analysis.core.models import shape_of
 from analysis.kovaleva import finetune
-from analysis.kovaleva.disable_heads import disabled_logits, score_table
+from analysis.kovaleva.disable_heads import disabled_logits, score_table, variants
+from analysis.kovaleva.disable_heads_test import max_gain_table
 from analysis.shared.rule_io import setup_logging, write_json, write_table
 
 log = setup_logging(snakemake)
@@ -23,6 +24,12 @@ base, per_variant, cost = disabled_logits(model, batches, max_batch=p.max_batch)
 gold = [items[i]["label"] for i in order]
 table = score_table(task, base, per_variant, gold, n_layers, n_heads)
 write_table(table, snakemake.output.scores)
+# single heads only (each layer's variants: its heads one by one, then the whole layer)
+single = [k for k in range(len(per_variant)) if k % (n_heads + 1) != n_heads]
+heads = [(variants(n_layers, n_heads)[k][0], variants(n_layers, n_heads)[k][1][0]) for k in single]
+max_test = max_gain_table(task, base, per_variant[single], heads, gold, p.n_permutations, p.seed)
+write_table(max_test, snakemake.output.max_test)
+log.info("best single head vs the permutation null of the best:\n%s", max_test.to_string())
 cost.update(
     task=task,
     dev_rows_total=dev.rows_total,

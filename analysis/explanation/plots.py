@@ -147,19 +147,27 @@ def plot_permutation(df: pd.DataFrame, model: str):
     return fig
 
 
-def plot_adversarial(df: pd.DataFrame, model: str, tolerance: float):
-    """Rule ``adversarial``: JSD reached by the adversary vs max attention."""
+def plot_adversarial(df: pd.DataFrame, model: str, search):
+    """Rule ``adversarial``: JSD reached by the best adversary vs max attention, one colour per
+    reported output-change bound (``search``: the ``AdversarySearch`` run); the strictest on top."""
     encs = list(dict.fromkeys(df["encoder"]))
+    tols = sorted(dict.fromkeys(df["tolerance"]))
+    colours = dict(zip(tols, ("#9467bd", "#ff7f0e", "#2ca02c", "#8c564b")))
     fig, axes = _panels(len(encs))
     for ax, enc in zip(axes, encs):
         d = df[df.encoder == enc]
-        ax.scatter(d.max_attention, d.jsd, s=6, alpha=0.6, color="#9467bd")
+        for tol in reversed(tols):
+            t = d[d.tolerance == tol]
+            ax.scatter(t.max_attention, t.jsd, s=6, alpha=0.6, color=colours[tol], label=f"output change ≤ {tol:g}")
+        medians = " / ".join(f"{d[d.tolerance == tol].jsd.median():.2f}" for tol in tols)
         ax.axhline(np.log(2), color="k", lw=0.6, ls=":")
-        ax.set_title(f"{enc}\nmedian JSD {d.jsd.median():.2f}")
+        ax.set_title(f"{enc}\nmedian JSD {medians}")
         ax.set_xlabel("max attention weight")
         ax.set_xlim(0, 1)
     axes[0].set_ylabel("JSD(adversary, attention) reached\n(dotted: ln 2, the maximum)")
-    fig.suptitle(f"Adversarial attention with output change ≤ {tolerance:g} — {model}")
+    axes[0].legend(fontsize=6, loc="lower right")
+    bounds = " / ".join(f"{t:g}" for t in tols)
+    fig.suptitle(f"Adversarial attention, best of {search.restarts} per instance (output change ≤ {bounds}) — {model}")
     return fig
 
 

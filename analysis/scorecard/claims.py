@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from analysis.scorecard.evaluate import evaluate_claim, load_tables, tables_read
+from analysis.scorecard.evaluate import ClaimError, evaluate_claim, load_tables, tables_read
 
 REQUIRED = ("id", "paper", "where", "claim", "paper_value", "criterion", "check", "figure")
 COLUMNS = [
@@ -68,4 +68,7 @@ def scorecard(claims: list[dict], tables: dict[str, pd.DataFrame], not_selected=
 def scorecard_from_dir(claims_path, table_dir, not_selected=frozenset()) -> pd.DataFrame:
     claims = read_claims(claims_path)
     stems = {t for c in claims for t in tables_read(c)}
-    return scorecard(claims, load_tables(stems, table_dir), not_selected)
+    try:
+        return scorecard(claims, load_tables(stems, table_dir), not_selected)
+    except ClaimError as e:
+        raise ClaimError(f"{claims_path}: {e} (tables in {table_dir})") from None

@@ -7,6 +7,12 @@ or requires values in strictly decreasing order (``greater: [v1, v2, ...]``), op
 level of a column (``per``: every level must hold). ``query`` (a pandas query) selects rows by
 conditions between columns. ``applies_if`` (same form as a check, plus
 ``reason``) makes a claim ``not applicable`` where its premise fails (e.g. no [SEP] sink).
+
+A tie never holds: a value equal to its threshold (``>=`` and ``<=`` included) does not hold, and
+``greater`` is strict. A ``where`` that matches no row is an error naming the claim (a misspelt
+task or encoder would otherwise drop the claim silently), unless the claim says why its rows may
+be absent from a run (``optional: <why>``, e.g. a task the config may leave out): it is then
+``not run`` with that reason.
 """
 
 from __future__ import annotations
@@ -25,6 +31,10 @@ AGGS = ("max", "min", "mean", "median", "sum", "count", "first")
 
 class NoRows(ValueError):
     """A value's ``where`` matched no row of its table."""
+
+
+class ClaimError(ValueError):
+    """A claim that cannot be evaluated as written (its ``where`` matches no row, and it is not optional)."""
 
 
 @dataclass
@@ -132,12 +142,25 @@ def _levels(check: dict, tables) -> list:
 def _check_once(check: dict, tables, extra_where=None) -> tuple[bool, str]:
     if "value" in check:
         v = value(check["value"], tables, extra_where)
-        ok = bool(OPS[check["op"]](v, check["threshold"]))
-        return ok, fmt(v)
+        if v == check["threshold"]:  # a tie never holds, whatever the operator
+            return False, f"{fmt(v)} (tie with the threshold)"
+        return bool(OPS[check["op"]](v, check["threshold"])), fmt(v)
     values = [value(spec, tables, extra_where) for spec in check["greater"]]
     margin = check.get("margin", 0.0)
     ok = all(a > b + margin for a, b in zip(values, values[1:]))
-    return ok, " > ".join(fmt(v) for v in values) if ok else " vs ".join(fmt(v) for v in values)
+    return ok, (" > " if ok else " vs ").join(distinct_texts(values))
+
+
+def distinct_texts(values: list) -> list[str]:
+    """``fmt`` of each value, with more digits where two different values would print alike
+    (0.05652 and 0.05648 both print as 0.0565)."""
+    texts = [fmt(v) for v in values]
+    for digits in (4, 5, 6, 8):
+        clash = any(t == u and v != w for t, u, v, w in zip(texts, texts[1:], values, values[1:]))
+        if not clash:
+            break
+        texts = [f"{v:.{digits}g}" if isinstance(v, float | np.floating) else fmt(v) for v in values]
+    return texts
 
 
 def run_check(check: dict, tables) -> tuple[bool, str]:
@@ -182,5 +205,9 @@ def evaluate_claim(claim: dict, tables: dict[str, pd.DataFrame], not_selected: s
                 return Outcome("not applicable", reason=f"{premise['reason']} (measured: {text})")
         ok, text = run_check(claim["check"], tables)
     except NoRows as e:
-        return Outcome("not applicable", reason=str(e))
+        if claim.get("optional"):
+            return Outcome("not run", reason=f"{e}: {claim['optional']}")
+        raise ClaimError(
+            f"claim {claim['id']}: {e}; fix its where, or say why its rows may be absent with `optional: <why>`"
+        ) from None
     return Outcome("holds" if ok else "does not hold", our_value=text)
