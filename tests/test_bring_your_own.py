@@ -1,52 +1,31 @@
-"""The README's "Bring your own corpus" config: a CoNLL-2012 directory, a CoNLL-U treebank and a
-local model directory, as local sources, for Table 1 (dep_heads) and Table 2 (coref_heads).
+"""docs/data.md's bring-your-own config: a CoNLL-2012 directory, a CoNLL-U treebank and a local
+model directory, as local sources, for Table 1 (dep_heads) and Table 2 (coref_heads).
 
-Built from fixture files: an OntoNotes-style tree of ``*_gold_conll`` files, the UD EWT excerpt of
-the fixture mirror, and the tiny random BERT saved to a directory. The DAG is checked with a dry
-run; the run itself (21 s measured on 2 shared cores) is marked slow.
+The config is the page's own ``byo.yaml`` block, as written (``doc_blocks.byo_user_files``), with
+fixture files at the paths it names: an OntoNotes-style tree of ``*_gold_conll`` files, the UD EWT
+excerpt of the fixture mirror, and the tiny random BERT saved to a directory. The DAG is checked
+with a dry run; the run itself (21 s measured on 2 shared cores) is marked slow.
 """
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, WORKFLOW, copy_into
+from conftest import WORKFLOW, copy_into
+from doc_blocks import byo_user_files
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
-# the README's config, with {byo} where the user writes their own folder
-BYO_CONFIG = """\
-model: {byo}/models/my-bert                # a local model directory (config.json, weights, tokenizer)
-local_sources:                             # no URL, no checksum: recorded on first use
-  my_conll2012: {byo}/conll-2012/v4/data/development
-  my_treebank: {byo}/ud/en_ewt-ud-dev.conllu
-corpora:
-  my_coref: {{reader: conll2012, source: my_conll2012}}   # every **/*_conll file below it
-  my_ud: {{reader: conllu, source: my_treebank}}
-dependency: {{corpora: [my_ud]}}
-coref: {{corpus: my_coref, gap_corpus: null}}
-"""
 TARGETS = ["results/my-bert/tables/dep_heads.my_ud.csv", "results/my-bert/tables/coref_heads.csv"]
 
 
 @pytest.fixture
-def byo(tmp_path, tokenizer):
-    """A user's folder: a CoNLL-2012 tree, a UD treebank, a saved model; and a workflow copy."""
-    from analysis.core.models import build_tiny_random
-
-    byo = tmp_path / "byo"
-    doc = byo / "conll-2012/v4/data/development/data/english/annotations/bc/cctv/00/cctv_0000.v4_gold_conll"
-    doc.parent.mkdir(parents=True)
-    shutil.copy(FIXTURES / "coref" / "sample_gold_conll", doc)
-    (byo / "ud").mkdir()
-    shutil.copy(FIXTURES / "mirror" / "ud-english-ewt" / "en_ewt-ud-dev.conllu", byo / "ud")
-    build_tiny_random().save_pretrained(byo / "models" / "my-bert")
-    tokenizer.save_pretrained(byo / "models" / "my-bert")
+def byo(tmp_path):
+    """A workflow copy with the user's folder (my-data/) and byo.yaml as the page shows them."""
     work = copy_into(tmp_path / "work", WORKFLOW)
-    (work / "byo.yaml").write_text(BYO_CONFIG.format(byo=byo))
+    byo_user_files(work)
     env = {**os.environ, "ATTN_MIRROR": "/nonexistent-mirror", "PYTHONPATH": str(work)}
     return work, env
 
