@@ -7,6 +7,7 @@ from analysis.clark import surface
 from analysis.clark.head_clusters import pairwise_js
 from analysis.clark.surface_sums import SURFACE_STATS, candidate_index, combine, pick_candidate, shard_sums
 from analysis.core.storage import Shard, Shards, write_shard
+from analysis.shared.attention_stats import accumulate
 from conftest import random_maps
 
 L, H = 2, 3
@@ -55,7 +56,7 @@ def _per_shard(paths, js_segments, choice="auto", window=6):
 def test_combined_sums_equal_one_pass(shards):
     parts = [a for a, _ in _per_shard(shards, js_segments=4)]
     for name, stats in SURFACE_STATS.items():
-        whole, n = surface.accumulate(Shards(shards), stats)
+        whole, n = accumulate(Shards(shards), stats)
         assert n == 6
         got = combine(parts, name)
         assert got.keys() == whole.keys()
