@@ -229,7 +229,7 @@ def test_disable_heads_grid_and_figure():
 
 
 def test_batched_metrics_match_the_shared_ones():
-    from analysis.kovaleva.disable_heads_test import BATCHED
+    from analysis.kovaleva.disable_heads_null import BATCHED
     from analysis.shared import metrics
 
     rng = np.random.default_rng(0)
@@ -242,7 +242,7 @@ def test_batched_metrics_match_the_shared_ones():
 
 
 def test_max_gain_null_by_hand():
-    from analysis.kovaleva.disable_heads_test import max_gain_null
+    from analysis.kovaleva.disable_heads_null import max_gain_null
 
     # one head right on one more example of four: each draw swaps that example's two predictions
     # with probability 1/2, so the null change is +0.25 or -0.25 with probability 1/2 each
@@ -263,7 +263,7 @@ def test_max_gain_null_by_hand():
 
 
 def test_max_gain_table_reads_the_best_head_and_its_p_value():
-    from analysis.kovaleva.disable_heads_test import max_gain_table
+    from analysis.kovaleva.disable_heads_null import max_gain_table
 
     gold = np.array([1] * 8 + [0] * 8)
     base_logits = np.tile([[0.0, 1.0]], (16, 1))  # always class 1: accuracy 0.5

@@ -6,7 +6,7 @@ from analysis.core import glue
 from analysis.core.models import shape_of
 from analysis.kovaleva import finetune
 from analysis.kovaleva.disable_heads import disabled_logits, score_table, variants
-from analysis.kovaleva.disable_heads_test import max_gain_table
+from analysis.kovaleva.disable_heads_null import max_gain_table
 from analysis.shared.rule_io import setup_logging, write_json, write_table
 
 log = setup_logging(snakemake)
