@@ -112,7 +112,9 @@ def inputs_of(corpus, ext="jsonl"):
 # side by side (on 2 cores: 786 s for the default run, 1,046 s with one 2-thread heavy job at a time);
 # 2 when no --cores was given (cluster executors)
 if config["job_threads"] == "auto":
-    CORES = workflow.resource_settings.cores  # None when Snakemake is given no --cores
+    # None when Snakemake is given no --cores; a job that a cluster executor spawns is given --cores all
+    # (the node's CPUs, not the job's): it keeps the 2 its submission asked for
+    CORES = workflow.resource_settings.cores if workflow.is_main_process else None
     JOB_THREADS = max(1, CORES // 2) if CORES else 2
 else:
     JOB_THREADS = int(config["job_threads"])

@@ -3,6 +3,7 @@ embedded model, bert-base and bert-large, from analysis/core/resources.py and a 
 config/config.yaml, the default run). No model is downloaded: the shapes are written below.
 
     python tools/resource_table.py [--configfile config/config.yaml ...] [--threads 2]
+        [--inputs resources/inputs/all-MiniLM-L6-v2]   # corpus sizes of a run's prepared inputs
 """
 
 from __future__ import annotations
@@ -62,7 +63,14 @@ def _merge(a: dict, b: dict) -> None:
             a[k] = v
 
 
-def table(config: dict, threads: int) -> str:
+def counted_inputs(directory: str | None) -> dict:
+    """corpus -> records of <directory>/<corpus>.jsonl (a run's prepared inputs), as a job is sized."""
+    if not directory:
+        return {}
+    return {p.stem: sum(1 for _ in p.open("rb")) for p in Path(directory).glob("*.jsonl")}
+
+
+def table(config: dict, threads: int, counted: dict | None = None) -> str:
     names = list(MODELS)
     lines = [
         "| job | " + " | ".join(names) + " |",
@@ -72,7 +80,7 @@ def table(config: dict, threads: int) -> str:
         label = ".".join([rule, *(v for k, v in wildcards.items() if k != "variant")])
         cells = []
         for shape in MODELS.values():
-            mem, minutes = sizing.job_request(rule, shape, config, wildcards, threads)
+            mem, minutes = sizing.job_request(rule, shape, config, wildcards, threads, counted=counted)
             cells.append(f"{mem / 1000:g} GB, {minutes} min")
         lines.append(f"| `{label}` | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -82,13 +90,16 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
     ap.add_argument("--threads", type=int, default=2, help="threads of a heavy job (job_threads; 2 on a cluster)")
+    ap.add_argument("--inputs", help="a run's resources/inputs/<model>: corpus sizes (else from the config's caps)")
     args = ap.parse_args(argv)
     config = load_config(args.configfile)
-    print(table(config, args.threads))
+    counted = counted_inputs(args.inputs)
+    print(table(config, args.threads, counted))
     r = config["resources"]
     print(
         f"\nmem_mb, runtime of one job (first attempt) with `{' '.join(args.configfile)}`; gpu=1 rules at "
-        f"{r['gpu_gflops']:g} GFLOP/s (config resources.gpu_gflops), others at {r['cpu_gflops']:g} per thread"
+        f"{r['gpu_gflops']:g} GFLOP/s (config resources.gpu_gflops), others at {r['cpu_gflops']:g} per thread; "
+        + (f"corpus sizes: {counted}" if counted else f"corpora without a cap counted as {sizing.FULL_CORPUS} inputs")
     )
 
 
