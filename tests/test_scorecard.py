@@ -115,11 +115,17 @@ def test_a_where_matching_no_row_names_the_claim_unless_optional():
 
 def test_a_tie_never_holds():
     tables = {"by_layer": BY_LAYER}  # max cls 0.6, max sep 0.7
-    for op in (">=", "<=", "=="):
+    for op in (">=", "<="):
         out = evaluate_claim(
             claim({"value": {"table": "by_layer", "column": "cls", "agg": "max"}, "op": op, "threshold": 0.6}), tables
         )
         assert (out.verdict, out.our_value) == ("does not hold", "0.6 (tie with the threshold)"), op
+    # "==" asks for equality (e.g. the most common pattern type is Vertical): that holds
+    equal = {"value": {"table": "by_layer", "column": "cls", "agg": "max"}, "op": "==", "threshold": 0.6}
+    assert (evaluate_claim(claim(equal), tables).verdict, evaluate_claim(claim(equal), tables).our_value) == (
+        "holds",
+        "0.6",
+    )
     tie = {"greater": [{"table": "by_layer", "column": "cls", "agg": "max"}] * 2}
     assert evaluate_claim(claim(tie), tables).verdict == "does not hold"
 

@@ -8,8 +8,8 @@ level of a column (``per``: every level must hold). ``query`` (a pandas query) s
 conditions between columns. ``applies_if`` (same form as a check, plus
 ``reason``) makes a claim ``not applicable`` where its premise fails (e.g. no [SEP] sink).
 
-A tie never holds: a value equal to its threshold (``>=`` and ``<=`` included) does not hold, and
-``greater`` is strict. A ``where`` that matches no row is an error naming the claim (a misspelt
+A tie never holds: a value equal to its threshold does not hold under ``>=`` and ``<=`` either
+(``==`` asks for equality, e.g. the most common pattern type), and ``greater`` is strict. A ``where`` that matches no row is an error naming the claim (a misspelt
 task or encoder would otherwise drop the claim silently), unless the claim says why its rows may
 be absent from a run (``optional: <why>``, e.g. a task the config may leave out): it is then
 ``not run`` with that reason.
@@ -142,7 +142,7 @@ def _levels(check: dict, tables) -> list:
 def _check_once(check: dict, tables, extra_where=None) -> tuple[bool, str]:
     if "value" in check:
         v = value(check["value"], tables, extra_where)
-        if v == check["threshold"]:  # a tie never holds, whatever the operator
+        if check["op"] in (">=", "<=") and v == check["threshold"]:  # a tie never holds (">" and "<" refuse it anyway)
             return False, f"{fmt(v)} (tie with the threshold)"
         return bool(OPS[check["op"]](v, check["threshold"])), fmt(v)
     values = [value(spec, tables, extra_where) for spec in check["greater"]]
