@@ -17,6 +17,7 @@ import yaml
 from analysis.core import resources as sizing
 from analysis.core.model_names import check_model_spec, model_slug
 from analysis.core.sources import local_files
+from analysis.scorecard.evaluate import tables_read as claim_tables
 
 # every source file with its upstream URL and sha256 (config["sources_file"], checked against its schema)
 with open(config["sources_file"]) as f:
@@ -225,14 +226,7 @@ def per_model(*outputs, **wildcards):
 # config/paper_claims.yaml read, and which of them this workflow makes.
 CLAIMS_FILE = config["overview"]["claims"]
 with open(CLAIMS_FILE) as f:
-    CLAIM_TABLES = sorted(
-        {
-            spec["table"]
-            for claim in yaml.safe_load(f)["claims"]
-            for check in (claim["check"], claim.get("applies_if") or {})
-            for spec in ([check["value"]] if "value" in check else check.get("greater", []))
-        }
-    )
+    CLAIM_TABLES = sorted({stem for claim in yaml.safe_load(f)["claims"] for stem in claim_tables(claim)})
 SECTIONS = sorted(
     os.path.basename(p)[: -len(".smk")] for p in glob.glob(os.path.join(workflow.basedir, "rules", "*.smk"))
 )

@@ -29,6 +29,7 @@ rule finetune:
         checkpoint=directory("resources/finetune/{model}/{task}/model"),
         metrics="resources/finetune/{model}/{task}/dev_metrics.json",
         history="resources/finetune/{model}/{task}/history.csv",
+        predictions="resources/finetune/{model}/{task}/dev_predictions.csv",
     log:
         rule_log("finetune", "{task}"),
     benchmark:
@@ -51,9 +52,11 @@ rule finetune:
 
 
 rule finetune_scores:
-    """Dev scores of every fine-tuned task next to the pre-trained (random head) and majority scores."""
+    """Dev scores of every fine-tuned task next to the pre-trained (random head) and majority scores,
+    with 95% bootstrap intervals over the dev rows; `learnt` says whether the task was learnt."""
     input:
-        expand(rules.finetune.output.metrics, task=GLUE_TASKS, allow_missing=True),
+        metrics=expand(rules.finetune.output.metrics, task=GLUE_TASKS, allow_missing=True),
+        predictions=expand(rules.finetune.output.predictions, task=GLUE_TASKS, allow_missing=True),
     output:
         table=table("finetune_scores"),
         figure=figure("finetune_scores", category="Kovaleva (fine-tuning)"),
@@ -64,6 +67,9 @@ rule finetune_scores:
     resources:
         mem_mb=job_mem_mb("finetune_scores"),
         runtime=job_runtime("finetune_scores"),
+    params:
+        n_boot=config["kovaleva"]["learnt_bootstrap"],
+        seed=config["kovaleva"]["seed"],
     script:
         "../workflow/finetune_scores.py"
 

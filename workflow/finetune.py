@@ -8,7 +8,7 @@ from analysis.core import glue
 from analysis.core.model_names import model_slug
 from analysis.core.models import load_model, load_tokenizer
 from analysis.kovaleva import finetune
-from analysis.shared import glue_batches
+from analysis.shared import glue_batches, metrics
 from analysis.shared.rule_io import setup_logging, write_json, write_table
 
 log = setup_logging(snakemake)
@@ -41,7 +41,10 @@ history = finetune.train(
     seed=seed,
     max_steps=s["max_steps"],
 )
-after = finetune.score(model, task, dev_items, tok.pad_token_id)
+gold = [it["label"] for it in dev_items]
+pred = metrics.predictions(task, finetune.predict(model, dev_items, tok.pad_token_id))
+after = metrics.evaluate(task, pred, gold)
+majority = finetune.majority_predictions(task, train_items, len(gold))
 log.info("fine-tuned: %s (%d steps, %.0f s)", after, len(history), history[-1]["seconds"])
 
 out = Path(snakemake.output.checkpoint)
@@ -62,10 +65,12 @@ info = {
     "metrics": t.metrics,
     "finetuned": after,
     "pretrained": before,
-    "majority": finetune.majority_score(task, train_items, dev_items),
+    "majority": metrics.evaluate(task, majority, gold),
     "steps": len(history),
     "train_seconds": history[-1]["seconds"],
 }
 (out / "finetune.json").write_text(json.dumps(info, indent=2) + "\n")
 write_json(info, snakemake.output.metrics)
 write_table(pd.DataFrame(history), snakemake.output.history)
+# per dev row, so that rule finetune_scores can resample the rows (did the model learn its task?)
+write_table(pd.DataFrame({"gold": gold, "finetuned": pred, "majority": majority}), snakemake.output.predictions)

@@ -1,11 +1,23 @@
 import json
 
+import pandas as pd
+
+from analysis.kovaleva.finetune import score_intervals
 from analysis.kovaleva.finetune_plots import plot_finetune_scores
 from analysis.kovaleva.finetune_tables import scores_table
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 log = setup_logging(snakemake)
-t = scores_table([json.load(open(path)) for path in snakemake.input])
+infos = [json.load(open(path)) for path in snakemake.input.metrics]
+intervals = []
+for info, path in zip(infos, snakemake.input.predictions):
+    rows = pd.read_csv(path)
+    intervals.append(
+        score_intervals(
+            info["task"], rows.finetuned, rows.majority, rows.gold, snakemake.params.n_boot, snakemake.params.seed
+        )
+    )
+t = scores_table(infos, intervals)
 write_table(t, snakemake.output.table)
 log.info("\n%s", t.to_string())
 

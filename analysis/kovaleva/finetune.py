@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from analysis.core import glue
-from analysis.shared import metrics
+from analysis.shared import bootstrap, metrics
 from analysis.shared.glue_batches import collate, encode, eval_batches
 
 log = logging.getLogger(__name__)
@@ -142,16 +142,31 @@ def train(
     return history
 
 
+def majority_predictions(task: str, train_items: list[dict], n_dev: int) -> np.ndarray:
+    """The training set's majority class for every dev row (its mean score for regression)."""
+    labels = [it["label"] for it in train_items]
+    if glue.get_task(task).is_regression:
+        return np.full(n_dev, float(np.mean(labels)))
+    return np.full(n_dev, int(np.bincount(labels).argmax()))
+
+
 def majority_score(task: str, train_items: list[dict], dev_items: list[dict]) -> dict[str, float]:
     """Dev metrics of always predicting the training set's majority class (mean score for
     regression, whose correlations are then undefined and reported as 0)."""
     gold = [it["label"] for it in dev_items]
-    labels = [it["label"] for it in train_items]
-    if glue.get_task(task).is_regression:
-        pred = np.full(len(gold), float(np.mean(labels)))
-    else:
-        pred = np.full(len(gold), int(np.bincount(labels).argmax()))
-    return metrics.evaluate(task, pred, gold)
+    return metrics.evaluate(task, majority_predictions(task, train_items, len(gold)), gold)
+
+
+def score_intervals(task: str, pred, baseline_pred, gold, n_boot: int, seed: int) -> dict[str, dict]:
+    """Per metric of ``task``: the 95% bootstrap interval over dev rows of the fine-tuned score
+    (``score``) and of its gain over the baseline's predictions on the same rows (``gain``)."""
+    return {
+        m: {
+            "score": list(bootstrap.score_interval(metrics.METRICS[m], pred, gold, n_boot, seed)),
+            "gain": list(bootstrap.gain_interval(metrics.METRICS[m], pred, baseline_pred, gold, n_boot, seed)),
+        }
+        for m in glue.get_task(task).metrics
+    }
 
 
 @dataclass

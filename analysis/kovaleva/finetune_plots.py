@@ -23,7 +23,13 @@ def plot_finetune_scores(table: pd.DataFrame, model: str):
     ):
         bars = ax.bar(x + (i - 1) * 0.27, table[col], width=0.27, label=name, color=f"C{[7, 1, 0][i]}")
         ax.bar_label(bars, fmt="%.2f", fontsize=7, padding=1)
-    ax.set_xticks(x, [f"{a}\n{b}" for a, b in zip(table.task, table.metric)])
+    if "finetuned_ci95_low" in table:  # the fine-tuned score's 95% bootstrap interval over dev rows
+        err = [table.finetuned - table.finetuned_ci95_low, table.finetuned_ci95_high - table.finetuned]
+        ax.errorbar(x + 0.27, table.finetuned, yerr=err, fmt="none", ecolor="k", elinewidth=0.8, capsize=2)
+    learnt = table["learnt"] if "learnt" in table else pd.Series(True, index=table.index)
+    ax.set_xticks(
+        x, [f"{a}\n{b}" + ("" if ok else "\n(not learnt)") for a, b, ok in zip(table.task, table.metric, learnt)]
+    )
     ax.axhline(0, color="k", lw=0.5)
     ax.set_ylabel("dev score")
     ax.legend(fontsize=8, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=3, frameon=False)

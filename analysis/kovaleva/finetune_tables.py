@@ -13,17 +13,35 @@ import pandas as pd
 from analysis.core import glue
 
 
-def scores_table(infos: list[dict]) -> pd.DataFrame:
+def scores_table(infos: list[dict], intervals: list[dict] | None = None) -> pd.DataFrame:
     """One row per (task, metric) of the ``dev_metrics.json`` of rule finetune: fine-tuned,
-    pre-trained with an untrained head, and majority-class scores, with the data counts."""
+    pre-trained with an untrained head, and majority-class scores, with the data counts.
+
+    With ``intervals`` (per task, ``finetune.score_intervals`` of its dev predictions): the 95%
+    intervals of the fine-tuned score and of its gain over the majority class, ``main`` (the
+    task's main metric) and ``learnt``: on the main metric, the gain's interval lies above 0 (for
+    every row of the task: the premise of the claims read on its fine-tuned model)."""
     rows = []
-    for info in infos:
+    for k, info in enumerate(infos):
+        task = glue.get_task(info["task"])
+        ci = intervals[k] if intervals is not None else None
         for metric in info["metrics"]:
+            extra = {}
+            if ci is not None:
+                extra = {
+                    "finetuned_ci95_low": ci[metric]["score"][0],
+                    "finetuned_ci95_high": ci[metric]["score"][1],
+                    "gain_ci95_low": ci[metric]["gain"][0],
+                    "gain_ci95_high": ci[metric]["gain"][1],
+                    "main": metric == task.main_metric,
+                    "learnt": ci[task.main_metric]["gain"][0] > 0,
+                }
             rows.append(
                 {
                     "task": info["task"],
                     "metric": metric,
                     "finetuned": info["finetuned"][metric],
+                    **extra,
                     "pretrained_random_head": info["pretrained"][metric],
                     "majority": info["majority"][metric],
                     "train_examples": info["train"]["examples"],

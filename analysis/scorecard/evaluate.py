@@ -13,6 +13,13 @@ A tie never holds: a value equal to its threshold does not hold under ``>=`` and
 task or encoder would otherwise drop the claim silently), unless the claim says why its rows may
 be absent from a run (``optional: <why>``, e.g. a task the config may leave out): it is then
 ``not run`` with that reason.
+
+A claim read on fine-tuned models names the tasks whose model must have learnt its task
+(``learnt_tasks: [RTE]``, or ``learnt_tasks: per`` for every level of its ``per: task``): a task is
+learnt when the 95% bootstrap interval of its main metric's gain over the majority class lies
+above 0 (column ``learnt`` of table finetune_scores). A listed task not learnt makes the claim
+``not applicable``; with ``per``, the tasks not learnt are left out (named in the reason), and
+the claim is ``not applicable`` when none is left.
 """
 
 from __future__ import annotations
@@ -163,11 +170,12 @@ def distinct_texts(values: list) -> list[str]:
     return texts
 
 
-def run_check(check: dict, tables) -> tuple[bool, str]:
-    """(holds, our value as text); with ``per``, every level must hold."""
+def run_check(check: dict, tables, skip=frozenset()) -> tuple[bool, str]:
+    """(holds, our value as text); with ``per``, every level (but those in ``skip``) must hold."""
     if not check.get("per"):
         return _check_once(check, tables)
-    results = [(level, *_check_once(check, tables, {check["per"]: level})) for level in _levels(check, tables)]
+    levels = [level for level in _levels(check, tables) if level not in skip]
+    results = [(level, *_check_once(check, tables, {check["per"]: level})) for level in levels]
     if not results:
         raise NoRows(f"no level of {check['per']!r}")
     return all(ok for _, ok, _ in results), "; ".join(f"{lvl}: {text}" for lvl, _, text in results)
@@ -178,7 +186,39 @@ def tables_read(claim: dict) -> list[str]:
     specs = []
     for check in (claim["check"], claim.get("applies_if") or {}):
         specs += [check["value"]] if "value" in check else list(check.get("greater", []))
-    return list(dict.fromkeys(s["table"] for s in specs))
+    learnt = [LEARNT_TABLE] if claim.get("learnt_tasks") else []
+    return list(dict.fromkeys([s["table"] for s in specs] + learnt))
+
+
+LEARNT_TABLE = "finetune_scores"
+
+
+def unlearnt_tasks(tables) -> dict[str, str]:
+    """Task -> why its fine-tuned model did not learn it (main metric, score, gain interval)."""
+    df = tables[LEARNT_TABLE]
+    rows = df[df["main"].astype(bool) & ~df["learnt"].astype(bool)]
+    return {
+        r.task: f"{r.task} {r.metric} {fmt(r.finetuned)} vs majority class {fmt(r.majority)}, "
+        f"gain 95% CI [{fmt(r.gain_ci95_low)}, {fmt(r.gain_ci95_high)}]"
+        for r in rows.itertuples()
+    }
+
+
+def _not_learnt(claim: dict, tables) -> tuple[Outcome | None, dict[str, str]]:
+    """(an Outcome when the claim is not applicable for want of a learnt task, tasks to leave out)."""
+    needs = claim.get("learnt_tasks")
+    if not needs:
+        return None, {}
+    unlearnt = unlearnt_tasks(tables)
+    why = "the fine-tuned model did not learn its task (the gain's interval is not above 0): "
+    if needs != "per":
+        failed = [unlearnt[t] for t in needs if t in unlearnt]
+        return (Outcome("not applicable", reason=why + "; ".join(failed)) if failed else None), {}
+    check = claim["check"]
+    skip = {t: text for t, text in unlearnt.items() if t in _levels(check, tables)}
+    if skip and len(skip) == len(_levels(check, tables)):
+        return Outcome("not applicable", reason=why + "; ".join(skip.values())), skip
+    return None, skip
 
 
 def load_tables(stems, table_dir: Path) -> dict[str, pd.DataFrame]:
@@ -203,11 +243,16 @@ def evaluate_claim(claim: dict, tables: dict[str, pd.DataFrame], not_selected: s
             ok, text = run_check(premise, tables)
             if not ok:
                 return Outcome("not applicable", reason=f"{premise['reason']} (measured: {text})")
-        ok, text = run_check(claim["check"], tables)
+        not_learnt, skip = _not_learnt(claim, tables)
+        if not_learnt:
+            return not_learnt
+        ok, text = run_check(claim["check"], tables, skip)
     except NoRows as e:
         if claim.get("optional"):
             return Outcome("not run", reason=f"{e}: {claim['optional']}")
         raise ClaimError(
             f"claim {claim['id']}: {e}; fix its where, or say why its rows may be absent with `optional: <why>`"
         ) from None
-    return Outcome("holds" if ok else "does not hold", our_value=text)
+    left_out = "; ".join(skip.values())
+    reason = f"left out, not learnt: {left_out}" if left_out else ""
+    return Outcome("holds" if ok else "does not hold", our_value=text, reason=reason)

@@ -54,7 +54,8 @@ def scorecard_html(table: pd.DataFrame, model: str) -> str:
     head = ["claim", "paper", "where", "paper's number", "ours", "verdict", "why / criterion", "table", "figure"]
     rows = []
     for r in table.itertuples():
-        why = r.reason if r.reason else r.criterion
+        # a reason without a value says why there is none; beside a value it qualifies it (tasks left out)
+        why = r.reason if r.reason and not r.our_value else (f"{r.criterion} ({r.reason})" if r.reason else r.criterion)
         cells = [
             f"<b>{html.escape(r.id)}</b><br>{html.escape(r.claim)}",
             r.paper,
@@ -97,7 +98,7 @@ def scorecard_markdown(table: pd.DataFrame, model: str) -> str:
         "|---|---|---|---|---|",
     ]
     for r in table.itertuples():
-        ours = r.our_value or r.reason
+        ours = f"{r.our_value} ({r.reason})" if r.our_value and r.reason else r.our_value or r.reason
         lines.append(
             f"| {r.claim} (`{r.id}`) | {r.paper}, {r.where} | {r.paper_value} | {ours} | **{r.verdict}** |".replace(
                 "\n", " "
