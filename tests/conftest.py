@@ -1,5 +1,7 @@
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -50,3 +52,47 @@ def mirror_dir() -> Path | None:
 def random_maps(L, H, n, seed=0):
     """Row-stochastic maps (L, H, n, n)."""
     return np.random.default_rng(seed).dirichlet(np.ones(n), size=(L, H, n)).astype(np.float32)
+
+
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+FIXTURE_ITEMS = ["mirror", "sources.yaml", "smoke_mirror.yaml", "patterns"]
+
+
+def smoke_workdir(dest: Path, mirror: str) -> tuple[Path, dict, list[str]]:
+    """A copy of the workflow in ``dest`` set up for the smoke run on ``mirror``: "fixture mirror"
+    (tests/fixtures, always there) or "shared mirror" (None where there is none): (workdir,
+    environment, configfiles)."""
+    work = copy_into(dest, WORKFLOW)
+    configfiles = ["config/smoke.yaml"]
+    if mirror == "fixture mirror":
+        copy_into(work / "tests" / "fixtures", FIXTURE_ITEMS, ROOT / "tests" / "fixtures")
+        path = work / "tests" / "fixtures" / "mirror"
+        configfiles.append("tests/fixtures/smoke_mirror.yaml")
+    else:
+        path = mirror_dir()
+        if path is None:
+            return None
+    return work, {**os.environ, "ATTN_MIRROR": str(path), "PYTHONPATH": str(work)}, configfiles
+
+
+def failed_run(run, work: Path) -> str:
+    """A failed Snakemake run's stderr and the tails of its job logs."""
+    logs = "\n".join(f"== {p}\n{p.read_text()[-3000:]}" for p in sorted((work / "logs").rglob("*.log")))
+    return f"snakemake failed:\n{run.stderr[-6000:]}\n{logs[-12000:]}"
+
+
+@pytest.fixture(scope="session", params=["fixture mirror", "shared mirror"])
+def smoke_run(request, tmp_path_factory):
+    """The smoke run (--cores 2) on the tiny fixture mirror in tests/fixtures (always: a clean clone
+    needs nothing else), and on the full offline mirror (../shared/data or ATTN_MIRROR) where it
+    exists. One run per session: tests/test_workflow_smoke.py checks it, tests/test_slurm.py
+    compares the SLURM run's files with it (before any test reruns a rule)."""
+    setup = smoke_workdir(tmp_path_factory.mktemp("smoke"), request.param)
+    if setup is None:
+        pytest.skip("no full offline mirror (set ATTN_MIRROR or put shared/data beside the repo)")
+    work, env, configfiles = setup
+    cmd = [SNAKEMAKE, "--cores", "2", "--configfile", *configfiles]
+    run = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=1500)
+    if run.returncode != 0:
+        pytest.fail(failed_run(run, work))
+    return work, env, configfiles

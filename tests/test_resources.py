@@ -153,3 +153,29 @@ def test_the_table_tool_prints_the_three_models():
     assert "all-MiniLM-L6-v2" in header and "bert-base" in header and "bert-large" in header
     assert any(row.startswith("| `finetune.SST-2`") for row in rows)
     assert all(row.count(" GB, ") == 3 for row in rows)
+
+
+def test_the_cluster_page_shows_the_current_table():
+    """docs/cluster.md's requests table is the tool's output for the default config (regenerate with
+    python tools/resource_table.py --page docs/cluster.md)."""
+    run = subprocess.run(
+        [sys.executable, "tools/resource_table.py", "--page", "docs/cluster.md", "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_a_stale_or_missing_table_block_is_named(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("# t\n<!-- resource-table:begin -->\nold\n<!-- resource-table:end -->\n")
+    tool = [sys.executable, str(ROOT / "tools/resource_table.py"), "--page", str(page)]
+    stale = subprocess.run([*tool, "--check"], cwd=ROOT, capture_output=True, text=True)
+    assert stale.returncode == 1 and "stale" in stale.stdout and str(page) in stale.stdout
+    subprocess.run(tool, cwd=ROOT, check=True)
+    assert "| `finetune.SST-2` |" in page.read_text() and "old" not in page.read_text()
+    assert subprocess.run([*tool, "--check"], cwd=ROOT).returncode == 0
+    page.write_text("# no block\n")
+    missing = subprocess.run(tool, cwd=ROOT, capture_output=True, text=True)
+    assert missing.returncode != 0 and "needs one block" in missing.stderr

@@ -1,14 +1,20 @@
-"""Print the markdown table of what the heavy jobs ask a cluster for (mem_mb, runtime) for the
-embedded model, bert-base and bert-large, from analysis/core/resources.py and a config (default:
-config/config.yaml, the default run). No model is downloaded: the shapes are written below.
+"""What the heavy jobs ask a cluster for (mem_mb, runtime), as a markdown table.
+
+One column each for the embedded model, bert-base and bert-large, from analysis/core/resources.py
+and a config (default: config/config.yaml, the default run). No model is downloaded: the shapes
+are written below. With ``--page`` the table goes between ``<!-- resource-table:begin -->`` and
+``<!-- resource-table:end -->`` (each alone on its line) of a docs page; ``--check`` only says
+whether that page's table is current (exit 1 naming the page if not).
 
     python tools/resource_table.py [--configfile config/config.yaml ...] [--threads 2]
         [--inputs resources/inputs/all-MiniLM-L6-v2]   # corpus sizes of a run's prepared inputs
+    python tools/resource_table.py --page docs/cluster.md [--check]
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -19,6 +25,10 @@ sys.path.insert(0, str(ROOT))
 
 from analysis.core import resources as sizing  # noqa: E402
 from analysis.core.config_defaults import apply_defaults  # noqa: E402
+from analysis.shared.rule_io import write_text  # noqa: E402
+
+BEGIN, END = "<!-- resource-table:begin -->", "<!-- resource-table:end -->"
+BLOCK = re.compile(rf"^{re.escape(BEGIN)}\n.*?^{re.escape(END)}$", re.DOTALL | re.MULTILINE)
 
 MODELS = {
     "all-MiniLM-L6-v2 (embedded)": sizing.Shape(layers=6, heads=12, hidden=384, ffn=1536),
@@ -48,8 +58,9 @@ JOBS = [
 
 
 def load_config(paths: list[str]) -> dict:
+    """config/config.yaml overlaid with ``paths`` in order, as the Snakefile reads its configfiles."""
     config: dict = {}
-    for path in paths:
+    for path in ["config/config.yaml", *(p for p in paths if p != "config/config.yaml")]:
         _merge(config, yaml.safe_load((ROOT / path).read_text()))
     apply_defaults(config, yaml.safe_load((ROOT / "config/schema/config.schema.yaml").read_text()))
     return config
@@ -86,22 +97,45 @@ def table(config: dict, threads: int, counted: dict | None = None) -> str:
     return "\n".join(lines)
 
 
-def main(argv=None) -> None:
+def splice(page: str, text: str, name: str) -> str:
+    """``page`` with ``text`` between its table markers."""
+    if len(BLOCK.findall(page)) != 1:
+        raise SystemExit(f"{name}: needs one block {BEGIN} ... {END}, each marker alone on its line")
+    return BLOCK.sub(lambda _: f"{BEGIN}\n{text}\n{END}", page)
+
+
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
+    ap.add_argument("--configfile", nargs="+", default=[], help="overlays on config/config.yaml")
     ap.add_argument("--threads", type=int, default=2, help="threads of a heavy job (job_threads; 2 on a cluster)")
     ap.add_argument("--inputs", help="a run's resources/inputs/<model>: corpus sizes (else from the config's caps)")
+    ap.add_argument("--page", help="a docs page whose resource-table block to fill (else print the table)")
+    ap.add_argument("--check", action="store_true", help="with --page: exit 1 if the page's table is stale")
     args = ap.parse_args(argv)
     config = load_config(args.configfile)
     counted = counted_inputs(args.inputs)
-    print(table(config, args.threads, counted))
     r = config["resources"]
-    print(
-        f"\nmem_mb, runtime of one job (first attempt) with `{' '.join(args.configfile)}`; gpu=1 rules at "
+    text = (
+        table(config, args.threads, counted)
+        + f"\n\nmem_mb, runtime of one job (first attempt) with `{' '.join(['config/config.yaml', *args.configfile])}`; gpu=1 rules at "
         f"{r['gpu_gflops']:g} GFLOP/s (config resources.gpu_gflops), others at {r['cpu_gflops']:g} per thread; "
         + (f"corpus sizes: {counted}" if counted else f"corpora without a cap counted as {sizing.FULL_CORPUS} inputs")
     )
+    if not args.page:
+        print(text)
+        return 0
+    path = Path(args.page)
+    page = path.read_text()
+    new = splice(page, text, args.page)
+    if args.check:
+        if new != page:
+            print(f"{args.page}: the resource table is stale: python tools/resource_table.py --page {args.page}")
+            return 1
+        return 0
+    if new != page:
+        write_text(new, path)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
