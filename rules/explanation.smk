@@ -72,6 +72,8 @@ rule erasure:
         task=config["explanation"]["task"],
         n_explain=config["explanation"]["n_explain"],
         seed=config["explanation"]["seed"],
+        random_orders=config["explanation"]["random_orders"],
+        erase_all=config["explanation"]["erase_all"],
     script:
         "../workflow/erasure.py"
 

@@ -118,6 +118,36 @@ def test_set_erasure_flip_point_by_hand():
     }
 
 
+def test_set_erasure_may_erase_every_item():
+    clf = HandBuilt()
+    inst = clf.instance(H4, A4)
+    decide = clf.decide_keep(inst)
+    # the attention order leaves item 2 (h = 5) to the end: with one item kept it never flips;
+    # erasing it too leaves an empty context (logits 0, 0: class 0 by argmax): flips after all 4
+    res = set_erasure(np.array([0, 1, 3, 2]), inst.a, decide, inst.probs, erase_all=True)
+    assert res == {
+        "n_items": 4,
+        "flipped": True,
+        "n_removed": 4,
+        "fraction_removed": 1.0,
+        "mass_removed": pytest.approx(1.0),
+    }
+    # an order that flips earlier is unchanged by erase_all (gradient order: after 2 items)
+    early = set_erasure(np.array([2, 0, 1, 3]), inst.a, decide, inst.probs, erase_all=True)
+    assert early["n_removed"] == 2
+
+
+def test_erasure_tables_draw_several_random_orders():
+    clf = HandBuilt()
+    insts = [clf.instance(H4, A4, i=0)]
+    _, one, _ = erasure_tables(insts, clf, seed=0)
+    _, five, _ = erasure_tables(insts, clf, seed=0, random_orders=5)
+    assert [r["order"] for r in one] == ["random", "attention", "gradient", "attention_x_gradient"]
+    assert [r["draw"] for r in one] == [0, 0, 0, 0]
+    assert len(five) == 8 and [r["draw"] for r in five if r["order"] == "random"] == [0, 1, 2, 3, 4]
+    assert five[:4] == one  # the first random order is the one a single draw gives
+
+
 def test_single_erasure_by_hand():
     clf = HandBuilt()
     inst = clf.instance(H4, A4)
@@ -366,11 +396,32 @@ def test_set_summary_pairs_orders_with_attention():
         }
     )
     out = set_summary(df).set_index("order")
+    assert out.loc["attention", ["instances", "rows"]].tolist() == [2, 2]
     # gradient: instance 0 sooner (1 < 3), instance 1 sooner (5 < never)
     assert out.loc["gradient", "vs_attention_sooner_share"] == 1.0
     assert out.loc["attention", "vs_attention_same_share"] == 1.0
     assert out.loc["attention", "never_flips"] == 1
     assert out.loc["attention", "median_fraction_never_as_1"] == pytest.approx(0.65)
+
+
+def test_set_summary_counts_random_draws_as_rows():
+    nan = float("nan")
+    df = pd.DataFrame(
+        {
+            "encoder": ["e"] * 4,
+            "id": [0, 0, 0, 1],
+            "order": ["random", "random", "random", "random"],
+            "draw": [0, 1, 2, 0],
+            "flipped": [True, False, True, True],
+            "n_removed": [2, nan, 4, 1],
+            "fraction_removed": [0.5, nan, 1.0, 0.2],
+            "mass_removed": [0.5, nan, 1.0, 0.1],
+        }
+    )
+    out = set_summary(df).iloc[0]
+    # 2 instances, 4 rows; one row never flips: 1/4; median of 0.5, 1.0, 0.2 = 0.5
+    assert (out.instances, out.rows, out.never_flips, out.never_flips_share) == (2, 4, 1, 0.25)
+    assert out.median_fraction_removed == 0.5
 
 
 def test_instance_fields():

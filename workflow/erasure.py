@@ -8,7 +8,8 @@ from analysis.shared.rule_io import save_figure, setup_logging, write_table
 setup_logging(snakemake)
 torch.set_num_threads(snakemake.threads)
 classifiers = rule_classifiers(snakemake)
-single, sets, summary = run_erasure(classifiers, snakemake.params.seed)
+p = snakemake.params
+single, sets, summary = run_erasure(classifiers, p.seed, p.random_orders, p.erase_all)
 write_table(single, snakemake.output.single)
 write_table(sets, snakemake.output.sets)
 write_table(summary, snakemake.output.summary)

@@ -69,8 +69,10 @@ def rankings(a: torch.Tensor, grad: torch.Tensor, rng: np.random.Generator) -> d
     }
 
 
-def set_erasure(order, a: torch.Tensor, decide_keep, p0: torch.Tensor) -> dict:
-    """Erase items in ``order`` until the decision flips (at most n - 1 items: one must stay).
+def set_erasure(order, a: torch.Tensor, decide_keep, p0: torch.Tensor, erase_all: bool = False) -> dict:
+    """Erase items in ``order`` until the decision flips: at most n - 1 items (one must stay), or
+    with ``erase_all`` every item (Serrano & Smith's code: with nothing left the attention is all
+    zero, and the classifier decides from an empty context).
 
     Returns items removed, fraction of items removed, attention mass removed (original
     weights), and ``flipped`` (False = never flips; the other fields are then NaN).
@@ -79,8 +81,9 @@ def set_erasure(order, a: torch.Tensor, decide_keep, p0: torch.Tensor) -> dict:
     order = np.asarray(order)
     if n < 2:
         return {"n_items": n, "flipped": False, "n_removed": np.nan, "fraction_removed": np.nan, "mass_removed": np.nan}
-    keep = torch.ones((n - 1, n), dtype=a.dtype)
-    for k in range(n - 1):
+    steps = n if erase_all else n - 1
+    keep = torch.ones((steps, n), dtype=a.dtype)
+    for k in range(steps):
         keep[k:, order[k]] = 0  # row k: the first k + 1 items of the order removed
     with torch.no_grad():
         P = decide_keep(keep).detach()
@@ -97,10 +100,14 @@ def set_erasure(order, a: torch.Tensor, decide_keep, p0: torch.Tensor) -> dict:
     }
 
 
-def erasure_tables(instances, explainer, seed: int) -> tuple[list[dict], list[dict], int]:
+def erasure_tables(
+    instances, explainer, seed: int, random_orders: int = 1, erase_all: bool = False
+) -> tuple[list[dict], list[dict], int]:
     """Single-weight and set erasure for every instance of one classifier
-    (``explainer``: decide_keep(inst), attention_gradient(inst)). Returns (single rows,
-    set rows, instances skipped because they have < 2 items)."""
+    (``explainer``: decide_keep(inst), attention_gradient(inst)). ``random_orders`` seeded random
+    orders per instance (column ``draw``; Serrano & Smith: 5), ``erase_all``: see
+    :func:`set_erasure`. Returns (single rows, set rows, instances skipped because they have < 2
+    items)."""
     single, sets, skipped = [], [], 0
     for inst in instances:
         if inst.n < 2:
@@ -111,18 +118,25 @@ def erasure_tables(instances, explainer, seed: int) -> tuple[list[dict], list[di
         base = {"id": inst.id, "label": inst.label, "prediction": inst.pred}
         single.append({**base, **single_erasure(inst.a, decide, inst.probs, rng)})
         grad = explainer.attention_gradient(inst)
-        for name, order in rankings(inst.a, grad, rng).items():
-            sets.append({**base, "order": name, **set_erasure(order, inst.a, decide, inst.probs)})
+        # the first random order is drawn as before, so one draw gives the rows of earlier runs
+        orders = [(name, 0, order) for name, order in rankings(inst.a, grad, rng).items()]
+        orders += [("random", d, rng.permutation(inst.n)) for d in range(1, random_orders)]
+        for name, draw, order in orders:
+            sets.append(
+                {**base, "order": name, "draw": draw, **set_erasure(order, inst.a, decide, inst.probs, erase_all)}
+            )
     return single, sets, skipped
 
 
-def run_erasure(classifiers, seed: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def run_erasure(
+    classifiers, seed: int, random_orders: int = 1, erase_all: bool = False
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Rule ``erasure``: (single-weight rows, set rows, summary) over every
     ``(encoder, explainer, instances)`` of ``classifiers``
     (:func:`analysis.explanation.setup.classifiers_under_test`)."""
     single, sets = [], []
     for enc, ex, instances in classifiers:
-        s, e, skipped = erasure_tables(instances, ex, seed)
+        s, e, skipped = erasure_tables(instances, ex, seed, random_orders, erase_all)
         log.info("%s: %d instances, %d skipped (fewer than 2 items)", enc, len(s), skipped)
         single += [{"encoder": enc, **r} for r in s]
         sets += [{"encoder": enc, "skipped_lt2_items": skipped, **r} for r in e]
@@ -140,17 +154,19 @@ def erasure_summary(single: pd.DataFrame, sets: pd.DataFrame) -> pd.DataFrame:
 
 
 def set_summary(df):
-    """Per encoder and order: instances, never-flip count, median fraction / mass removed."""
+    """Per encoder and order: instances, rows (instances x random draws), never-flip count and
+    share of rows, median fraction / mass removed over the rows."""
     g = df.groupby(["encoder", "order"], sort=False)
     out = g.agg(
-        instances=("flipped", "size"),
+        instances=("id", "nunique"),
+        rows=("flipped", "size"),
         flipped=("flipped", "sum"),
         median_fraction_removed=("fraction_removed", "median"),
         median_items_removed=("n_removed", "median"),
         median_mass_removed=("mass_removed", "median"),
     ).reset_index()
-    out["never_flips"] = out["instances"] - out["flipped"]
-    out["never_flips_share"] = out["never_flips"] / out["instances"]
+    out["never_flips"] = out["rows"] - out["flipped"]
+    out["never_flips_share"] = out["never_flips"] / out["rows"]
     # never flips counted as removing everything (fraction 1): a median over every instance
     out["median_fraction_never_as_1"] = g["fraction_removed"].apply(lambda x: x.fillna(1.0).median()).to_numpy()
     return out.merge(paired_vs_attention(df), on=["encoder", "order"], how="left")
