@@ -9,6 +9,7 @@ from analysis.core import glue
 from analysis.core.models import TINY, load_model
 from analysis.kovaleva import finetune
 from analysis.kovaleva.finetune_change import head_cosines, mean_cosines
+from analysis.kovaleva.finetune_tables import scores_table
 from analysis.shared import glue_batches
 from conftest import FIXTURES, random_maps
 
@@ -139,7 +140,8 @@ def test_adamw_decays_only_matrices_outside_layernorm():
     assert len(decay["params"]) + len(no_decay["params"]) == len(list(model.parameters()))
 
 
-def _info(task, metrics):
+def _info(task, metrics, **fields):
+    """A dev_metrics.json of rule finetune; ``fields`` replace its entries."""
     return {
         "task": task,
         "metrics": metrics,
@@ -153,12 +155,12 @@ def _info(task, metrics):
         "settings": {"epochs": 2},
         "steps": 3,
         "train_seconds": 1.0,
+        **fields,
     }
 
 
 def test_scores_table_and_its_figure():
     from analysis.kovaleva.finetune_plots import plot_finetune_scores
-    from analysis.kovaleva.finetune_tables import scores_table
     from analysis.shared.plots import close
 
     t = scores_table([_info("SST-2", ["accuracy"]), _info("MRPC", ["f1", "accuracy"])])
@@ -215,3 +217,32 @@ def test_dev_set_loads_a_checkpoint_and_its_seeded_dev_rows(tokenizer, tmp_path)
     assert [int(b["labels"][0]) for b in batches] == [dev.items[i]["label"] for i in order]
     unlabelled, same_order = dev.batches(1, labels=False)
     assert same_order == order and all("labels" not in b for b in unlabelled)
+
+
+def test_scores_table_marks_a_task_learnt_on_its_main_metric_only():
+    gold = np.array([1, 0, 1, 0, 1, 0])
+    majority = np.ones(6, int)
+    # SST-2: perfect vs 0.5 majority: every resample gains > 0 unless it has no gold-0 row
+    # (p = 2^-6 per resample): the 2.5th percentile is above 0, so it was learnt
+    sst = finetune.score_intervals("SST-2", gold, majority, gold, n_boot=2000, seed=0)
+    # MRPC (main metric F1): the majority class itself: gain exactly 0, not learnt
+    mrpc = finetune.score_intervals("MRPC", majority, majority, gold, n_boot=500, seed=0)
+    t = scores_table(
+        [
+            _info("SST-2", ["accuracy"], finetuned={"accuracy": 1.0}, majority={"accuracy": 0.5}),
+            _info(
+                "MRPC",
+                ["f1", "accuracy"],
+                finetuned={"f1": 2 / 3, "accuracy": 0.5},
+                majority={"f1": 2 / 3, "accuracy": 0.5},
+            ),
+        ],
+        [sst, mrpc],
+    )
+    assert t[["task", "metric", "main", "learnt"]].values.tolist() == [
+        ["SST-2", "accuracy", True, True],
+        ["MRPC", "f1", True, False],
+        ["MRPC", "accuracy", False, False],
+    ]
+    assert t.loc[1, ["gain_ci95_low", "gain_ci95_high"]].tolist() == [0.0, 0.0]
+    assert t.loc[0, "finetuned_ci95_low"] == t.loc[0, "finetuned_ci95_high"] == 1.0

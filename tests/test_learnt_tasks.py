@@ -6,7 +6,6 @@ import pandas as pd
 import pytest
 
 from analysis.kovaleva.finetune import majority_predictions, score_intervals
-from analysis.kovaleva.finetune_tables import scores_table
 from analysis.scorecard.evaluate import evaluate_claim, tables_read
 from analysis.shared.bootstrap import gain_interval, resamples, score_interval
 from analysis.shared.metrics import accuracy
@@ -42,47 +41,6 @@ def test_majority_predictions():
     train = [{"label": label} for label in (0, 1, 1)]
     assert majority_predictions("SST-2", train, 4).tolist() == [1, 1, 1, 1]
     assert majority_predictions("STS-B", [{"label": 1.0}, {"label": 4.0}], 2).tolist() == [2.5, 2.5]
-
-
-def info(task, finetuned, majority, metrics):
-    return {
-        "task": task,
-        "metrics": metrics,
-        "finetuned": finetuned,
-        "pretrained": dict.fromkeys(metrics, 0.0),
-        "majority": majority,
-        "train": {"examples": 10, "truncated": 0},
-        "dev": {"examples": 6, "truncated": 0},
-        "train_rows_total": 10,
-        "dev_rows_total": 6,
-        "settings": {"epochs": 1},
-        "steps": 1,
-        "train_seconds": 1.0,
-    }
-
-
-def test_scores_table_marks_a_task_learnt_on_its_main_metric_only():
-    gold = np.array([1, 0, 1, 0, 1, 0])
-    majority = np.ones(6, int)
-    # SST-2: perfect vs 0.5 majority: every resample gains > 0 unless it has no gold-0 row
-    # (p = 2^-6 per resample): the 2.5th percentile is above 0, so it was learnt
-    sst = score_intervals("SST-2", gold, majority, gold, n_boot=2000, seed=0)
-    # MRPC (main metric F1): the majority class itself: gain exactly 0, not learnt
-    mrpc = score_intervals("MRPC", majority, majority, gold, n_boot=500, seed=0)
-    t = scores_table(
-        [
-            info("SST-2", {"accuracy": 1.0}, {"accuracy": 0.5}, ["accuracy"]),
-            info("MRPC", {"f1": 2 / 3, "accuracy": 0.5}, {"f1": 2 / 3, "accuracy": 0.5}, ["f1", "accuracy"]),
-        ],
-        [sst, mrpc],
-    )
-    assert t[["task", "metric", "main", "learnt"]].values.tolist() == [
-        ["SST-2", "accuracy", True, True],
-        ["MRPC", "f1", True, False],
-        ["MRPC", "accuracy", False, False],
-    ]
-    assert t.loc[1, ["gain_ci95_low", "gain_ci95_high"]].tolist() == [0.0, 0.0]
-    assert t.loc[0, "finetuned_ci95_low"] == t.loc[0, "finetuned_ci95_high"] == 1.0
 
 
 SCORES = pd.DataFrame(
