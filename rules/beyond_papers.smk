@@ -75,6 +75,9 @@ rule head_importance_scores:
         n_examples=BEYOND["head_importance"]["n_examples"],
         batch_size=BEYOND["head_importance"]["batch_size"],
         seed=BEYOND["head_importance"]["seed"],
+        split=BEYOND["head_importance"]["split"],
+        abs_per=BEYOND["head_importance"]["abs_per"],
+        normalize_by_layer=BEYOND["head_importance"]["normalize_by_layer"],
         max_len=config["kovaleva"]["finetune"]["max_len"],
     script:
         "../workflow/head_importance_scores.py"

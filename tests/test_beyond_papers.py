@@ -12,6 +12,8 @@ from analysis.beyond.head_gates import (
     example_losses,
     gated_logits,
     head_importance,
+    importance_table,
+    normalize_by_layer,
     pruning_steps,
     pruning_table,
 )
@@ -131,6 +133,43 @@ def test_gate_gradient_equals_finite_difference(clf, items, tokenizer):
         assert abs_mean[layer, head] == pytest.approx(per_example.abs().mean().item(), rel=1e-5, abs=1e-9)
         assert signed_mean[layer, head] == pytest.approx(per_example.mean().item(), rel=1e-5, abs=1e-9)
     assert (abs_mean > 0).all()
+
+
+def test_per_token_importance_as_the_authors_code(clf, items, tokenizer):
+    """abs_per="token": a gate per token; the signed per-example gradient is the sum of the
+    tokens' (so the signed means agree), and |sum| <= sum of |.| (triangle inequality)."""
+    batch = collate(items, tokenizer.pad_token_id)
+    n_tokens = int(batch["attention_mask"].sum())
+    by_example, signed = head_importance(clf, [batch])
+    by_token, signed_t = head_importance(clf, [batch], abs_per="token")
+    np.testing.assert_allclose(signed_t, signed, rtol=1e-6, atol=1e-12)  # float32 gates: their gradients too
+    assert (by_token * n_tokens >= by_example * len(items) - 1e-12).all()
+    split = [collate(items[:1], tokenizer.pad_token_id), collate(items[1:], tokenizer.pad_token_id)]
+    np.testing.assert_allclose(head_importance(clf, split, abs_per="token")[0], by_token, rtol=1e-10)
+    # one token's gate by finite differences: example 0, token 2, layer 2, head 3
+    L, H = shape_of(clf)
+    n = batch["input_ids"].shape[1]
+    eps, grads = 1e-5, []
+    for sign in (1, -1):
+        gates = torch.ones((len(items), n, L, H), dtype=torch.float64)
+        gates[0, 2, 1, 2] += sign * eps
+        with torch.no_grad():
+            grads.append(loss_at(clf, batch, gates)[0].item())
+    g = (grads[0] - grads[1]) / (2 * eps)
+    gates = torch.ones((len(items), n, L, H), dtype=torch.float64, requires_grad=True)
+    (auto,) = torch.autograd.grad(loss_at(clf, batch, gates).sum(), gates)
+    assert auto[0, 2, 1, 2].item() == pytest.approx(g, rel=1e-5, abs=1e-9)
+    with pytest.raises(ValueError, match="abs_per"):
+        head_importance(clf, [batch], abs_per="sentence")
+
+
+def test_normalize_by_layer_by_hand():
+    # layer 1: (3, 4) has L2 norm 5; layer 2 all zero stays zero
+    out = normalize_by_layer(np.array([[3.0, 4.0], [0.0, 0.0]]))
+    np.testing.assert_allclose(out, [[0.6, 0.8], [0.0, 0.0]])
+    t = importance_table("SST-2", np.array([[3.0, 4.0], [1.0, 0.0]]), np.zeros((2, 2)), 5, normalize=True)
+    assert t.importance.tolist() == pytest.approx([0.6, 0.8, 1.0, 0.0])
+    assert t.importance_raw.tolist() == [3.0, 4.0, 1.0, 0.0]
 
 
 def test_gate_zero_equals_zeroed_value_projection(clf, items, tokenizer):

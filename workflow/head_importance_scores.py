@@ -10,20 +10,25 @@ from analysis.shared.rule_io import setup_logging, write_table
 log = setup_logging(snakemake)
 torch.set_num_threads(snakemake.threads)
 task, p = snakemake.wildcards.task, snakemake.params
-dev = finetune.load_dev_set(
-    Path(snakemake.input.raw).parent, task, snakemake.input.checkpoint, p.n_examples, p.seed, p.max_len
+# the authors estimate importance on training data, never on the rows the pruning curve is scored on
+rows = finetune.load_dev_set(
+    Path(snakemake.input.raw).parent, task, snakemake.input.checkpoint, p.n_examples, p.seed, p.max_len, p.split
 )
-batches, _ = dev.batches(p.batch_size)
+batches, _ = rows.batches(p.batch_size)
 t0 = time.perf_counter()
-abs_mean, signed_mean = head_importance(dev.model, batches)
-table = importance_table(task, abs_mean, signed_mean, len(dev.items)).assign(
-    seconds=time.perf_counter() - t0, truncated=dev.counts["truncated"], dev_rows_total=dev.rows_total
+abs_mean, signed_mean = head_importance(rows.model, batches, p.abs_per)
+table = importance_table(task, abs_mean, signed_mean, len(rows.items), p.normalize_by_layer).assign(
+    split=p.split,
+    abs_per=p.abs_per,
+    seconds=time.perf_counter() - t0,
+    truncated=rows.counts["truncated"],
+    split_rows_total=rows.rows_total,
 )
 write_table(table, snakemake.output[0])
 log.info(
     "%s: %d examples, %.1f s\n%s",
     task,
-    len(dev.items),
+    len(rows.items),
     table.seconds.iloc[0],
     table.nlargest(5, "importance").to_string(),
 )

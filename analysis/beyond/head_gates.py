@@ -9,7 +9,11 @@ the context equals gating the attention probabilities (context = probs @ values)
 what the authors' ``head_mask`` did. Gates are per input row (``(batch, layers, heads)``),
 so one backward pass of the summed per-example losses gives every example's own gradient
 d L_x / d xi at xi = 1 (``head_importance``): importance I_h = mean over x of |d L_x / d xi_h|,
-L_x the model's own loss (cross-entropy; squared error for regression).
+L_x the model's own loss (cross-entropy; squared error for regression). The authors' code takes
+the absolute value per token instead (``abs_per="token"``: a gate per token and head, I_h = the
+sum over tokens of |d L_x / d xi_{h,t}| divided by the number of tokens); ``normalize_by_layer``
+divides each layer's scores by their L2 norm, as their pruning command does
+(``--normalize_pruning_by_layer``), so that heads of different layers compete on one scale.
 
 Pruning (``pruning_curve``): heads are removed (gate 0, as the authors' masks) in a given
 order, a fraction ``step`` of all heads at a time, and the dev score is measured after each
@@ -30,7 +34,8 @@ from analysis.shared.attention_modules import self_attention_modules
 
 class HeadGates:
     """Context manager: within it, every head's output context is multiplied by
-    ``self.gates[:, layer, head]`` (a (batch, layers, heads) tensor set with ``set``)."""
+    ``self.gates[:, layer, head]`` (a (batch, layers, heads) tensor set with ``set``), or per
+    token by ``self.gates[:, token, layer, head]`` (a (batch, tokens, layers, heads) tensor)."""
 
     def __init__(self, model):
         self.mods = self_attention_modules(model)
@@ -39,8 +44,10 @@ class HeadGates:
         self._hooks = []
 
     def set(self, gates: torch.Tensor | None):
-        if gates is not None and tuple(gates.shape[1:]) != (self.n_layers, self.n_heads):
-            raise ValueError(f"gates {tuple(gates.shape)}: expected (batch, {self.n_layers}, {self.n_heads})")
+        if gates is not None and (
+            gates.dim() not in (3, 4) or tuple(gates.shape[-2:]) != (self.n_layers, self.n_heads)
+        ):
+            raise ValueError(f"gates {tuple(gates.shape)}: expected (batch, [tokens,] {self.n_layers}, {self.n_heads})")
         self.gates = gates
         return self
 
@@ -60,7 +67,10 @@ class HeadGates:
                 return None
             context = output[0]
             b, n, hd = context.shape
-            gate = self.gates[:, i].to(context.dtype)[:, None, :, None]  # (b, 1, heads, 1)
+            if self.gates.dim() == 4:
+                gate = self.gates[:, :, i].to(context.dtype)[:, :, :, None]  # (b, n, heads, 1)
+            else:
+                gate = self.gates[:, i].to(context.dtype)[:, None, :, None]  # (b, 1, heads, 1)
             gated = (context.view(b, n, self.n_heads, hd // self.n_heads) * gate).reshape(b, n, hd)
             return (gated,) + tuple(output[1:])
 
@@ -75,26 +85,48 @@ def example_losses(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.cross_entropy(logits, labels, reduction="none")
 
 
-def head_importance(model, batches) -> tuple[np.ndarray, np.ndarray]:
-    """(mean |dL_x/dxi|, mean dL_x/dxi), each (layers, heads), over the examples of
-    ``batches`` (dicts of padded model inputs with ``labels``); gates at 1."""
+ABS_PER = ("example", "token")
+
+
+def head_importance(model, batches, abs_per: str = "example") -> tuple[np.ndarray, np.ndarray]:
+    """(importance, mean dL_x/dxi), each (layers, heads), over the examples of ``batches`` (dicts
+    of padded model inputs with ``labels``); gates at 1. ``abs_per="example"``: importance = mean
+    over examples of |dL_x/dxi_h| (the paper's formula); ``"token"``: a gate per token, importance
+    = sum of |dL_x/dxi_{h,t}| over every (unpadded) token / the number of tokens (the authors' code).
+    The signed mean is per example either way (a token's gradients sum to its example's)."""
+    if abs_per not in ABS_PER:
+        raise ValueError(f"abs_per {abs_per!r}: one of {ABS_PER}")
     n_layers, n_heads = shape_of(model)
-    abs_sum, signed_sum, count = np.zeros((n_layers, n_heads)), np.zeros((n_layers, n_heads)), 0
+    abs_sum, signed_sum, count, tokens = np.zeros((n_layers, n_heads)), np.zeros((n_layers, n_heads)), 0, 0
     with HeadGates(model) as hg:
         for batch in batches:
             inputs = {k: v for k, v in batch.items() if k != "labels"}
-            gates = torch.ones((len(batch["labels"]), n_layers, n_heads), requires_grad=True)
+            b, n = inputs["input_ids"].shape
+            shape = (b, n, n_layers, n_heads) if abs_per == "token" else (b, n_layers, n_heads)
+            gates = torch.ones(shape, requires_grad=True)
             hg.set(gates.to(batch["labels"].device))
             losses = example_losses(model(**inputs).logits, batch["labels"])
             (grad,) = torch.autograd.grad(losses.sum(), gates)
-            grad = grad.double().numpy()
-            abs_sum += np.abs(grad).sum(0)
+            grad = grad.double().cpu().numpy()
+            if abs_per == "token":
+                real = inputs["attention_mask"].cpu().numpy().astype(bool)  # padding carries no gradient anyway
+                abs_sum += np.abs(grad[real]).sum(0)
+                tokens += int(real.sum())
+                grad = grad.sum(1)  # per example
+            else:
+                abs_sum += np.abs(grad).sum(0)
             signed_sum += grad.sum(0)
-            count += len(grad)
+            count += b
             hg.set(None)
     if count == 0:
         raise ValueError("no examples to compute head importance on")
-    return abs_sum / count, signed_sum / count
+    return abs_sum / (tokens if abs_per == "token" else count), signed_sum / count
+
+
+def normalize_by_layer(importance: np.ndarray) -> np.ndarray:
+    """Each layer's scores (layers, heads) divided by their L2 norm (a layer of zeros stays 0)."""
+    norm = np.sqrt((importance**2).sum(-1, keepdims=True))
+    return importance / (norm + 1e-20)
 
 
 @torch.inference_mode()
@@ -149,8 +181,11 @@ def pruning_table(model, batches, gold, task: str, importance: np.ndarray, step:
     return out[["task", "order", "draw", "pruned", "fraction", "metric", "main_metric", "score"]]
 
 
-def importance_table(task: str, abs_mean: np.ndarray, signed_mean: np.ndarray, n_examples: int) -> pd.DataFrame:
-    """One row per head (layer, head 1-indexed): importance, mean signed gradient."""
+def importance_table(
+    task: str, abs_mean: np.ndarray, signed_mean: np.ndarray, n_examples: int, normalize: bool = False
+) -> pd.DataFrame:
+    """One row per head (layer, head 1-indexed): importance (L2-normalised per layer when
+    ``normalize``; the order heads are pruned in), the raw score before it, mean signed gradient."""
     n_layers, n_heads = abs_mean.shape
     layer, head = np.meshgrid(np.arange(n_layers), np.arange(n_heads), indexing="ij")
     return pd.DataFrame(
@@ -158,7 +193,8 @@ def importance_table(task: str, abs_mean: np.ndarray, signed_mean: np.ndarray, n
             "task": task,
             "layer": layer.ravel() + 1,
             "head": head.ravel() + 1,
-            "importance": abs_mean.ravel(),
+            "importance": (normalize_by_layer(abs_mean) if normalize else abs_mean).ravel(),
+            "importance_raw": abs_mean.ravel(),
             "mean_gradient": signed_mean.ravel(),
             "n_examples": n_examples,
         }

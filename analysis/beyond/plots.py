@@ -75,6 +75,14 @@ def plot_rollout_spearman(per_input: pd.DataFrame, summary: pd.DataFrame, title:
     return fig
 
 
+def importance_label(table: pd.DataFrame) -> str:
+    """The importance axis as the scores were computed (rule head_importance_scores' columns)."""
+    per = f"per {table.abs_per.iloc[0]}" if "abs_per" in table else "per example"
+    split = f", {table.split.iloc[0]} rows" if "split" in table else ""
+    normalised = "importance_raw" in table and not table.importance.equals(table.importance_raw)
+    return f"importance (log): mean |dL/d gate|\n{per}{split}" + ("\nL2-normalised per layer" if normalised else "")
+
+
 def plot_head_importance(merged: pd.DataFrame, rho: pd.DataFrame, title: str):
     """Per task, one point per head: gradient importance against the drop of the dev score
     when that head alone is disabled (Kovaleva's uniform attention)."""
@@ -91,7 +99,7 @@ def plot_head_importance(merged: pd.DataFrame, rho: pd.DataFrame, title: str):
         ax.set_title(f"{task}: Spearman {rho_text}", fontsize=8)
         ax.set_xscale("log")
         ax.xaxis.set_minor_formatter(NullFormatter())  # labelled minor ticks overlap on narrow ranges
-        ax.set_xlabel("importance  mean |dL/d gate| (log)")
+        ax.set_xlabel(importance_label(g))
         ax.set_ylabel(f"drop of dev {r.disabled_metric}\nwhen the head is disabled")
     sm = axes[0, -1].collections[0]
     layers = sorted(merged.layer.unique())

@@ -289,7 +289,7 @@ def _rollout(s, c, wc, count):
 
 def _head_importance_scores(s, c, wc, count):
     h, n = c["beyond"]["head_importance"], c["kovaleva"]["finetune"]["max_len"]
-    n_in = glue_split(wc["task"], "dev", h["n_examples"])
+    n_in = glue_split(wc["task"], h.get("split", "dev"), h["n_examples"])
     return Work(3 * n_in * forward_gflop(s, n), training_mb(s, h["batch_size"], n, optimizer=False))
 
 

@@ -193,12 +193,15 @@ class DevSet:
         return batches, order
 
 
-def load_dev_set(raw_dir, task: str, checkpoint, n_examples: int | None, seed: int, max_len: int) -> DevSet:
-    """The classifier saved at ``checkpoint`` and ``n_examples`` dev rows of ``task`` (seeded draw
-    from the GLUE folder ``raw_dir``; None = all), encoded with the checkpoint's tokenizer."""
+def load_dev_set(
+    raw_dir, task: str, checkpoint, n_examples: int | None, seed: int, max_len: int, split: str = "dev"
+) -> DevSet:
+    """The classifier saved at ``checkpoint`` and ``n_examples`` rows of ``task``'s ``split`` (dev,
+    or train where a procedure reads training data; seeded draw from the GLUE folder ``raw_dir``;
+    None = all), encoded with the checkpoint's tokenizer."""
     from analysis.core.models import load_model, load_tokenizer
 
-    all_dev = glue.read_split(raw_dir, task, "dev")
+    all_dev = glue.read_split(raw_dir, task, split)
     checkpoint = str(checkpoint)
     tokenizer = load_tokenizer(checkpoint)
     items, counts = encode(tokenizer, glue.select_rows(all_dev, n_examples, seed), max_len)
