@@ -42,7 +42,10 @@ def slurm_run(cluster, tmp_path_factory):
     cmd = [SNAKEMAKE, "--profile", "profiles/slurm", "--configfile", *configfiles]
     cmd += ["--default-resources", f"slurm_account={ACCOUNT}", *SAME_THREADS]
     start = time.monotonic()
-    run = subprocess.run(cmd, cwd=work, env={**env, **cluster.env}, capture_output=True, text=True, timeout=1800)
+    # the cluster adds only its config: the run's own ATTN_MIRROR (the fixture mirror) must win over one
+    # the test session was started with (CI exports the full mirror's)
+    env = {**env, "SLURM_CONF": cluster.env["SLURM_CONF"]}
+    run = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=1800)
     seconds = time.monotonic() - start
     if run.returncode != 0:
         pytest.fail(failed_run(run, work) + "\n" + cluster.tail())
