@@ -24,7 +24,10 @@ SAME_THREADS = ["--config", "job_threads=1"]
 TIMING = re.compile(r"seconds|_s$|time|elapsed|matmul_rate|per_example")
 
 
-@pytest.fixture(scope="module")
+# session-scoped: pytest groups the tests of the session's smoke run (a parametrized session fixture)
+# together and may run this module's tests apart; a module-scoped cluster and SLURM run would then
+# be set up twice
+@pytest.fixture(scope="session")
 def cluster(tmp_path_factory):
     pytest.importorskip("snakemake_executor_plugin_slurm", reason="pip install snakemake-executor-plugin-slurm")
     c = SlurmCluster(tmp_path_factory.mktemp("slurm"))
@@ -36,7 +39,7 @@ def cluster(tmp_path_factory):
     c.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def slurm_run(cluster, tmp_path_factory):
     work, env, configfiles = smoke_workdir(tmp_path_factory.mktemp("smoke_slurm"), "fixture mirror")
     cmd = [SNAKEMAKE, "--profile", "profiles/slurm", "--configfile", *configfiles]
