@@ -19,10 +19,10 @@ rule benchmark:
     threads: JOB_THREADS
     resources:
         gpu=1,
-        mem_mb=job_mem_mb("benchmark", model=list(MODELS.values())),
-        runtime=job_runtime("benchmark", model=list(MODELS.values())),
+        mem_mb=job_mem_mb("benchmark", model=[MODELS[m] for m in CONFIGURED]),
+        runtime=job_runtime("benchmark", model=[MODELS[m] for m in CONFIGURED]),
     params:
-        specs=list(MODELS.values()),
+        specs=[MODELS[m] for m in CONFIGURED],
         n_segments=config["benchmark"]["n_segments"],
         precisions=config["benchmark"]["precisions"],
         max_len=config["max_len"],

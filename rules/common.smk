@@ -15,7 +15,7 @@ import re
 import yaml
 
 from analysis.core import resources as sizing
-from analysis.core.model_names import check_model_spec, model_slug
+from analysis.core.model_names import check_model_spec, control_spec, is_control, model_slug
 from analysis.core.sources import local_files
 from analysis.scorecard.evaluate import tables_read as claim_tables
 
@@ -38,6 +38,17 @@ for _spec in [config["model"]] if isinstance(config["model"], str) else config["
             "rename the local directory (its name is the slug)"
         )
     MODELS[model_slug(_spec)] = check_model_spec(_spec)
+# the user's models: every aggregate target is made for each of them
+CONFIGURED = list(MODELS)
+# model slug -> the slug of its random-init control (overview.random_init_control): the same config and
+# tokenizer with seeded random weights, run only through the rules whose tables the claims that read
+# attention maps read (reads_maps: true in the claims file); MODELS holds the controls' specs too
+CONTROLS = {}
+if config["overview"]["random_init_control"]:
+    for _slug, _spec in list(MODELS.items()):
+        if not is_control(_spec):
+            CONTROLS[_slug] = model_slug(control_spec(_spec))
+            MODELS[CONTROLS[_slug]] = control_spec(_spec)
 MIRROR = os.environ.get("ATTN_MIRROR") or config["mirror"]
 CORPORA = config["corpora"]
 CONDA_ENV = "../envs/attention.yaml"  # every rule's software (--sdm conda); relative to rules/
@@ -219,14 +230,17 @@ def surface_sums(wildcards):
 
 def per_model(*outputs, **wildcards):
     """Expand output patterns (e.g. ``rules.X.output.figure``) over every configured model."""
-    return expand(list(outputs), model=list(MODELS), **wildcards)
+    return expand(list(outputs), model=CONFIGURED, **wildcards)
 
 
 # The claim scorecard and the comparison (rules/overview.smk): which tables the claims of
 # config/paper_claims.yaml read, and which of them this workflow makes.
 CLAIMS_FILE = config["overview"]["claims"]
 with open(CLAIMS_FILE) as f:
-    CLAIM_TABLES = sorted({stem for claim in yaml.safe_load(f)["claims"] for stem in claim_tables(claim)})
+    _CLAIMS = yaml.safe_load(f)["claims"]
+CLAIM_TABLES = sorted({stem for claim in _CLAIMS for stem in claim_tables(claim)})
+# what the random-init control must make: the tables of the claims that read attention maps
+CONTROL_TABLES = sorted({stem for claim in _CLAIMS if claim.get("reads_maps") for stem in claim_tables(claim)})
 SECTIONS = sorted(
     os.path.basename(p)[: -len(".smk")] for p in glob.glob(os.path.join(workflow.basedir, "rules", "*.smk"))
 )
@@ -254,6 +268,14 @@ def scorecard_tables(wildcards):
     left_out = set(scorecard_rules_left_out())
     paths = {stem: f"results/{wildcards.model}/tables/{stem}.csv" for stem in CLAIM_TABLES}
     return [p for stem, p in paths.items() if stem.split(".")[0] not in left_out and p in section_targets()]
+
+
+def scorecard_control_tables(wildcards):
+    """The random-init control's tables of the claims that read attention maps (none without a control)."""
+    if wildcards.model not in CONTROLS:
+        return []
+    chosen = {os.path.basename(p)[: -len(".csv")] for p in scorecard_tables(wildcards)}
+    return [f"results/{CONTROLS[wildcards.model]}/tables/{stem}.csv" for stem in CONTROL_TABLES if stem in chosen]
 
 
 def compare_figure(panel):

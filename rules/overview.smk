@@ -10,6 +10,7 @@ rule scorecard:
     input:
         claims=CLAIMS_FILE,
         tables=scorecard_tables,
+        control_tables=scorecard_control_tables,
     output:
         table=table("scorecard"),
         figure=figure("scorecard", category=SCORECARD_CATEGORY),
@@ -123,7 +124,7 @@ rule compare:
         mem_mb=job_mem_mb("compare"),
         runtime=job_runtime("compare"),
     params:
-        models=list(MODELS),
+        models=CONFIGURED,
         panels=COMPARE_PANELS,
     script:
         "../workflow/compare.py"
@@ -139,4 +140,4 @@ rule overview:
             rules.scorecard.output.markdown,
             rules.explorer.output.page,
         ),
-        rules.compare.output if len(MODELS) > 1 else [],
+        rules.compare.output if len(CONFIGURED) > 1 else [],

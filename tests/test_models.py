@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from analysis.core.model_names import model_slug
+from analysis.core.model_names import base_spec, check_model_spec, control_spec, model_slug
 from analysis.core.models import (
     EMBEDDED,
     TINY,
@@ -58,6 +58,32 @@ def test_guard_catches_sdpa(tokenizer):
         pytest.skip("this transformers version falls back to eager when attentions are requested")
     with pytest.raises(AttentionUnavailable):
         checked_attentions(model, out)
+
+
+def test_random_init_control_spec():
+    control = control_spec(EMBEDDED)
+    assert control == "random-init:embedded:all-MiniLM-L6-v2" and base_spec(control) == EMBEDDED
+    assert model_slug(control) == "all-MiniLM-L6-v2--random-init"
+    assert base_spec("bert-base-uncased") == "bert-base-uncased"
+    with pytest.raises(ValueError, match="no such directory"):
+        check_model_spec(control_spec("./no-such-model"))
+
+
+def test_random_init_control_has_its_models_shape_and_tokenizer_not_its_weights():
+    model = load_model(EMBEDDED, device="cpu")
+    control = load_model(control_spec(EMBEDDED), device="cpu")
+    assert shape_of(control) == shape_of(model) and control.config._attn_implementation == "eager"
+    assert load_tokenizer(control_spec(EMBEDDED)).get_vocab() == load_tokenizer(EMBEDDED).get_vocab()
+    weight = "encoder.layer.0.attention.self.query.weight"
+    assert not torch.equal(model.state_dict()[weight], control.state_dict()[weight])
+    # seeded: the same control twice
+    assert torch.equal(
+        control.state_dict()[weight], load_model(control_spec(EMBEDDED), device="cpu").state_dict()[weight]
+    )
+    # the tiny random BERT's control is another draw of the same shape
+    tiny, tiny_control = load_model(TINY, device="cpu"), load_model(control_spec(TINY), device="cpu")
+    assert shape_of(tiny_control) == shape_of(tiny)
+    assert not torch.equal(tiny.state_dict()[weight], tiny_control.state_dict()[weight])
 
 
 def test_embedded_model_loads_with_its_own_shape():

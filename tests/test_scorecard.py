@@ -7,7 +7,15 @@ import pytest
 
 from analysis.scorecard.claims import read_claims, scorecard
 from analysis.scorecard.compare import best_per_relation, scorecard_matrix, stack
-from analysis.scorecard.evaluate import ClaimError, distinct_texts, evaluate_claim, tables_read, value, with_depth
+from analysis.scorecard.evaluate import (
+    ALSO_RANDOM,
+    ClaimError,
+    distinct_texts,
+    evaluate_claim,
+    tables_read,
+    value,
+    with_depth,
+)
 from analysis.scorecard.pages import scorecard_html, scorecard_markdown
 from conftest import ROOT
 
@@ -160,6 +168,42 @@ def test_pages_and_matrix():
     stacked = pd.concat([card.assign(model="a"), card.assign(model="b", verdict="not run")])
     m = scorecard_matrix(stacked)
     assert m.loc["x"].tolist() == ["holds", "not run"]
+
+
+def test_random_init_control_verdicts():
+    """A claim that reads maps is judged on the control too: holding for both is no support."""
+    sep_high = {"value": {"table": "by_layer", "column": "sep", "agg": "max"}, "op": ">", "threshold": 0.5}
+    claims = [
+        claim(sep_high, id="maps", reads_maps=True),
+        claim(sep_high, id="maps_control_fails", reads_maps=True),
+        claim(sep_high, id="no_maps"),
+    ]
+    control_holds = {"by_layer": BY_LAYER}  # max sep 0.7 > 0.5
+    card = scorecard(claims[:1] + claims[2:], {"by_layer": BY_LAYER}, control_tables=control_holds).set_index("id")
+    assert card.loc["maps", "verdict"] == ALSO_RANDOM
+    assert card.loc["maps", ["control_value", "control_verdict"]].tolist() == ["0.7", "holds"]
+    # a claim that reads no maps is not judged on the control
+    assert card.loc["no_maps", "verdict"] == "holds" and card.loc["no_maps", "control_verdict"] == ""
+    uniform = {"by_layer": BY_LAYER.assign(sep=0.25)}  # a random model's flat maps: max sep 0.25
+    card = scorecard(claims[1:2], {"by_layer": BY_LAYER}, control_tables=uniform).set_index("id")
+    assert card.loc["maps_control_fails", ["verdict", "control_verdict"]].tolist() == ["holds", "does not hold"]
+    # without a control (overview.random_init_control: false) nothing changes
+    card = scorecard(claims[:1], {"by_layer": BY_LAYER})
+    assert card.loc[0, "verdict"] == "holds" and card.loc[0, "control_verdict"] == ""
+    # the pages say what the control is, and show its verdict
+    card = scorecard(claims[:1], {"by_layer": BY_LAYER}, control_tables=control_holds)
+    md = scorecard_markdown(card, "m")
+    assert f"**{ALSO_RANDOM}**" in md and "| 0.7 (holds) |" in md and "random-init copy" in md
+    assert "random-init copy" not in scorecard_markdown(scorecard(claims[:1], {"by_layer": BY_LAYER}), "m")
+
+
+def test_the_map_claims_are_marked():
+    """Every claim on the pre-trained model's map tables is judged on the control too."""
+    map_tables = {"relative_position", "special_tokens.by_layer", "entropy.by_layer", "dep_heads.gum_sd_dev"}
+    map_tables |= {"coref_heads", "head_clusters.distances"}
+    for c in read_claims(ROOT / "config" / "paper_claims.yaml"):
+        if set(tables_read(c)) <= map_tables | {"sep_attention.by_layer"}:
+            assert c.get("reads_maps"), c["id"]
 
 
 def test_compare_helpers():

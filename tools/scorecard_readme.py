@@ -223,7 +223,14 @@ def section_block(rows: list[dict], model: str) -> str:
     lines = [f"Scorecard claims of this section (`{model}`; written by `tools/scorecard_readme.py`):", ""]
     for row in rows:
         ours = row["our_value"] or f"none ({row['reason'] or row['verdict']})"
-        lines.append(f"- **{row['verdict']}** `{row['id']}`: {row['claim']} Ours: {ours}. Paper: {row['paper_value']}.")
+        control = (
+            f" Random-init control: {row['control_value']} ({row['control_verdict']})."
+            if row.get("control_verdict")
+            else ""
+        )
+        lines.append(
+            f"- **{row['verdict']}** `{row['id']}`: {row['claim']} Ours: {ours}.{control} Paper: {row['paper_value']}."
+        )
     return "\n".join(lines) + "\n"
 
 

