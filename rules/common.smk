@@ -266,8 +266,14 @@ def scorecard_tables(wildcards):
     """The claims' tables this workflow makes for the model, of the rules chosen in
     overview.scorecard_rules (null: all); claims on any other table are 'not run'."""
     left_out = set(scorecard_rules_left_out())
-    paths = {stem: f"results/{wildcards.model}/tables/{stem}.csv" for stem in CLAIM_TABLES}
-    return [p for stem, p in paths.items() if stem.split(".")[0] not in left_out and p in section_targets()]
+    # each table, and its replicates (<stem>.boot.csv, for the claims' intervals) where its rule makes them
+    paths = [
+        f"results/{wildcards.model}/tables/{stem}{suffix}.csv"
+        for stem in CLAIM_TABLES
+        if stem.split(".")[0] not in left_out
+        for suffix in ("", ".boot")
+    ]
+    return [p for p in paths if p in section_targets()]
 
 
 def scorecard_control_tables(wildcards):
@@ -275,7 +281,10 @@ def scorecard_control_tables(wildcards):
     if wildcards.model not in CONTROLS:
         return []
     chosen = {os.path.basename(p)[: -len(".csv")] for p in scorecard_tables(wildcards)}
-    return [f"results/{CONTROLS[wildcards.model]}/tables/{stem}.csv" for stem in CONTROL_TABLES if stem in chosen]
+    control = f"results/{CONTROLS[wildcards.model]}/tables"
+    return [f"{control}/{stem}.csv" for stem in CONTROL_TABLES if stem in chosen] + [
+        f"{control}/{stem}.boot.csv" for stem in CONTROL_TABLES if f"{stem}.boot" in chosen
+    ]
 
 
 def compare_figure(panel):

@@ -9,9 +9,11 @@ from analysis.scorecard.claims import read_claims, scorecard
 from analysis.scorecard.compare import best_per_relation, scorecard_matrix, stack
 from analysis.scorecard.evaluate import (
     ALSO_RANDOM,
+    INCONCLUSIVE,
     ClaimError,
     distinct_texts,
     evaluate_claim,
+    replicate_values,
     tables_read,
     value,
     with_depth,
@@ -313,3 +315,104 @@ def test_explorer_examples_are_shared_between_shards():
     assert [shard_share(10, 4, k) for k in range(4)] == [3, 3, 2, 2]  # 10 = 3 + 3 + 2 + 2
     assert [shard_share(2, 4, k) for k in range(4)] == [1, 1, 0, 0]
     assert spread_indices(5, 3) == [0, 2, 4] and spread_indices(3, 5) == [0, 1, 2]
+
+
+def boot_of(values, **columns):
+    """A replicate table: one row per replicate with the given values (and constant columns)."""
+    return pd.DataFrame({"replicate": range(len(values)), "v": values, **columns})
+
+
+def test_interval_verdicts_at_the_threshold_edges():
+    """holds / does not hold only when >= 97.5% of the replicates agree (one side of the 95% interval)."""
+    c = claim({"value": {"table": "t", "column": "v"}, "op": ">", "threshold": 0.75})
+    tables = {"t": pd.DataFrame({"v": [0.8]})}
+    # 40 replicates, all above 0.75: holds, interval [2.5th, 97.5th percentile]
+    firm = evaluate_claim(c, tables, boots={"t": boot_of(np.linspace(0.76, 0.84, 40))})
+    assert (firm.verdict, firm.replicates) == ("holds", 40)
+    lo, hi = np.quantile(np.linspace(0.76, 0.84, 40), [0.025, 0.975])
+    assert firm.interval == f"[{lo:.3g}, {hi:.3g}]"
+    # 39 of 40 above (97.5%): still holds; 38 of 40 (95%): inconclusive, naming the interval
+    assert evaluate_claim(c, tables, boots={"t": boot_of([0.7] + [0.8] * 39)}).verdict == "holds"
+    out = evaluate_claim(c, tables, boots={"t": boot_of([0.7, 0.7] + [0.8] * 38)})
+    assert out.verdict == INCONCLUSIVE and "does not decide it" in out.reason
+    # a point below the threshold with every replicate below: does not hold
+    below = {"t": pd.DataFrame({"v": [0.6]})}
+    assert evaluate_claim(c, below, boots={"t": boot_of([0.6] * 40)}).verdict == "does not hold"
+    # no replicates: judged on the point value, and the interval column says why there is none
+    out = evaluate_claim(c, tables)
+    assert out.verdict == "holds" and out.interval == "none (no replicates of t)" and out.replicates == 0
+
+
+def test_a_tie_is_never_a_firm_hold():
+    c = claim({"value": {"table": "t", "column": "v"}, "op": ">=", "threshold": 0.5})
+    out = evaluate_claim(c, {"t": pd.DataFrame({"v": [0.5]})}, boots={"t": boot_of([0.5] * 20 + [0.6] * 20)})
+    assert out.verdict == INCONCLUSIVE  # the point is a tie (does not hold), half the replicates hold
+    out = evaluate_claim(c, {"t": pd.DataFrame({"v": [0.5]})}, boots={"t": boot_of([0.5] * 40)})
+    assert out.verdict == "does not hold"
+
+
+def test_orderings_need_every_pairwise_difference_on_one_side():
+    c = claim(
+        {"greater": [{"table": "t", "column": "a"}, {"table": "t", "column": "b"}, {"table": "t", "column": "c"}]}
+    )
+    tables = {"t": pd.DataFrame({"a": [0.7], "b": [0.5], "c": [0.3]})}
+    n = 40
+    clear = boot_of([0] * n, a=np.full(n, 0.7), b=np.linspace(0.45, 0.55, n), c=np.full(n, 0.3))
+    assert evaluate_claim(c, tables, boots={"t": clear}).verdict == "holds"
+    # b - c straddles 0 in the replicates (b from 0.2 to 0.4, c = 0.3): inconclusive
+    close = clear.assign(b=np.linspace(0.2, 0.4, n))
+    out = evaluate_claim(c, tables, boots={"t": close})
+    assert out.verdict == INCONCLUSIVE and out.interval.count("[") == 3
+    # the point order fails and the failing pair is firmly reversed: does not hold
+    reversed_ = {"t": pd.DataFrame({"a": [0.7], "b": [0.2], "c": [0.3]})}
+    assert evaluate_claim(c, reversed_, boots={"t": clear.assign(b=0.2)}).verdict == "does not hold"
+
+
+def test_per_level_intervals_and_replicates_by_group():
+    c = claim({"value": {"table": "t", "column": "v", "agg": "max"}, "op": ">", "threshold": 0.5, "per": "task"})
+    tables = {"t": pd.DataFrame({"task": ["A", "A", "B"], "v": [0.9, 0.1, 0.8]})}
+    reps = np.arange(40)
+    # max over each task's rows per replicate: A firmly above, B straddling 0.5
+    boot = pd.DataFrame(
+        {
+            "replicate": np.repeat(reps, 3),
+            "task": ["A", "A", "B"] * 40,
+            "v": np.ravel([[0.9, 0.1, 0.3 + 0.01 * r] for r in reps]),
+        }
+    )
+    out = evaluate_claim(c, tables, boots={"t": boot})
+    assert out.verdict == INCONCLUSIVE and out.interval.startswith("A: [0.9, 0.9]; B: [")
+    firm_b = boot.assign(v=np.where(boot["task"] == "B", 0.8, boot["v"]))
+    assert evaluate_claim(c, tables, boots={"t": firm_b}).verdict == "holds"
+    # one level firmly failing decides "does not hold" even beside an undecided one
+    c_fail = {**c, "check": {**c["check"], "threshold": 0.95}}
+    assert evaluate_claim(c_fail, tables, boots={"t": boot}).verdict == "does not hold"
+
+
+def test_replicate_values_match_the_point_value_on_each_replicate():
+    """The vectorised per-replicate value equals value() on that replicate's rows, for every agg."""
+    rng = np.random.default_rng(0)
+    boot = pd.DataFrame(
+        {
+            "replicate": np.repeat(range(5), 8),
+            "layer": np.tile([1, 1, 2, 2, 3, 3, 4, 4], 5),
+            "x": rng.random(40),
+            "y": rng.random(40),
+        }
+    )
+    boot = with_depth(boot)
+    specs = [
+        {"table": "t", "column": "x", "agg": agg}
+        for agg in ("max", "min", "mean", "median", "sum", "count", "argmax:layer", "argmin:layer")
+    ]
+    specs += [
+        {"table": "t", "column": "x - y", "where": {"layer": {">=": 2}}, "agg": "mean"},
+        {"table": "t", "column": "x", "query": "x > y", "agg": "count"},
+        {"table": "t", "column": "x", "group_by": ["layer"], "agg": "argmax:layer"},
+        {"table": "t", "column": "x", "group_by": ["layer"], "where": {"layer": {"<=": 2}}, "agg": "max"},
+    ]
+    for spec in specs:
+        reps = replicate_values(spec, {"t": boot})
+        for b in range(5):
+            one = boot[boot["replicate"] == b].drop(columns="replicate").reset_index(drop=True)
+            assert reps[b] == pytest.approx(value(spec, {"t": one})), (spec, b)

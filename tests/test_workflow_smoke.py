@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from analysis.scorecard.evaluate import VERDICTS
 from conftest import ROOT, SNAKEMAKE
 
 pytestmark = pytest.mark.slow
@@ -128,7 +129,12 @@ def test_scorecard_and_explorer(smoke_run):
     card = pd.read_csv(work / "results" / MODEL / "tables" / "scorecard.csv")
     claims = yaml.safe_load((work / "config" / "paper_claims.yaml").read_text())["claims"]
     assert card["id"].tolist() == [c["id"] for c in claims]
-    assert set(card["verdict"]) <= {"holds", "does not hold", "not applicable", "not run"}
+    assert set(card["verdict"]) <= set(VERDICTS)
+    # the random-init control (on by default) is judged on every claim that reads maps, and only those
+    map_claims = card["id"].isin([c["id"] for c in claims if c.get("reads_maps")])
+    assert card.loc[map_claims, "control_verdict"].isin(VERDICTS).all()
+    assert card.loc[~map_claims, "control_verdict"].isna().all()
+    assert (work / "results" / f"{MODEL}--random-init" / "tables" / "relative_position.csv").exists()
     ran = card[card["verdict"].isin(["holds", "does not hold"])]
     assert len(ran) >= 25 and ran["our_value"].notna().all()
     # "not run" only for tables no rule of this workflow makes, or for a claim that says why its rows

@@ -12,17 +12,26 @@ claims = read_claims(snakemake.input.claims)
 stems = {t for c in claims for t in tables_read(c)}
 
 
-def declared_tables(paths) -> dict:
-    declared = {Path(p).name[: -len(".csv")]: Path(p).parent for p in paths}
+def declared_tables(paths, suffix="") -> dict:
+    """The tables (``suffix=".boot"``: their replicate tables) among ``paths``, by stem."""
+    declared = {Path(p).name[: -len(f"{suffix}.csv")]: Path(p).parent for p in paths if p.endswith(f"{suffix}.csv")}
     tables = {}
     for stem in stems & set(declared):
-        tables.update(load_tables([stem], declared[stem]))
+        tables.update(load_tables([stem], declared[stem], suffix))
     return tables
 
 
 # the random-init control's tables (overview.random_init_control), for the claims that read maps
 control = declared_tables(snakemake.input.control_tables) if snakemake.input.control_tables else None
-card = scorecard(claims, declared_tables(snakemake.input.tables), set(snakemake.params.rules_left_out), control)
+control_boots = declared_tables(snakemake.input.control_tables, ".boot") if control is not None else None
+card = scorecard(
+    claims,
+    declared_tables(snakemake.input.tables),
+    set(snakemake.params.rules_left_out),
+    control,
+    declared_tables(snakemake.input.tables, ".boot"),
+    control_boots,
+)
 log.info("verdicts: %s", verdict_counts(card))
 write_table(card, snakemake.output.table)
 title = f"Do the papers' claims hold for {model}? ({', '.join(f'{n} {v}' for v, n in verdict_counts(card).items())})"

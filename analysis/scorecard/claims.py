@@ -17,6 +17,8 @@ COLUMNS = [
     "claim",
     "paper_value",
     "our_value",
+    "interval",
+    "replicates",
     "verdict",
     "reason",
     "control_value",
@@ -54,16 +56,19 @@ def scorecard(
     tables: dict[str, pd.DataFrame],
     not_selected=frozenset(),
     control_tables: dict[str, pd.DataFrame] | None = None,
+    boots: dict[str, pd.DataFrame] | None = None,
+    control_boots: dict[str, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
-    """One row per claim: the paper's number, ours, the verdict and why. With ``control_tables``
-    (the random-init control's), each claim that reads attention maps (``reads_maps``) is judged on
-    the control too; one that holds for both reads ``holds, also at random init``."""
+    """One row per claim: the paper's number, ours with its 95% interval (from ``boots``, the
+    replicate tables by stem), the verdict and why. With ``control_tables`` (the random-init
+    control's), each claim that reads attention maps (``reads_maps``) is judged on the control too;
+    one that holds for both reads ``holds, also at random init``."""
     rows = []
     for claim in claims:
-        outcome = evaluate_claim(claim, tables, not_selected)
+        outcome = evaluate_claim(claim, tables, not_selected, boots)
         control = None
         if control_tables is not None and claim.get("reads_maps"):
-            control = evaluate_claim(claim, control_tables, not_selected)
+            control = evaluate_claim(claim, control_tables, not_selected, control_boots)
         verdict = outcome.verdict
         if verdict == "holds" and control is not None and control.verdict == "holds":
             verdict = ALSO_RANDOM
@@ -71,6 +76,8 @@ def scorecard(
             {
                 **{k: claim[k] for k in ("id", "paper", "where", "claim", "paper_value", "criterion", "figure")},
                 "our_value": outcome.our_value,
+                "interval": outcome.interval,
+                "replicates": outcome.replicates,
                 "verdict": verdict,
                 "reason": outcome.reason,
                 "control_value": control.our_value if control else "",
@@ -86,7 +93,9 @@ def scorecard_from_dir(claims_path, table_dir, not_selected=frozenset(), control
     claims = read_claims(claims_path)
     stems = {t for c in claims for t in tables_read(c)}
     control = load_tables(stems, control_dir) if control_dir is not None else None
+    control_boots = load_tables(stems, control_dir, ".boot") if control_dir is not None else None
     try:
-        return scorecard(claims, load_tables(stems, table_dir), not_selected, control)
+        tables, boots = load_tables(stems, table_dir), load_tables(stems, table_dir, ".boot")
+        return scorecard(claims, tables, not_selected, control, boots, control_boots)
     except ClaimError as e:
         raise ClaimError(f"{claims_path}: {e} (tables in {table_dir})") from None

@@ -14,6 +14,15 @@ task or encoder would otherwise drop the claim silently), unless the claim says 
 be absent from a run (``optional: <why>``, e.g. a task the config may leave out): it is then
 ``not run`` with that reason.
 
+Intervals and a third verdict: where a claim's table has replicates (``<stem>.boot.csv``: the
+table recomputed on B seeded resamples of its independent units, column ``replicate``; see
+:mod:`analysis.shared.bootstrap`), the claim's value is computed on every replicate too, and its
+95% interval is the replicates' 2.5th-97.5th percentiles. The verdict is ``holds`` or ``does not
+hold`` only when at least 97.5% of the replicates agree with it, which for a threshold means the
+interval lies on one side of it, and for an order ``greater: [a, b, ...]`` that the interval of
+every pairwise difference excludes 0 (or the margin); otherwise ``inconclusive``, with the
+interval. A claim whose tables have no replicates is judged on its point value, and says so.
+
 A claim read on fine-tuned models names the tasks whose model must have learnt its task
 (``learnt_tasks: [RTE]``, or ``learnt_tasks: per`` for every level of its ``per: task``): a task is
 learnt when the 95% bootstrap interval of its main metric's gain over the majority class lies
@@ -35,7 +44,10 @@ import pandas as pd
 # (a claim that reads attention maps): what a network with random weights also shows is no evidence
 # of what the model learnt, so the summary does not count it as support
 ALSO_RANDOM = "holds, also at random init"
-VERDICTS = ("holds", ALSO_RANDOM, "does not hold", "not applicable", "not run")
+INCONCLUSIVE = "inconclusive"
+VERDICTS = ("holds", ALSO_RANDOM, INCONCLUSIVE, "does not hold", "not applicable", "not run")
+REPLICATE = "replicate"  # the column of a replicate table (<stem>.boot.csv)
+AGREEMENT = 0.975  # share of replicates that must agree with a verdict (one side of a 95% interval)
 OPS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq}
 AGGS = ("max", "min", "mean", "median", "sum", "count", "first")
 
@@ -53,6 +65,19 @@ class Outcome:
     verdict: str
     our_value: str = ""
     reason: str = ""
+    interval: str = ""  # our value's 95% interval(s), or why there is none
+    replicates: int = 0  # replicates the interval came from (0: none)
+
+
+@dataclass
+class Judgement:
+    """One check on one model: the point verdict, our value, and how firm it is over the replicates."""
+
+    ok: bool
+    text: str
+    firm: bool | None = None  # None: no replicates; else whether >= AGREEMENT of them agree with ``ok``
+    interval: str = ""
+    replicates: int = 0
 
 
 def with_depth(df: pd.DataFrame) -> pd.DataFrame:
@@ -136,6 +161,56 @@ def value(spec: dict, tables: dict[str, pd.DataFrame], extra_where: dict | None 
     return reduce(df, spec["column"], spec.get("agg", "first"))
 
 
+def replicate_values(spec: dict, boots: dict[str, pd.DataFrame], extra_where: dict | None = None) -> pd.Series | None:
+    """The value of ``spec`` on every replicate of its table (index: replicate; NaN where a
+    replicate has no matching row), or None when the table has no replicates."""
+    boot = boots.get(spec["table"])
+    if boot is None:
+        return None
+    ids = pd.Index(sorted(boot[REPLICATE].unique()), name=REPLICATE)
+    df = select(boot, {**spec.get("where", {}), **(extra_where or {})})
+    if spec.get("query"):
+        df = df.query(spec["query"])
+    col, agg = spec["column"], spec.get("agg", "first")
+    if spec.get("group_by"):
+        keys = [REPLICATE, *spec["group_by"]]
+        grouped = df.assign(_v=pd.to_numeric(column_values(df, col), errors="coerce"))
+        df = grouped.groupby(keys, as_index=False)["_v"].agg(spec.get("group_agg", "mean"))
+        df = with_depth(df.rename(columns={"_v": col})) if "layer" in keys else df.rename(columns={"_v": col})
+    if agg == "count":
+        return df.groupby(REPLICATE).size().reindex(ids, fill_value=0).astype(float)
+    values = column_values(df, col) if len(df) else pd.Series(dtype=float)
+    values = values if agg == "first" else pd.to_numeric(values, errors="coerce")
+    by = df[REPLICATE] if len(df) else pd.Series(dtype=int)
+    if agg.startswith(("argmax:", "argmin:")):
+        kind, of = agg.split(":", 1)
+        g = values.groupby(by)
+        at = g.idxmax() if kind == "argmax" else g.idxmin()
+        return pd.Series(df.loc[at.to_numpy(), of].to_numpy(), index=at.index).reindex(ids)
+    if agg not in AGGS:
+        raise ValueError(f"unknown agg {agg!r}; known: {AGGS} and argmax:<col>, argmin:<col>")
+    return values.groupby(by).agg(agg).reindex(ids)
+
+
+def interval_of(reps: pd.Series) -> tuple:
+    """The 2.5th and 97.5th percentiles of numeric replicate values (NaN ones left out)."""
+    x = pd.to_numeric(reps, errors="coerce").dropna()
+    return (float(np.quantile(x, 0.025)), float(np.quantile(x, 0.975))) if len(x) else (np.nan, np.nan)
+
+
+def interval_text(reps: pd.Series) -> str:
+    if pd.to_numeric(reps, errors="coerce").notna().sum() == 0:  # categorical values (==): the modal share
+        top = reps.value_counts(normalize=True)
+        return f"{top.index[0]} in {top.iloc[0]:.0%} of replicates" if len(top) else "no replicate"
+    lo, hi = interval_of(reps)
+    return f"[{fmt(lo)}, {fmt(hi)}]"
+
+
+def _agrees(outcomes: pd.Series, ok: bool) -> bool:
+    """Whether at least AGREEMENT of the replicates' outcomes (NaN: no value) agree with ``ok``."""
+    return bool(len(outcomes)) and float((outcomes == ok).mean()) >= AGREEMENT
+
+
 def fmt(x) -> str:
     if isinstance(x, (float, np.floating)):
         return f"{x:.3g}"
@@ -150,16 +225,40 @@ def _levels(check: dict, tables) -> list:
     return list(dict.fromkeys(df[check["per"]].tolist()))
 
 
-def _check_once(check: dict, tables, extra_where=None) -> tuple[bool, str]:
+def _holds(v, op: str, threshold) -> bool:
+    """``v op threshold``; a tie never holds (">" and "<" refuse it anyway)."""
+    if op in (">=", "<=") and v == threshold:
+        return False
+    return bool(OPS[op](v, threshold))
+
+
+def _check_once(check: dict, tables, extra_where=None, boots=None) -> Judgement:
+    boots = boots or {}
     if "value" in check:
         v = value(check["value"], tables, extra_where)
-        if check["op"] in (">=", "<=") and v == check["threshold"]:  # a tie never holds (">" and "<" refuse it anyway)
-            return False, f"{fmt(v)} (tie with the threshold)"
-        return bool(OPS[check["op"]](v, check["threshold"])), fmt(v)
-    values = [value(spec, tables, extra_where) for spec in check["greater"]]
+        ok = _holds(v, check["op"], check["threshold"])
+        text = (
+            f"{fmt(v)} (tie with the threshold)" if check["op"] in (">=", "<=") and v == check["threshold"] else fmt(v)
+        )
+        reps = replicate_values(check["value"], boots, extra_where)
+        if reps is None:
+            return Judgement(ok, text)
+        outcomes = reps.map(lambda r: _holds(r, check["op"], check["threshold"]) if pd.notna(r) else np.nan)
+        return Judgement(ok, text, _agrees(outcomes, ok), interval_text(reps), len(reps))
+    specs = check["greater"]
+    values = [value(spec, tables, extra_where) for spec in specs]
     margin = check.get("margin", 0.0)
     ok = all(a > b + margin for a, b in zip(values, values[1:]))
-    return ok, (" > " if ok else " vs ").join(distinct_texts(values))
+    text = (" > " if ok else " vs ").join(distinct_texts(values))
+    reps = [replicate_values(spec, boots, extra_where) for spec in specs]
+    if any(r is None for r in reps):
+        return Judgement(ok, text)
+    # every adjacent difference must sit on one side of the margin in >= AGREEMENT of the replicates
+    firm = True
+    for a, b, ra, rb in zip(values, values[1:], reps, reps[1:]):
+        diff = pd.to_numeric(ra, errors="coerce") - pd.to_numeric(rb, errors="coerce")
+        firm &= _agrees(diff.map(lambda d: d > margin if pd.notna(d) else np.nan), a > b + margin)
+    return Judgement(ok, text, firm, "; ".join(interval_text(r) for r in reps), len(reps[0]))
 
 
 def distinct_texts(values: list) -> list[str]:
@@ -174,15 +273,22 @@ def distinct_texts(values: list) -> list[str]:
     return texts
 
 
-def run_check(check: dict, tables, skip=frozenset()) -> tuple[bool, str]:
-    """(holds, our value as text); with ``per``, every level (but those in ``skip``) must hold."""
+def run_check(check: dict, tables, skip=frozenset(), boots=None) -> Judgement:
+    """The check's judgement; with ``per``, every level (but those in ``skip``) must hold: it holds
+    firmly when every level does, and does not hold firmly when some level firmly does not."""
     if not check.get("per"):
-        return _check_once(check, tables)
+        return _check_once(check, tables, boots=boots)
     levels = [level for level in _levels(check, tables) if level not in skip]
-    results = [(level, *_check_once(check, tables, {check["per"]: level})) for level in levels]
+    results = [(level, _check_once(check, tables, {check["per"]: level}, boots)) for level in levels]
     if not results:
         raise NoRows(f"no level of {check['per']!r}")
-    return all(ok for _, ok, _ in results), "; ".join(f"{lvl}: {text}" for lvl, _, text in results)
+    ok = all(j.ok for _, j in results)
+    text = "; ".join(f"{lvl}: {j.text}" for lvl, j in results)
+    if any(j.firm is None for _, j in results):
+        return Judgement(ok, text)
+    firm = all(j.firm for _, j in results) if ok else any(j.firm and not j.ok for _, j in results)
+    interval = "; ".join(f"{lvl}: {j.interval}" for lvl, j in results)
+    return Judgement(ok, text, firm, interval, results[0][1].replicates)
 
 
 def tables_read(claim: dict) -> list[str]:
@@ -225,18 +331,21 @@ def _not_learnt(claim: dict, tables) -> tuple[Outcome | None, dict[str, str]]:
     return None, skip
 
 
-def load_tables(stems, table_dir: Path) -> dict[str, pd.DataFrame]:
-    """The tables that exist under ``table_dir`` (``<stem>.csv``), with depth columns added."""
+def load_tables(stems, table_dir: Path, suffix: str = "") -> dict[str, pd.DataFrame]:
+    """The tables that exist under ``table_dir`` (``<stem><suffix>.csv``; ``suffix=".boot"``: the
+    replicate tables), by stem, with depth columns added."""
     out = {}
     for stem in stems:
-        path = Path(table_dir) / f"{stem}.csv"
+        path = Path(table_dir) / f"{stem}{suffix}.csv"
         if path.exists():
             out[stem] = with_depth(pd.read_csv(path))
     return out
 
 
-def evaluate_claim(claim: dict, tables: dict[str, pd.DataFrame], not_selected: set[str] = frozenset()) -> Outcome:
-    """The verdict of one claim on one model's tables."""
+def evaluate_claim(
+    claim: dict, tables: dict[str, pd.DataFrame], not_selected: set[str] = frozenset(), boots=None
+) -> Outcome:
+    """The verdict of one claim on one model's tables (``boots``: their replicate tables, by stem)."""
     missing = [t for t in tables_read(claim) if t not in tables]
     if missing:
         why = "not selected (scorecard.rules)" if {m.split(".")[0] for m in missing} & not_selected else "not produced"
@@ -244,13 +353,13 @@ def evaluate_claim(claim: dict, tables: dict[str, pd.DataFrame], not_selected: s
     premise = claim.get("applies_if")
     try:
         if premise:
-            ok, text = run_check(premise, tables)
-            if not ok:
-                return Outcome("not applicable", reason=f"{premise['reason']} (measured: {text})")
+            met = run_check(premise, tables)
+            if not met.ok:
+                return Outcome("not applicable", reason=f"{premise['reason']} (measured: {met.text})")
         not_learnt, skip = _not_learnt(claim, tables)
         if not_learnt:
             return not_learnt
-        ok, text = run_check(claim["check"], tables, skip)
+        judged = run_check(claim["check"], tables, skip, boots)
     except NoRows as e:
         if claim.get("optional"):
             return Outcome("not run", reason=f"{e}: {claim['optional']}")
@@ -259,4 +368,11 @@ def evaluate_claim(claim: dict, tables: dict[str, pd.DataFrame], not_selected: s
         ) from None
     left_out = "; ".join(skip.values())
     reason = f"left out, not learnt: {left_out}" if left_out else ""
-    return Outcome("holds" if ok else "does not hold", our_value=text, reason=reason)
+    verdict = "holds" if judged.ok else "does not hold"
+    if judged.firm is False:
+        verdict = INCONCLUSIVE
+        reason = "; ".join(filter(None, [f"the 95% interval {judged.interval} does not decide it", reason]))
+    interval = (
+        judged.interval if judged.firm is not None else f"none (no replicates of {', '.join(tables_read(claim))})"
+    )
+    return Outcome(verdict, our_value=judged.text, reason=reason, interval=interval, replicates=judged.replicates)

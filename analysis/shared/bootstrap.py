@@ -1,8 +1,16 @@
-"""Percentile bootstrap intervals of a score computed from paired per-row predictions and gold labels.
+"""Percentile bootstrap: intervals of a score from paired per-row predictions and gold labels, and
+replicate tables for the claim scorecard.
 
 Rows (dev examples) are the units resampled: each replicate draws as many rows as there are, with
 replacement, and recomputes the score on them; the interval is the replicates' 2.5th and 97.5th
 percentiles. Seeded, so the same rows give the same interval.
+
+Replicate tables (``<stem>.boot.csv`` beside a claim table ``<stem>.csv``): the same table computed
+on each of B resamples of its independent units (segments, sentences, documents, instances), with a
+column ``replicate`` (0..B-1); the scorecard computes a claim's value on every replicate for its
+95% interval. :func:`unit_weights` gives each replicate's multiplicity of every unit, so a table
+made of per-unit sums is recomputed as a weighted sum (``weights @ per_unit``), with no copy of
+the units.
 """
 
 from __future__ import annotations
@@ -10,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import pandas as pd
 
 Score = Callable[[np.ndarray, np.ndarray], float]
 
@@ -17,6 +26,22 @@ Score = Callable[[np.ndarray, np.ndarray], float]
 def resamples(n_rows: int, n_boot: int, seed: int) -> np.ndarray:
     """(n_boot, n_rows) row indices drawn with replacement."""
     return np.random.default_rng(seed).integers(0, n_rows, size=(n_boot, n_rows))
+
+
+def unit_weights(n_units: int, n_boot: int, seed: int) -> np.ndarray:
+    """(n_boot, n_units) int: how often each unit is drawn in each replicate (each row sums to
+    ``n_units``; the same draws as :func:`resamples`)."""
+    idx = resamples(n_units, n_boot, seed)
+    out = np.zeros((n_boot, n_units), dtype=np.int64)
+    np.add.at(out, (np.repeat(np.arange(n_boot), n_units), idx.ravel()), 1)
+    return out
+
+
+def replicate_table(make_table: Callable[[np.ndarray], pd.DataFrame], weights: np.ndarray) -> pd.DataFrame:
+    """``make_table(w)`` for every replicate's unit weights ``w`` (a row of :func:`unit_weights`),
+    stacked with the column ``replicate``."""
+    parts = [make_table(w).assign(replicate=b) for b, w in enumerate(weights)]
+    return pd.concat(parts, ignore_index=True)
 
 
 def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[float, float]:
