@@ -284,7 +284,9 @@ def _explain(passes: int):
 def _rollout(s, c, wc, count):
     r = c["beyond"]["rollout"]
     n_in = glue_split(r["task"], "dev", r["n_examples"])
-    return _extract(s, n_in, c["kovaleva"]["finetune"]["max_len"], r["batch_size"], passes=1 + LOO_PIECES)
+    targets = r.get("targets", ["gradient", "blankout"])  # gradient: forward + backward; the others a pass per piece
+    passes = 1 + 3 * ("gradient" in targets) + LOO_PIECES * len(set(targets) - {"gradient"})
+    return _extract(s, n_in, c["kovaleva"]["finetune"]["max_len"], r["batch_size"], passes=passes)
 
 
 def _head_importance_scores(s, c, wc, count):
