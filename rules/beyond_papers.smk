@@ -1,7 +1,8 @@
 # Beyond the papers: analyses users of attention tooling ask for, on the fine-tuned GLUE models
 # of rules/kovaleva_finetune.smk (rules finetune, disable_heads_scores):
-#   rollout: attention rollout and attention flow (Abnar & Zuidema 2020) from the [CLS]-like
-#            position vs input erasure, on the dev inputs of the model fine-tuned on beyond.rollout.task;
+#   rollout: raw attention, attention rollout and attention flow (Abnar & Zuidema 2020) per layer
+#            vs input-gradient and blank-out importance, on the dev inputs of the model
+#            fine-tuned on beyond.rollout.task;
 #   head_importance: gradient head importance (Michel et al. 2019) vs the disabled-head scores;
 #   head_pruning: heads removed by ascending importance vs random order (beyond.pruning.enabled).
 
@@ -16,7 +17,7 @@ if BEYOND["rollout"]["task"] not in GLUE_TASKS:
 
 
 rule rollout:
-    """Raw last-layer attention, rollout and flow from [CLS] vs leave-one-out erasure, per dev input."""
+    """Raw attention, rollout and flow at every layer vs input-gradient / blank-out importance, per dev input."""
     input:
         raw=GLUE_RAW,
         checkpoint=expand(rules.finetune.output.checkpoint, task=BEYOND["rollout"]["task"], allow_missing=True)[0],
@@ -45,6 +46,8 @@ rule rollout:
         n_examples=BEYOND["rollout"]["n_examples"],
         flow_examples=BEYOND["rollout"]["flow_examples"],
         residual=BEYOND["rollout"]["residual"],
+        targets=BEYOND["rollout"]["targets"],
+        protocol=BEYOND["rollout"]["protocol"],
         example_max_tokens=BEYOND["rollout"]["example_max_tokens"],
         batch_size=BEYOND["rollout"]["batch_size"],
         seed=BEYOND["rollout"]["seed"],
@@ -153,7 +156,7 @@ rule head_pruning:
 
 
 rule beyond_papers:
-    """Beyond the papers, every model: rollout and flow vs erasure, gradient head importance vs
+    """Beyond the papers, every model: rollout and flow vs token importance, gradient head importance vs
     disabled heads, and (beyond.pruning.enabled) the pruning curves."""
     input:
         per_model(

@@ -1,5 +1,8 @@
-"""Beyond the papers: rollout and flow by hand, the head gates' gradient against a finite
-difference, pruning, the erasure comparison, and determinism."""
+"""Beyond the papers: rollout and flow by hand (last layer and per layer), the importance
+targets (blank-out, input gradient, deletion) by hand, the head gates' gradient against a
+finite difference, pruning, the per-layer comparison, and determinism."""
+
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -17,8 +20,25 @@ from analysis.beyond.head_gates import (
     pruning_steps,
     pruning_table,
 )
-from analysis.beyond.rollout import attention_flow, query_rows, residual_attention, rollout
-from analysis.beyond.rollout_compare import leave_one_out, spearman_table, summary_table, token_table
+from analysis.beyond.rollout import (
+    attention_flow,
+    flows_per_layer,
+    layer_scores,
+    query_rows,
+    residual_attention,
+    rollout,
+    rollout_per_layer,
+)
+from analysis.beyond.rollout_compare import (
+    blank_id,
+    blank_out,
+    input_gradients,
+    leave_one_out,
+    paired_table,
+    spearman_table,
+    summary_table,
+    token_table,
+)
 from analysis.core.models import TINY, load_model, shape_of
 from analysis.shared.glue_batches import collate, encode
 
@@ -78,6 +98,107 @@ def test_attention_flow_by_hand():
     np.testing.assert_allclose(rows["raw"], [0, 0, 1])  # last layer, heads averaged, row 0
     np.testing.assert_allclose(rows["rollout"], ROLLOUT[0])
     np.testing.assert_allclose(rows["flow"], [1 / 3, 1 / 3, 1 / 3], atol=1e-6)
+
+
+def test_rollout_and_flow_per_layer_by_hand():
+    """Layer 1: rollout and flow are A~1 itself; layer 2: the two-layer values above."""
+    res = residual_attention(HAND)
+    np.testing.assert_allclose(rollout_per_layer(res), [A1, ROLLOUT])
+    flows = flows_per_layer(res, [0, 2], normalise=False)
+    np.testing.assert_allclose(flows[0], [A1[0], A1[2]], atol=1e-6)
+    np.testing.assert_allclose(flows[1], [FLOW_0, FLOW_2], atol=1e-6)
+    # from the [CLS]-like row 0, layers 1 and 2 (raw: that layer's heads averaged)
+    cls = layer_scores(HAND, 0)
+    np.testing.assert_allclose(cls["raw"], [[0.5, 0.5, 0], [0, 0, 1]])
+    np.testing.assert_allclose(cls["rollout"], [A1[0], ROLLOUT[0]])
+    np.testing.assert_allclose(cls["flow"], [A1[0], [1 / 3, 1 / 3, 1 / 3]], atol=1e-6)
+    # the authors' SST-2 protocol: the maximum over every row. Raw layer 1 rows [.5 .5 0]
+    # [1 0 0] [0 .5 .5] -> [1 .5 .5]; layer 2 [0 0 1] [0 1 0] [.5 0 .5] -> [.5 1 1]. Flow at
+    # layer 2 from row 1: (2,1) -> (1,1) carries 1, then .5 / .5 to inputs 0 / 1 -> [.5 .5 0];
+    # with rows 0 [1/3 1/3 1/3] and 2 [1/6 1/3 1/2]: max [.5 .5 .5]
+    every = layer_scores(HAND, None)
+    np.testing.assert_allclose(every["raw"], [[1, 0.5, 0.5], [0.5, 1, 1]])
+    np.testing.assert_allclose(every["rollout"], [[0.75, 0.5, 0.75], [0.5, 0.5, 0.5625]])
+    np.testing.assert_allclose(every["flow"], [[0.75, 0.5, 0.75], [0.5, 0.5, 0.5]], atol=1e-6)
+    assert set(layer_scores(HAND, 0, flow=False)) == {"raw", "rollout"}
+
+
+class CountingModel(torch.nn.Module):
+    """logit 1 = number of tokens with id 5 (padding masked), logit 0 = 0; records its inputs."""
+
+    def __init__(self):
+        super().__init__()
+        self.dummy = torch.nn.Parameter(torch.zeros(1))
+        self.seen = []
+
+    def forward(self, input_ids, attention_mask, token_type_ids=None):
+        self.seen.append(input_ids.clone())
+        ones = ((input_ids == 5) * attention_mask).sum(-1).double()
+        return SimpleNamespace(logits=torch.stack([torch.zeros_like(ones), ones], -1))
+
+
+def test_blank_out_keeps_the_length_and_replaces_only_token_t():
+    model = CountingModel()
+    item = {"id": "x", "input_ids": [101, 5, 6, 5, 102], "token_type_ids": [0] * 5, "label": 1}
+    got = blank_out(model, item, [1, 2, 3], pad_id=0, target=1, replace_id=103)
+    # P(1) = sigmoid(2) with both 5s; blanking one leaves sigmoid(1); blanking the 6 changes nothing
+    drop = 1 / (1 + np.exp(-2)) - 1 / (1 + np.exp(-1))
+    np.testing.assert_allclose(got, [drop, 0, drop])
+    (ids,) = model.seen
+    assert ids.shape == (4, 5)  # the input and three variants, none shorter
+    for k, p in enumerate([1, 2, 3]):
+        expected = list(item["input_ids"])
+        expected[p] = 103
+        assert ids[k + 1].tolist() == expected
+    # label 0: the same changes of probability, in absolute value (the authors' abs)
+    np.testing.assert_allclose(blank_out(model, item, [1, 2, 3], 0, 0, 103), [drop, 0, drop])
+
+
+def test_blank_id_comes_from_the_tokenizer(tokenizer):
+    assert blank_id(tokenizer) == tokenizer.mask_token_id
+    assert blank_id(SimpleNamespace(mask_token_id=None, unk_token_id=7)) == 7
+    with pytest.raises(ValueError, match="neither a mask"):
+        blank_id(SimpleNamespace(mask_token_id=None, unk_token_id=None))
+
+
+class SquareModel(torch.nn.Module):
+    """Embeddings id 1 -> [1, 0], 2 -> [0, 1], 3 -> [1, 1] (0: padding); logit c = sum over
+    the unmasked tokens of (e_t . w_c)^2 / 2 with w_0 = [2, 1], w_1 = [1, 2]: d logit c / d e_t
+    = (e_t . w_c) w_c, summed over the dimensions (e_t . w_c) * 3."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(4, 2)
+        with torch.no_grad():
+            self.emb.weight.copy_(torch.tensor([[0.0, 0], [1, 0], [0, 1], [1, 1]]))
+        self.w = torch.tensor([[2.0, 1], [1, 2]])
+
+    def get_input_embeddings(self):
+        return self.emb
+
+    def forward(self, inputs_embeds, attention_mask, token_type_ids=None):
+        proj = inputs_embeds @ self.w.T  # (B, n, classes)
+        return SimpleNamespace(logits=(proj**2 / 2 * attention_mask[..., None]).sum(1))
+
+
+def test_input_gradient_by_hand():
+    items = [
+        {"id": "a", "input_ids": [1, 2, 3], "label": 1},  # e . w_1 = 1, 2, 3 -> 3, 6, 9
+        {"id": "b", "input_ids": [3, 1], "label": 0},  # e . w_0 = 3, 2 -> 9, 6
+    ]
+    for batch_size in (1, 2):  # padding in the batch changes nothing
+        grads = input_gradients(SquareModel(), items, pad_id=0, batch_size=batch_size)
+        np.testing.assert_allclose(grads[0], [3, 6, 9])
+        np.testing.assert_allclose(grads[1], [9, 6])
+
+
+def test_input_gradient_of_a_real_model_matches_autograd(clf, items, tokenizer):
+    grads = input_gradients(clf, items, tokenizer.pad_token_id, batch_size=3)
+    item = items[2]
+    embeds = clf.get_input_embeddings()(torch.tensor([item["input_ids"]])).detach().requires_grad_(True)
+    logits = clf(inputs_embeds=embeds, token_type_ids=torch.tensor([item["token_type_ids"]])).logits
+    logits[0, item["label"]].backward()
+    np.testing.assert_allclose(grads[2], embeds.grad[0].sum(-1).abs().numpy(), atol=1e-10)
 
 
 def test_flow_of_one_layer_is_the_attention_row():
@@ -229,42 +350,83 @@ def test_leave_one_out_by_hand(clf, items, tokenizer):
 
 
 def test_token_table_is_deterministic_and_skips_special_tokens(clf, items, tokenizer):
-    tokens = token_table(clf, tokenizer, items, {"a", "c"}, 0.5, batch_size=2)
-    again = token_table(clf, tokenizer, items, {"a", "c"}, 0.5, batch_size=3)
+    targets = ("gradient", "blankout", "deletion")
+    tokens = token_table(clf, tokenizer, items, {"a", "c"}, 0.5, 2, targets)
+    again = token_table(clf, tokenizer, items, {"a", "c"}, 0.5, 3, targets)
     pd.testing.assert_frame_equal(tokens, again, atol=1e-10)
+    n_layers = shape_of(clf)[0]
+    assert sorted(tokens.layer.unique()) == list(range(1, n_layers + 1))
     special = tokens[tokens.special]
     assert set(special.token) == {tokenizer.cls_token, tokenizer.sep_token}
-    assert special.erasure.isna().all() and tokens[~tokens.special].erasure.notna().all()
+    assert not special.scored.any() and tokens[~tokens.special].scored.all()
+    assert special.blankout.isna().all() and special.deletion.isna().all() and special.gradient.notna().all()
+    assert tokens[~tokens.special][list(targets)].notna().all().all()
     assert tokens[tokens.id == "b"].flow.isna().all() and tokens[tokens.id == "a"].flow.notna().all()
-    for _, g in tokens.groupby("id"):
+    for _, g in tokens.groupby(["id", "layer"]):
         np.testing.assert_allclose(g.rollout.sum(), 1.0)
         np.testing.assert_allclose(g.raw.sum(), 1.0)
+        if g.flow.notna().all():
+            np.testing.assert_allclose(g.flow.sum(), 1.0, atol=1e-6)
+    # the last layer's rows are the [CLS] rows of query_rows; the targets repeat on every layer
+    a = tokens[tokens.id == "a"]
+    last = a[a.layer == n_layers]
+    maps = clf(input_ids=torch.tensor([items[0]["input_ids"]]), output_attentions=True).attentions
+    rows = query_rows(torch.stack(maps, 1)[0].detach().numpy(), 0)
+    np.testing.assert_allclose(last.rollout, rows["rollout"], atol=1e-10)
+    np.testing.assert_allclose(last.flow, rows["flow"], atol=1e-6)
+    np.testing.assert_allclose(a[a.layer == 1].blankout, last.blankout)
     per_input = spearman_table(tokens)
+    assert set(per_input.target) == set(targets) and set(per_input.layer) == set(range(1, n_layers + 1))
     assert set(per_input[per_input.id == "b"].method) == {"raw", "rollout"}  # no flow for b
-    assert summary_table(per_input).set_index("method").loc["flow", "inputs"] == 2
+    summary = summary_table(per_input).set_index(["target", "layer", "method"])
+    assert summary.loc[("gradient", n_layers, "flow"), "inputs"] == 2
+    assert summary.loc[("gradient", 1, "raw"), "inputs"] == 3
+    # the authors' SST-2 protocol: every position scored, special tokens blanked too
+    every = token_table(clf, tokenizer, items, {"b"}, 0.5, 2, ("blankout",), "authors_sst2")
+    assert every.scored.all() and every.blankout.notna().all() and "gradient" not in every
+    assert every[every.id == "b"].flow.notna().all()
+    with pytest.raises(ValueError, match="targets"):
+        token_table(clf, tokenizer, items, set(), 0.5, 2, ("erasure",))
 
 
 def test_spearman_and_summary_by_hand():
     tokens = pd.DataFrame(
         {
             "id": ["x"] * 5 + ["y"] * 4,
+            "layer": 1,
             "special": [True, False, False, False, True, True, False, False, False],
             "raw": [0.5, 0.1, 0.2, 0.3, 0.0, 0.2, 0.3, 0.2, 0.1],
             "rollout": [0.4, 0.3, 0.2, 0.1, 0.0, 0.2, 0.1, 0.2, 0.3],
             "flow": [np.nan] * 5 + [0.2, 0.1, 0.1, 0.1],
-            "erasure": [np.nan, 0.01, 0.02, 0.05, np.nan, np.nan, 0.1, 0.2, 0.3],
+            "gradient": [9.0, 0.01, 0.02, 0.05, 9.0, 9.0, 0.1, 0.2, 0.3],
+            "blankout": [np.nan, 0.3, 0.2, 0.1, np.nan, np.nan, 0.0, 0.0, 0.0],
         }
     )
-    per_input = spearman_table(tokens).set_index(["id", "method"]).spearman
-    assert per_input["x", "raw"] == pytest.approx(1.0)  # same order as erasure
-    assert per_input["x", "rollout"] == pytest.approx(-1.0)
-    assert per_input["y", "raw"] == pytest.approx(-1.0)
-    assert per_input["y", "rollout"] == pytest.approx(1.0)
-    assert np.isnan(per_input["y", "flow"])  # constant flow
-    assert ("x", "flow") not in per_input.index  # flow not computed for x
-    summary = summary_table(spearman_table(tokens)).set_index("method")
-    assert summary.loc["raw", "mean"] == pytest.approx(0.0) and summary.loc["raw", "share_positive"] == 0.5
-    assert summary.loc["flow", "undefined"] == 1
+    tokens["scored"] = ~tokens.special
+    two = pd.concat([tokens, tokens.assign(layer=2, raw=tokens.rollout)], ignore_index=True)
+    per_input = spearman_table(two).set_index(["id", "layer", "method", "target"]).spearman
+    assert per_input["x", 1, "raw", "gradient"] == pytest.approx(1.0)  # same order as the gradient
+    assert per_input["x", 1, "rollout", "gradient"] == pytest.approx(-1.0)
+    assert per_input["x", 1, "raw", "blankout"] == pytest.approx(-1.0)
+    assert per_input["y", 1, "raw", "gradient"] == pytest.approx(-1.0)
+    assert per_input["y", 1, "rollout", "gradient"] == pytest.approx(1.0)
+    assert per_input["x", 2, "raw", "gradient"] == pytest.approx(-1.0)  # layer 2's raw = rollout
+    assert np.isnan(per_input["y", 1, "flow", "gradient"])  # constant flow
+    assert np.isnan(per_input["y", 1, "raw", "blankout"])  # constant blank-out
+    assert ("x", 1, "flow", "gradient") not in per_input.index  # flow not computed for x
+    table = spearman_table(two)
+    summary = summary_table(table).set_index(["target", "layer", "method"])
+    row = summary.loc["gradient", 1, "raw"]
+    assert row["mean"] == pytest.approx(0.0) and row["share_positive"] == 0.5
+    assert (row["mean_ci95_low"], row["mean_ci95_high"]) == pytest.approx((-1.0, 1.0))  # resamples of +1 / -1
+    assert summary.loc[("gradient", 1, "flow"), "undefined"] == 1
+    assert summary.loc[("blankout", 1, "raw"), "inputs"] == 2 and summary.loc[("blankout", 1, "raw"), "undefined"] == 1
+    assert list(summary.index.get_level_values(0).unique()) == ["gradient", "blankout"]
+    paired = paired_table(table).set_index(["target", "layer", "first", "second"])
+    # rollout - raw at layer 1, gradient: x -2, y +2 -> mean 0; at layer 2 they are equal
+    assert paired.loc[("gradient", 1, "rollout", "raw"), "mean_difference"] == pytest.approx(0.0)
+    assert paired.loc[("gradient", 2, "rollout", "raw"), "mean_difference"] == pytest.approx(0.0)
+    assert paired.loc[("gradient", 1, "rollout", "raw"), "share_first_higher"] == 0.5
 
 
 def test_importance_against_disabled_heads_by_hand():

@@ -15,7 +15,7 @@ log = setup_logging(snakemake)
 torch.set_num_threads(snakemake.threads)
 p, out = snakemake.params, snakemake.output
 if glue.get_task(p.task).is_regression:
-    raise ValueError(f"config beyond.rollout.task: {p.task} is a regression task; erasure needs a predicted class")
+    raise ValueError(f"config beyond.rollout.task: {p.task} is a regression task; the targets need a class")
 ckpt = snakemake.input.checkpoint
 all_dev = glue.read_split(Path(snakemake.input.raw).parent, p.task, "dev")
 records = glue.select_rows(all_dev, p.n_examples, p.seed)
@@ -26,23 +26,27 @@ ids = [it["id"] for it in items]
 flow_ids = set(seeded_subset(ids, p.flow_examples, p.seed)) if p.flow_examples != 0 else set()
 
 t0 = time.perf_counter()
-tokens = token_table(model, tok, items, flow_ids, p.residual, p.batch_size)
+targets = tuple(p.targets)
+tokens = token_table(model, tok, items, flow_ids, p.residual, p.batch_size, targets, p.protocol)
 seconds = time.perf_counter() - t0
 per_input = spearman_table(tokens)
-summary = summary_table(per_input)
+summary = summary_table(per_input).assign(protocol=p.protocol)
 write_table(tokens, out.tokens)
 write_table(per_input, out.spearman)
 write_table(summary, out.summary)
-write_table(paired_table(per_input), out.paired)
-log.info("Spearman with erasure importance:\n%s", summary.to_string())
+write_table(paired_table(per_input).assign(protocol=p.protocol), out.paired)
+log.info("Spearman with the importance targets (%s):\n%s", p.protocol, summary.to_string())
 
 example_id = pick_example(tokens, p.example_max_tokens)
-example = tokens[tokens.id == example_id]
+example = tokens[(tokens.id == example_id) & (tokens.layer == tokens.layer.max())]
 write_table(example, out.example)
-title = f"{snakemake.wildcards.model} fine-tuned on {p.task}: {example_id} (predicted {example.predicted.iloc[0]}, gold {example.label.iloc[0]})"
-save_figure(plot_rollout_example(example, title), out.fig_example)
-title = f"{snakemake.wildcards.model} fine-tuned on {p.task}: attention from the [CLS]-like position vs erasure ({len(items)} dev inputs)"
-save_figure(plot_rollout_spearman(per_input, summary, title), out.fig_spearman)
+model_task = f"{snakemake.wildcards.model} fine-tuned on {p.task}"
+title = f"{model_task}: {example_id} (predicted {example.predicted.iloc[0]}, gold {example.label.iloc[0]})"
+save_figure(plot_rollout_example(example, list(targets), title), out.fig_example)
+rows = "from the [CLS]-like position" if p.protocol == "cls_row" else "max over every row, special tokens in"
+flow_note = f", flow on {len(flow_ids)}" if 0 < len(flow_ids) < len(items) else ""
+title = f"{model_task}: attention ({rows}) vs importance, per layer ({len(items)} dev inputs{flow_note})"
+save_figure(plot_rollout_spearman(summary, title), out.fig_spearman)
 info = {
     "task": p.task,
     "dev_rows_total": len(all_dev),
@@ -51,6 +55,9 @@ info = {
     "inputs_scored": int(per_input.id.nunique()) if len(per_input) else 0,
     "encoding": counts,
     "residual": p.residual,
+    "targets": list(targets),
+    "protocol": p.protocol,
+    "layers": int(tokens.layer.max()),
     "example": example_id,
     "seconds": round(seconds, 2),
     "threads": snakemake.threads,

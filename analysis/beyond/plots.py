@@ -9,68 +9,78 @@ from matplotlib.ticker import NullFormatter
 from analysis.shared.plots import new_figure
 
 METHOD_LABELS = {
-    "raw": "raw attention (last layer)",
+    "raw": "raw attention",
     "rollout": "attention rollout",
     "flow": "attention flow",
-    "erasure": "erasure: drop in P(predicted class)",
+    "gradient": "input gradient: |sum_d d logit(true label) / d e_t|",
+    "blankout": "blank-out: |change of P(true label)|, token -> mask",
+    "deletion": "deletion: drop in P(predicted class), token removed",
+}
+TARGET_TITLES = {
+    "gradient": "input gradient (true label)",
+    "blankout": "blank-out (token -> mask, length kept)",
+    "deletion": "deletion (token removed)",
 }
 
 
-def plot_rollout_example(tokens: pd.DataFrame, title: str):
-    """One input: per token, raw last-layer attention, rollout and flow from the [CLS]-like
-    position, and the erasure importance (special tokens grey, never erased)."""
-    methods = [m for m in ("raw", "rollout", "flow", "erasure") if tokens[m].notna().any()]
+def plot_rollout_example(tokens: pd.DataFrame, targets: list[str], title: str):
+    """One input at the last layer: per token, raw attention, rollout and flow (the
+    protocol's scores: the [CLS]-like row or the maximum over rows) and each importance target
+    (tokens not scored grey: special tokens under ``cls_row``)."""
+    methods = [m for m in ("raw", "rollout", "flow", *targets) if tokens[m].notna().any()]
     n = len(tokens)
     fig, axes = new_figure(max(4.5, 0.28 * n + 1.2), 1.25 * len(methods) + 0.6, nrows=len(methods), sharex=True)
     axes = np.atleast_1d(axes)
-    colours = np.where(tokens.special.to_numpy(), "0.7", "C0")
-    special = tokens.special.to_numpy()
+    grey = ~tokens.scored.to_numpy()
+    colours = np.where(grey, "0.7", "C0")
     for ax, method in zip(axes, methods):
         values = tokens[method].fillna(0.0).to_numpy()
-        ax.bar(np.arange(n), values, color=colours if method != "erasure" else np.where(values >= 0, "C3", "C2"))
+        target = method in targets
+        ax.bar(
+            np.arange(n), values, color=np.where(grey, "0.7", np.where(values >= 0, "C3", "C2")) if target else colours
+        )
         ax.axhline(0, color="0.3", lw=0.6)
-        top = 1.25 * values[~special].max() if (~special).any() else 0.0
-        if method != "erasure" and top > 0 and values[special].max() > top:
-            # special tokens (rollout: [CLS] keeps most of its own mass) would flatten the bars
-            # that are compared: clip them, value written on the bar
-            ax.set_ylim(0, top)
-            for x in np.flatnonzero(special & (values > top)):
-                ax.text(x, 0.97 * top, f"{values[x]:.2f}", ha="center", va="top", fontsize=6, rotation=90)
-        ax.set_ylabel(METHOD_LABELS[method].split(":")[0].replace(" (last layer)", "\n(last layer)"), fontsize=7)
-        ax.set_title(METHOD_LABELS[method], fontsize=7, loc="left")
+        top = 1.25 * values[~grey].max() if (~grey).any() else 0.0
+        if top > 0 and grey.any() and values[grey].max() > top:
+            # tokens not scored (rollout: [CLS] keeps most of its own mass; its input gradient)
+            # would flatten the bars that are compared: clip them, value written on the bar
+            ax.set_ylim(min(0.0, 1.1 * values.min()), top)
+            for x in np.flatnonzero(grey & (values > top)):
+                ax.text(x, 0.97 * top, f"{values[x]:.2g}", ha="center", va="top", fontsize=6, rotation=90)
+        ax.set_ylabel(METHOD_LABELS[method].split(":")[0].replace(" ", "\n", 1), fontsize=7)
+        ax.set_title(
+            METHOD_LABELS[method] + (f" (layer {tokens.layer.iloc[0]})" if not target else ""), fontsize=7, loc="left"
+        )
     axes[-1].set_xticks(np.arange(n))
     axes[-1].set_xticklabels(tokens.token, rotation=70, fontsize=7)
-    axes[-1].set_xlabel("input token (grey: special, not erased)")
+    axes[-1].set_xlabel("input token (grey: not scored, special tokens)" if grey.any() else "input token")
     fig.suptitle(title, fontsize=8)
     fig.tight_layout()
     return fig
 
 
-def plot_rollout_spearman(per_input: pd.DataFrame, summary: pd.DataFrame, title: str):
-    """Distribution over inputs of the Spearman correlation of each attention score with the
-    erasure importance (box, points per input, median printed)."""
-    methods = [m for m in ("raw", "rollout", "flow") if (per_input.method == m).any()]
-    fig, ax = new_figure(4.6, 3.0)
-    rng = np.random.default_rng(0)
-    for x, method in enumerate(methods):
-        rho = per_input.loc[per_input.method == method, "spearman"].dropna().to_numpy()
-        ax.boxplot([rho], positions=[x], widths=0.5, showfliers=False)
-        ax.scatter(x + rng.uniform(-0.18, 0.18, len(rho)), rho, s=6, alpha=0.45, color=f"C{x}", linewidths=0)
-        row = summary.set_index("method").loc[method]
-        ax.text(
-            x,
-            1.04,
-            f"median {row['median']:.2f}\nn={int(row.inputs - row.undefined)}",
-            ha="center",
-            va="bottom",
-            fontsize=6.5,
-        )
-    ax.axhline(0, color="0.3", lw=0.6)
-    ax.set_xticks(range(len(methods)))
-    ax.set_xticklabels([METHOD_LABELS[m] for m in methods], fontsize=7)
-    ax.set_ylim(-1.05, 1.3)
-    ax.set_ylabel("Spearman with erasure importance\n(per input, non-special tokens)")
-    ax.set_title(title, fontsize=8)
+def plot_rollout_spearman(summary: pd.DataFrame, title: str):
+    """One panel per importance target: mean over inputs of the per-input Spearman correlation
+    of raw attention (layer l), rollout and flow (through layer l) with the target, against the
+    layer (1-indexed), with the mean's bootstrap 95% interval as a band (the numbers:
+    ``summary``, the rollout.summary table)."""
+    targets = list(dict.fromkeys(summary.target))
+    fig, axes = new_figure(3.0 * len(targets) + 0.4, 3.0, ncols=len(targets), sharey=True, squeeze=False)
+    for ax, target in zip(axes[0], targets):
+        g = summary[summary.target == target]
+        for k, method in enumerate(m for m in ("raw", "rollout", "flow") if (g.method == m).any()):
+            d = g[g.method == method].sort_values("layer")
+            n = int((d.inputs - d.undefined).max())
+            ax.plot(d.layer, d["mean"], marker="o", ms=3.5, color=f"C{k}", label=f"{METHOD_LABELS[method]} (n={n})")
+            ax.fill_between(d.layer, d.mean_ci95_low, d.mean_ci95_high, color=f"C{k}", alpha=0.18, lw=0)
+        ax.axhline(0, color="0.3", lw=0.6)
+        layers = sorted(g.layer.unique())
+        ax.set_xticks(layers[:: max(1, len(layers) // 12)])
+        ax.set_xlabel("layer (raw: that layer; rollout, flow: through it)")
+        ax.set_title(TARGET_TITLES[target], fontsize=8)
+    axes[0, 0].legend(fontsize=6, loc="best")
+    axes[0, 0].set_ylabel("mean Spearman over inputs\n(band: bootstrap 95% interval)")
+    fig.suptitle(title, fontsize=8)
     fig.tight_layout()
     return fig
 

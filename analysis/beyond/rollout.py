@@ -9,7 +9,8 @@ connection added as the identity, rows renormalised,
 or maps that do not sum to 1, e.g. float16 maps).
 
 - Rollout: R = A~_L ... A~_2 A~_1; row ``q`` of R is how much each input token contributes to
-  position ``q`` of the last layer (``rollout``).
+  position ``q`` of the last layer (``rollout``); through layer l: R_l = A~_l ... A~_1
+  (``rollout_per_layer``, the authors compare every layer).
 - Flow: the layered graph with one node per (layer, token), layer 0 = the inputs, and an edge
   from (l, i) to (l - 1, j) of capacity A~_l[i, j]; the flow of input token j is the
   maximum flow from (L, q) to (0, j) (``attention_flow``). The authors normalise the flows
@@ -46,17 +47,39 @@ def rollout(residual_att: np.ndarray) -> np.ndarray:
     return out
 
 
+def rollout_per_layer(residual_att: np.ndarray) -> np.ndarray:
+    """(L, n, n): entry l - 1 is the rollout through layer l, A~_l ... A~_1."""
+    out = np.empty_like(residual_att)
+    out[0] = residual_att[0]
+    for layer in range(1, len(residual_att)):
+        out[layer] = residual_att[layer] @ out[layer - 1]
+    return out
+
+
 def attention_flow(residual_att: np.ndarray, query: int, normalise: bool = True) -> np.ndarray:
     """(n,) maximum flow from position ``query`` of the last layer to each input token over the
     layered graph of ``residual_att`` (L, n, n); normalised to sum to one when ``normalise``."""
-    graph = flow_graph(residual_att)
+    return _flows(flow_graph(residual_att), len(residual_att), residual_att.shape[-1], [query], normalise)[0]
+
+
+def flows_per_layer(residual_att: np.ndarray, queries: list[int], normalise: bool = True) -> np.ndarray:
+    """(L, len(queries), n): entry [l - 1, k] is the flow from position ``queries[k]`` of layer
+    l to each input token over the graph of the first l layers (one graph per layer, shared by
+    the queries)."""
     n_layers, n, _ = residual_att.shape
-    source = n_layers * n + query
-    flows = np.array([maximum_flow(graph, source, j).flow_value for j in range(n)], dtype=np.float64)
+    return np.stack(
+        [_flows(flow_graph(residual_att[:layer]), layer, n, queries, normalise) for layer in range(1, n_layers + 1)]
+    )
+
+
+def _flows(graph: csr_matrix, n_layers: int, n: int, queries: list[int], normalise: bool) -> np.ndarray:
+    flows = np.array(
+        [[maximum_flow(graph, n_layers * n + q, j).flow_value for j in range(n)] for q in queries], dtype=np.float64
+    )
     flows /= FLOW_SCALE
     if normalise:
-        total = flows.sum()
-        flows = flows / total if total > 0 else flows
+        total = flows.sum(axis=1, keepdims=True)
+        flows = np.divide(flows, total, out=flows.copy(), where=total > 0)
     return flows
 
 
@@ -74,6 +97,23 @@ def flow_graph(residual_att: np.ndarray) -> csr_matrix:
     rows, cols, caps = np.concatenate(rows), np.concatenate(cols), np.concatenate(caps)
     keep = caps > 0
     return csr_matrix((caps[keep], (rows[keep], cols[keep])), shape=(size, size), dtype=np.int32)
+
+
+def layer_scores(
+    attentions: np.ndarray, query: int | None, residual: float = 0.5, flow: bool = True
+) -> dict[str, np.ndarray]:
+    """Per layer, the scores each input token gets: (L, n) arrays ``raw`` (layer l's attention,
+    heads averaged), ``rollout`` (through layer l) and, when ``flow``, ``flow`` (normalised,
+    through layer l), for (L, H, n, n) maps of one input. ``query`` an int: that position's row
+    (the [CLS]-like position); None: the maximum over every query position's row (the authors'
+    SST-2 script, ``get_*_relevance``: ``.max(axis=0)``)."""
+    res = residual_attention(attentions, residual)
+    raw = np.asarray(attentions, dtype=np.float64).mean(axis=1)
+    queries = list(range(res.shape[-1])) if query is None else [query]
+    rows = {"raw": raw[:, queries], "rollout": rollout_per_layer(res)[:, queries]}  # (L, queries, n)
+    if flow:
+        rows["flow"] = flows_per_layer(res, queries)
+    return {method: r.max(axis=1) for method, r in rows.items()}  # one query: its row
 
 
 def query_rows(attentions: np.ndarray, query: int, residual: float = 0.5, flow: bool = True) -> dict[str, np.ndarray]:

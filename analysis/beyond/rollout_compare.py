@@ -1,13 +1,27 @@
-"""Raw attention, rollout and flow of a fine-tuned classifier against input erasure.
+"""Raw attention, rollout and flow of a fine-tuned classifier against token importance, per layer.
 
-For each dev input: the [CLS]-like position's row (the position the classification head
-pools; found with ``models.token_kinds`` from the tokenizer) of the raw last-layer attention
-(heads averaged), of the rollout and of the attention flow (``analysis.beyond.rollout``),
-and the leave-one-out importance of every non-special token: the drop in the probability of
-the predicted class when that token is deleted from the input (the sequence gets one token
-shorter; Serrano & Smith's and Abnar & Zuidema's erasure). Special tokens are never erased
-and never scored. Per input, the Spearman correlation of each attention score with the
-erasure importance over its non-special tokens (``spearman_table``).
+Abnar & Zuidema 2020 (samiraabnar/attention_flow) compare, at every layer l, the raw attention
+of layer l, the rollout through layer l and the flow through layer l with two importance
+targets (``TARGETS``), Spearman per input:
+
+- ``gradient``: |sum over the embedding dimensions of d logit(true label) / d e_t|, e_t the
+  input (word-piece) embedding of token t, the ``inputs_embeds`` of the model (their
+  ``compute_corel_distilbert_sst.py``: ``tf.abs(tf.reduce_sum(grads, -1))`` of the true
+  label's logit);
+- ``blankout``: token t replaced by the tokenizer's mask token ([UNK] when it has none), the
+  length kept: |P(true label | input) - P(true label | input with t blanked)| (their
+  ``run_bert_sv``: ``abs(main_diff_score - extended_diff_scores)`` with the score
+  P(correct) - P(wrong); with two classes that is 2 x the change of P(true label): the same
+  ranks);
+- ``deletion`` (this project's earlier target, a switch): the signed drop in P(predicted
+  class) when token t is deleted (the input one token shorter; Serrano & Smith's erasure).
+
+Which positions score and where the attention is read from is the protocol (``PROTOCOLS``):
+``cls_row`` (default) reads the [CLS]-like position's row (the position the classification
+head pools; from the tokenizer with ``models.token_kinds``) and scores the non-special tokens
+only (special tokens are never blanked or deleted); ``authors_sst2`` reads the maximum over
+every query position's row and scores every position, special tokens included (their SST-2
+script: ``.max(axis=0)`` over the rows, no token left out).
 """
 
 from __future__ import annotations
@@ -16,12 +30,15 @@ import numpy as np
 import pandas as pd
 import torch
 
-from analysis.beyond.rollout import query_rows
+from analysis.beyond.rollout import layer_scores
 from analysis.core.models import SPECIAL_KINDS, checked_attentions, token_kinds
+from analysis.shared.bootstrap import percentile_interval, resamples
 from analysis.shared.glue_batches import collate, eval_batches
 from analysis.shared.metrics import spearman
 
 METHODS = ("raw", "rollout", "flow")
+TARGETS = ("gradient", "blankout", "deletion")
+PROTOCOLS = ("cls_row", "authors_sst2")
 
 
 def query_position(tokenizer, input_ids) -> int:
@@ -30,6 +47,14 @@ def query_position(tokenizer, input_ids) -> int:
     if "C" not in kinds:
         raise ValueError("the input has no [CLS]-like token (tokenizer cls_token / bos_token): nothing to roll out to")
     return kinds.index("C")
+
+
+def blank_id(tokenizer) -> int:
+    """The id that blanks a token out: the tokenizer's mask token, else its unknown token."""
+    for token_id in (tokenizer.mask_token_id, tokenizer.unk_token_id):
+        if token_id is not None:
+            return int(token_id)
+    raise ValueError("the tokenizer has neither a mask nor an unknown token: nothing to blank a token out with")
 
 
 @torch.inference_mode()
@@ -50,6 +75,41 @@ def maps_and_probs(model, items: list[dict], pad_id: int, batch_size: int) -> tu
     return maps, probs
 
 
+def input_gradients(model, items: list[dict], pad_id: int, batch_size: int) -> list[np.ndarray]:
+    """Per item, (n,) |sum_d d logit(label) / d e_{t,d}| with e_t the input embedding of token t
+    (the model's ``inputs_embeds``). One backward pass per batch: the examples of a batch do
+    not interact (padding is masked), so the gradient of the sum of their true logits is each
+    example's own gradient."""
+    device = next(model.parameters()).device
+    grads: list = [None] * len(items)
+    embeddings = model.get_input_embeddings()
+    for idx in eval_batches(items, batch_size):
+        batch = collate([items[i] for i in idx], pad_id, device)
+        labels = batch.pop("labels")
+        with torch.enable_grad():
+            embeds = embeddings(batch.pop("input_ids")).detach().requires_grad_(True)
+            logits = model(**batch, inputs_embeds=embeds).logits
+            (grad,) = torch.autograd.grad(logits.gather(1, labels[:, None]).sum(), embeds)
+        scores = grad.sum(-1).abs().double().cpu().numpy()
+        for b, i in enumerate(idx):
+            grads[i] = scores[b, : len(items[i]["input_ids"])]
+    return grads
+
+
+@torch.inference_mode()
+def blank_out(model, item: dict, positions: list[int], pad_id: int, target: int, replace_id: int) -> np.ndarray:
+    """|P(target | input) - P(target | input with token p replaced by ``replace_id``)| for every
+    p in ``positions`` (the length kept)."""
+    device = next(model.parameters()).device
+    variants = [item] + [
+        {**item, "input_ids": [replace_id if i == p else t for i, t in enumerate(item["input_ids"])]} for p in positions
+    ]
+    batch = collate(variants, pad_id, device)
+    batch.pop("labels")
+    probs = torch.softmax(model(**batch).logits.double(), -1)[:, target].cpu().numpy()
+    return np.abs(probs[0] - probs[1:])
+
+
 @torch.inference_mode()
 def leave_one_out(model, item: dict, positions: list[int], pad_id: int, target: int) -> np.ndarray:
     """P(target | input) - P(target | input without token p) for every p in ``positions``."""
@@ -67,37 +127,64 @@ def leave_one_out(model, item: dict, positions: list[int], pad_id: int, target: 
     return probs[0] - probs[1:]
 
 
-def token_table(model, tokenizer, items: list[dict], flow_ids: set, residual: float, batch_size: int) -> pd.DataFrame:
-    """One row per (input, token): the token, whether it is special, its raw / rollout / flow
-    score from the [CLS]-like position (flow only for inputs in ``flow_ids``, else NaN) and
-    its erasure importance (NaN for special tokens)."""
+def token_table(
+    model,
+    tokenizer,
+    items: list[dict],
+    flow_ids: set,
+    residual: float,
+    batch_size: int,
+    targets: tuple[str, ...] = ("gradient", "blankout"),
+    protocol: str = "cls_row",
+) -> pd.DataFrame:
+    """One row per (input, layer, token): the token, whether it is special, whether it is
+    scored (``protocol``), its raw / rollout / flow score at that layer (flow only for inputs
+    in ``flow_ids``, else NaN) and its importance under each of ``targets`` (NaN where not
+    scored; the gradient is kept for every token). Layers are 1-indexed; the targets repeat on
+    every layer."""
+    unknown = set(targets) - set(TARGETS)
+    if unknown or protocol not in PROTOCOLS:
+        raise ValueError(f"targets {sorted(unknown)} / protocol {protocol!r}: expected {TARGETS} / {PROTOCOLS}")
     pad_id = tokenizer.pad_token_id
     maps, probs = maps_and_probs(model, items, pad_id, batch_size)
+    grads = input_gradients(model, items, pad_id, batch_size) if "gradient" in targets else None
+    replace_id = blank_id(tokenizer) if "blankout" in targets else None
     frames = []
-    for item, att, p in zip(items, maps, probs):
+    for k, (item, att, p) in enumerate(zip(items, maps, probs)):
         ids = item["input_ids"]
+        n, n_layers = len(ids), len(att)
         kinds = token_kinds(tokenizer, ids)
-        query = query_position(tokenizer, ids)
-        rows = query_rows(att, query, residual, flow=item["id"] in flow_ids)
-        content = [i for i, k in enumerate(kinds) if k not in SPECIAL_KINDS]
-        erasure = np.full(len(ids), np.nan)
-        predicted = int(np.argmax(p))
-        if content:
-            erasure[content] = leave_one_out(model, item, content, pad_id, predicted)
+        special = np.array([c in SPECIAL_KINDS for c in kinds])
+        scored = ~special if protocol == "cls_row" else np.ones(n, bool)
+        query = query_position(tokenizer, ids) if protocol == "cls_row" else None
+        scores = layer_scores(att, query, residual, flow=item["id"] in flow_ids)
+        positions = np.flatnonzero(scored).tolist()
+        predicted, label = int(np.argmax(p)), int(item["label"])
+        importance = {}
+        for target in targets:
+            values = np.full(n, np.nan)
+            if target == "gradient":
+                values = grads[k]
+            elif positions and target == "blankout":
+                values[positions] = blank_out(model, item, positions, pad_id, label, replace_id)
+            elif positions:
+                values[positions] = leave_one_out(model, item, positions, pad_id, predicted)
+            importance[target] = np.tile(values, n_layers)
         frames.append(
             pd.DataFrame(
                 {
                     "id": item["id"],
-                    "position": np.arange(len(ids)),
-                    "token": tokenizer.convert_ids_to_tokens(ids),
-                    "special": [k in SPECIAL_KINDS for k in kinds],
-                    "raw": rows["raw"],
-                    "rollout": rows["rollout"],
-                    "flow": rows.get("flow", np.full(len(ids), np.nan)),
-                    "erasure": erasure,
+                    "layer": np.repeat(np.arange(1, n_layers + 1), n),
+                    "position": np.tile(np.arange(n), n_layers),
+                    "token": np.tile(tokenizer.convert_ids_to_tokens(ids), n_layers),
+                    "special": np.tile(special, n_layers),
+                    "scored": np.tile(scored, n_layers),
+                    **{m: scores[m].ravel() if m in scores else np.nan for m in METHODS},
+                    **importance,
                     "predicted": predicted,
                     "p_predicted": p[predicted],
-                    "label": item["label"],
+                    "label": label,
+                    "p_label": p[label],
                 }
             )
         )
@@ -105,33 +192,50 @@ def token_table(model, tokenizer, items: list[dict], flow_ids: set, residual: fl
 
 
 def spearman_table(tokens: pd.DataFrame, min_tokens: int = 3) -> pd.DataFrame:
-    """Per (input, method): Spearman of the method's scores with erasure importance over the
-    input's non-special tokens; inputs with fewer than ``min_tokens`` of them are left out,
-    and a constant erasure vector (no token changes the prediction) gives NaN."""
+    """Per (input, layer, method, target): Spearman of the method's scores at that layer with
+    the target over the input's scored tokens; inputs with fewer than ``min_tokens`` of them are
+    left out, and a constant vector (e.g. no blanked token changes the probability) gives NaN."""
+    targets = [t for t in TARGETS if t in tokens]
+    columns = ["id", "layer", "method", "target", "spearman", "n_tokens"]
     rows = []
-    for input_id, g in tokens[~tokens.special].groupby("id", sort=False):
+    for (input_id, layer), g in tokens[tokens.scored].groupby(["id", "layer"], sort=False):
         if len(g) < min_tokens:
             continue
-        erasure = g["erasure"].to_numpy()
         for method in METHODS:
             scores = g[method].to_numpy()
             if np.isnan(scores).any():
                 continue  # flow not computed for this input
-            rho = np.nan if np.ptp(erasure) == 0 or np.ptp(scores) == 0 else spearman(scores, erasure)
-            rows.append({"id": input_id, "method": method, "spearman": rho, "n_tokens": len(g)})
-    return pd.DataFrame(rows, columns=["id", "method", "spearman", "n_tokens"])
+            for target in targets:
+                importance = g[target].to_numpy()
+                undefined = np.ptp(importance) == 0 or np.ptp(scores) == 0
+                rho = np.nan if undefined else spearman(scores, importance)
+                rows.append(
+                    {
+                        "id": input_id,
+                        "layer": layer,
+                        "method": method,
+                        "target": target,
+                        "spearman": rho,
+                        "n_tokens": len(g),
+                    }
+                )
+    return pd.DataFrame(rows, columns=columns).sort_values(
+        ["target", "layer", "method"], kind="stable", ignore_index=True
+    )
 
 
-def summary_table(per_input: pd.DataFrame) -> pd.DataFrame:
-    """Per method: inputs, mean (with its bootstrap interval) / median / quartiles of the
-    Spearman correlations, the share above zero; NaN correlations (constant vectors) are
-    counted, not averaged."""
+def summary_table(per_input: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Per (target, layer, method): inputs, mean (with its bootstrap 95% interval) / median /
+    quartiles of the Spearman correlations, the share above zero; NaN correlations (constant
+    vectors) are counted, not averaged."""
     rows = []
-    for method in METHODS:
-        rho = per_input.loc[per_input.method == method, "spearman"]
+    for (target, layer, method), g in per_input.groupby(["target", "layer", "method"], sort=False):
+        rho = g["spearman"]
         ok = rho.dropna()
         rows.append(
             {
+                "target": target,
+                "layer": layer,
                 "method": method,
                 "inputs": int(len(rho)),
                 "undefined": int(rho.isna().sum()),
@@ -140,49 +244,66 @@ def summary_table(per_input: pd.DataFrame) -> pd.DataFrame:
                 "q25": ok.quantile(0.25),
                 "q75": ok.quantile(0.75),
                 "share_positive": float((ok > 0).mean()) if len(ok) else np.nan,
-                **dict(zip(("mean_ci95_low", "mean_ci95_high"), bootstrap_ci(ok.to_numpy()))),
+                **dict(zip(("mean_ci95_low", "mean_ci95_high"), bootstrap_ci(ok.to_numpy(), n_boot, seed))),
             }
         )
-    return pd.DataFrame(rows)
+    return _ordered(pd.DataFrame(rows))
 
 
 def bootstrap_ci(values: np.ndarray, n_boot: int = 2000, seed: int = 0) -> tuple[float, float]:
-    """95% percentile bootstrap interval of the mean (seeded; NaN for fewer than 2 values)."""
+    """95% percentile bootstrap interval of the mean (``analysis.shared.bootstrap``; seeded; NaN
+    for fewer than 2 values)."""
+    values = np.asarray(values, dtype=np.float64)
     if len(values) < 2:
         return np.nan, np.nan
-    rng = np.random.default_rng(seed)
-    means = values[rng.integers(0, len(values), size=(n_boot, len(values)))].mean(axis=1)
-    return float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
+    return percentile_interval(values[resamples(len(values), n_boot, seed)].mean(axis=1))
 
 
-def paired_table(per_input: pd.DataFrame) -> pd.DataFrame:
-    """Per pair of methods, on the inputs where both are defined: mean difference of the
-    Spearman correlations (with its bootstrap interval) and the share of inputs where the
-    first is higher."""
-    wide = per_input.pivot(index="id", columns="method", values="spearman")
+def paired_table(per_input: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Per (target, layer) and pair of methods, on the inputs where both are defined: mean
+    difference of the Spearman correlations (with its bootstrap interval) and the share of
+    inputs where the first is higher."""
     rows = []
-    for a, b in (("rollout", "raw"), ("flow", "raw"), ("flow", "rollout")):
-        if a not in wide or b not in wide:
-            continue
-        both = wide[[a, b]].dropna()
-        diff = both[a] - both[b]
-        rows.append(
-            {
-                "first": a,
-                "second": b,
-                "inputs": len(both),
-                "mean_difference": diff.mean(),
-                "share_first_higher": float((diff > 0).mean()) if len(both) else np.nan,
-                **dict(zip(("difference_ci95_low", "difference_ci95_high"), bootstrap_ci(diff.to_numpy()))),
-            }
-        )
-    return pd.DataFrame(rows)
+    for (target, layer), g in per_input.groupby(["target", "layer"], sort=False):
+        wide = g.pivot(index="id", columns="method", values="spearman")
+        for a, b in (("rollout", "raw"), ("flow", "raw"), ("flow", "rollout")):
+            if a not in wide or b not in wide:
+                continue
+            both = wide[[a, b]].dropna()
+            diff = both[a] - both[b]
+            rows.append(
+                {
+                    "target": target,
+                    "layer": layer,
+                    "first": a,
+                    "second": b,
+                    "inputs": len(both),
+                    "mean_difference": diff.mean(),
+                    "share_first_higher": float((diff > 0).mean()) if len(both) else np.nan,
+                    **dict(
+                        zip(
+                            ("difference_ci95_low", "difference_ci95_high"), bootstrap_ci(diff.to_numpy(), n_boot, seed)
+                        )
+                    ),
+                }
+            )
+    return _ordered(pd.DataFrame(rows))
+
+
+def _ordered(table: pd.DataFrame) -> pd.DataFrame:
+    """Targets in ``TARGETS`` order, then layers, methods in ``METHODS`` order."""
+    if table.empty:
+        return table
+    key = {"target": TARGETS.index, "method": METHODS.index, "first": METHODS.index}
+    by = [c for c in ("target", "layer", "method", "first") if c in table]
+    return table.sort_values(by, key=lambda s: s.map(key[s.name]) if s.name in key else s, ignore_index=True)
 
 
 def pick_example(tokens: pd.DataFrame, max_tokens: int) -> str:
     """The first input (in draw order) with flow computed and at most ``max_tokens`` tokens
     (special included), else the shortest one with flow."""
-    sizes = tokens.groupby("id", sort=False).agg(n=("position", "size"), flow=("flow", lambda f: f.notna().all()))
+    last = tokens[tokens.layer == tokens.layer.max()]
+    sizes = last.groupby("id", sort=False).agg(n=("position", "size"), flow=("flow", lambda f: f.notna().all()))
     with_flow = sizes[sizes.flow] if sizes.flow.any() else sizes
     fits = with_flow[with_flow.n <= max_tokens]
     return str(fits.index[0] if len(fits) else with_flow.n.idxmin())

@@ -284,8 +284,9 @@ def _explain(passes: int):
 
 def _rollout(s, c, wc, count):
     r = c["beyond"]["rollout"]
-    n_in = glue_split(r["task"], "dev", r["n_examples"])
-    return _extract(s, n_in, c["kovaleva"]["finetune"]["max_len"], r["batch_size"], passes=1 + LOO_PIECES)
+    n_in, t = glue_split(r["task"], "dev", r["n_examples"]), set(r.get("targets", ["gradient", "blankout"]))
+    passes = 1 + 3 * ("gradient" in t) + LOO_PIECES * len(t - {"gradient"})  # gradient: fwd + bwd; erasure: per piece
+    return _extract(s, n_in, c["kovaleva"]["finetune"]["max_len"], r["batch_size"], passes=passes)
 
 
 def _head_importance_scores(s, c, wc, count):
