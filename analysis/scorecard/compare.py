@@ -8,8 +8,6 @@ import pandas as pd
 
 from analysis.shared.plots import new_figure
 
-CLAIM_VERDICT_ORDER = ("holds", "does not hold", "not applicable", "not run")
-
 
 def stack(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """{model: table} -> one table with a leading ``model`` column (and relative depth)."""

@@ -6,12 +6,13 @@ import html
 
 import pandas as pd
 
-from analysis.scorecard.evaluate import ALSO_RANDOM
+from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE
 from analysis.shared.plots import new_figure
 
 VERDICT_COLOURS = {
     "holds": "#1a9850",
     ALSO_RANDOM: "#a6d96a",
+    INCONCLUSIVE: "#fee08b",
     "does not hold": "#d73027",
     "not applicable": "#9e9e9e",
     "not run": "#ffffff",
@@ -34,6 +35,17 @@ CONTROL_NOTE = (
     "tokenizer, seeded random weights): one that holds for it as well reads 'holds, also at random init' "
     "and is not counted as support."
 )
+
+
+def interval_note(table: pd.DataFrame) -> str:
+    """How many claims carry an interval, from how many replicates."""
+    with_interval = table[table["replicates"] > 0]
+    reps = sorted(set(with_interval["replicates"]))
+    return (
+        f"{len(with_interval)} of {len(table)} claims carry a 95% interval (bootstrap, "
+        f"{' / '.join(map(str, reps)) or 'no'} replicates of their tables' units); a claim whose interval "
+        f"does not decide its criterion is {INCONCLUSIVE}, and the others are judged on their point value."
+    )
 
 
 def has_control(table: pd.DataFrame) -> bool:
@@ -81,6 +93,7 @@ def scorecard_html(table: pd.DataFrame, model: str) -> str:
         "where",
         "paper's number",
         "ours",
+        "95% interval",
         "verdict",
         "why / criterion",
         "random-init control",
@@ -97,6 +110,7 @@ def scorecard_html(table: pd.DataFrame, model: str) -> str:
             r.where,
             r.paper_value,
             r.our_value,
+            r.interval,
             r.verdict,
             why,
             f"{r.control_verdict}: {r.control_value}" if r.control_verdict else "",
@@ -106,7 +120,7 @@ def scorecard_html(table: pd.DataFrame, model: str) -> str:
         cells = [cells[0]] + [html.escape(str(c)) for c in cells[1:]]
         colour = VERDICT_COLOURS[r.verdict]
         ink = "#fff" if r.verdict in ("holds", "does not hold") else "#000"  # ALSO_RANDOM's light green: black
-        cells[5] = f'<span style="background:{colour};color:{ink};padding:1px 4px">{cells[5]}</span>'
+        cells[6] = f'<span style="background:{colour};color:{ink};padding:1px 4px">{cells[6]}</span>'
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     style = (
         "body{font:13px sans-serif;margin:12px}table{border-collapse:collapse}"
@@ -118,7 +132,7 @@ def scorecard_html(table: pd.DataFrame, model: str) -> str:
         f"<p>{html.escape(counts)}. Claims and criteria: <code>config/paper_claims.yaml</code>; "
         f"table: <code>results/{html.escape(model)}/tables/scorecard.csv</code>. "
         "Our values are fractions (accuracy 0.796 = 79.6%); the papers' numbers are as printed there. "
-        f"{html.escape(CONTROL_NOTE) if has_control(table) else ''}</p>"
+        f"{html.escape(interval_note(table))} {html.escape(CONTROL_NOTE) if has_control(table) else ''}</p>"
         f"<table><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr>{''.join(rows)}</table></body></html>\n"
     )
 
@@ -130,16 +144,16 @@ def scorecard_markdown(table: pd.DataFrame, model: str) -> str:
         f"Claim scorecard of `{model}` (generated from `results/{model}/tables/scorecard.csv` by",
         "`tools/scorecard_readme.py`; claims and criteria in `config/paper_claims.yaml`): " + counts + ".",
         "Our values are fractions (accuracy 0.796 = 79.6%); the papers' numbers are as printed there.",
+        interval_note(table),
         *([CONTROL_NOTE] if has_control(table) else []),
         "",
-        "| claim | paper | paper's number | ours | verdict | random-init control |",
-        "|---|---|---|---|---|---|",
+        "| claim | paper | paper's number | ours | 95% interval | verdict | random-init control |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in table.itertuples():
         ours = f"{r.our_value} ({r.reason})" if r.our_value and r.reason else r.our_value or r.reason
+        interval = r.interval if r.replicates else "-"
         control = f"{r.control_value} ({r.control_verdict})" if r.control_verdict else ""
-        row = (
-            f"| {r.claim} (`{r.id}`) | {r.paper}, {r.where} | {r.paper_value} | {ours} | **{r.verdict}** | {control} |"
-        )
+        row = f"| {r.claim} (`{r.id}`) | {r.paper}, {r.where} | {r.paper_value} | {ours} | {interval} | **{r.verdict}** | {control} |"
         lines.append(row.replace("\n", " "))
     return "\n".join(lines) + "\n"

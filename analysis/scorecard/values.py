@@ -1,0 +1,164 @@
+"""The values a claim's check reads from a model's tables (see :mod:`analysis.scorecard.evaluate`):
+rows chosen by ``where`` / ``query``, optionally averaged per group, reduced by ``agg``; on the
+table itself, or on each replicate of its replicate table (``<stem>.boot.csv``) for the interval."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+import pandas as pd
+
+REPLICATE = "replicate"  # the column of a replicate table (<stem>.boot.csv)
+OPS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq}
+AGGS = ("max", "min", "mean", "median", "sum", "count", "first")
+
+
+class NoRows(ValueError):
+    """A value's ``where`` matched no row of its table."""
+
+
+def with_depth(df: pd.DataFrame) -> pd.DataFrame:
+    """Add ``relative_depth`` (layer / number of layers) and ``layers_from_end`` (0 = last layer)
+    to a table with a 1-indexed ``layer`` column, so claims about "early" or "the last two
+    layers" read the same for models of any depth."""
+    if "layer" not in df.columns:
+        return df
+    layer = pd.to_numeric(df["layer"], errors="coerce")
+    n_layers = layer.max()
+    return df.assign(relative_depth=layer / n_layers, layers_from_end=n_layers - layer)
+
+
+def _match(column: pd.Series, condition) -> pd.Series:
+    if isinstance(condition, dict):
+        mask = pd.Series(True, index=column.index)
+        for op, bound in condition.items():
+            if op == "in":
+                mask &= column.isin(bound)
+            elif op == "not in":
+                mask &= ~column.isin(bound)
+            elif op == "!=":
+                mask &= column != bound
+            else:
+                mask &= OPS[op](pd.to_numeric(column, errors="coerce"), bound)
+        return mask
+    if isinstance(condition, list):
+        return column.isin(condition)
+    if isinstance(condition, (int, float)) and not isinstance(condition, bool):
+        return pd.to_numeric(column, errors="coerce") == condition
+    return column.astype(str) == str(condition)
+
+
+def select(df: pd.DataFrame, where: dict | None) -> pd.DataFrame:
+    mask = pd.Series(True, index=df.index)
+    for col, condition in (where or {}).items():
+        if col not in df.columns:
+            raise KeyError(f"column {col!r} not in table (columns: {', '.join(df.columns)})")
+        mask &= _match(df[col], condition)
+    return df[mask]
+
+
+def column_values(df: pd.DataFrame, column: str) -> pd.Series:
+    """A column, or a pandas expression of columns (e.g. ``entropy / uniform_entropy``)."""
+    if column in df.columns:
+        return df[column]
+    return df.eval(column)
+
+
+def reduce(df: pd.DataFrame, column: str, agg: str):
+    """``agg`` of ``column`` over the rows; ``argmax:<col>`` / ``argmin:<col>`` give ``<col>`` of
+    the row where ``column`` is largest / smallest (the first such row)."""
+    values = column_values(df, column)
+    values = values if agg == "first" else pd.to_numeric(values, errors="coerce")
+    if agg.startswith(("argmax:", "argmin:")):
+        kind, of = agg.split(":", 1)
+        at = values.idxmax() if kind == "argmax" else values.idxmin()
+        return df.loc[at, of]
+    if agg == "count":
+        return int(len(df))
+    if agg not in AGGS:
+        raise ValueError(f"unknown agg {agg!r}; known: {AGGS} and argmax:<col>, argmin:<col>")
+    return values.iloc[0] if agg == "first" else float(getattr(values, agg)())
+
+
+def value(spec: dict, tables: dict[str, pd.DataFrame], extra_where: dict | None = None):
+    """One value of a check (see the module docstring)."""
+    df = select(tables[spec["table"]], {**spec.get("where", {}), **(extra_where or {})})
+    if spec.get("query"):  # conditions between columns, e.g. "layer_a == layer_b"
+        df = df.query(spec["query"])
+    if df.empty and spec.get("agg") == "count":
+        return 0
+    if df.empty:
+        raise NoRows(f"no row of {spec['table']} matches { ({**spec.get('where', {}), **(extra_where or {})}) }")
+    if spec.get("group_by"):
+        keys = list(spec["group_by"])
+        col = spec["column"]
+        grouped = df.assign(_v=pd.to_numeric(column_values(df, col), errors="coerce"))
+        df = grouped.groupby(keys, as_index=False)["_v"].agg(spec.get("group_agg", "mean"))
+        df = with_depth(df.rename(columns={"_v": col})) if "layer" in keys else df.rename(columns={"_v": col})
+    return reduce(df, spec["column"], spec.get("agg", "first"))
+
+
+def replicate_values(spec: dict, boots: dict[str, pd.DataFrame], extra_where: dict | None = None) -> pd.Series | None:
+    """The value of ``spec`` on every replicate of its table (index: replicate; NaN where a
+    replicate has no matching row), or None when the table has no replicates."""
+    boot = boots.get(spec["table"])
+    if boot is None:
+        return None
+    ids = pd.Index(sorted(boot[REPLICATE].unique()), name=REPLICATE)
+    df = select(boot, {**spec.get("where", {}), **(extra_where or {})})
+    if spec.get("query"):
+        df = df.query(spec["query"])
+    col, agg = spec["column"], spec.get("agg", "first")
+    if spec.get("group_by"):
+        keys = [REPLICATE, *spec["group_by"]]
+        grouped = df.assign(_v=pd.to_numeric(column_values(df, col), errors="coerce"))
+        df = grouped.groupby(keys, as_index=False)["_v"].agg(spec.get("group_agg", "mean"))
+        df = with_depth(df.rename(columns={"_v": col})) if "layer" in keys else df.rename(columns={"_v": col})
+    if agg == "count":
+        return df.groupby(REPLICATE).size().reindex(ids, fill_value=0).astype(float)
+    values = column_values(df, col) if len(df) else pd.Series(dtype=float)
+    values = values if agg == "first" else pd.to_numeric(values, errors="coerce")
+    by = df[REPLICATE] if len(df) else pd.Series(dtype=int)
+    if agg.startswith(("argmax:", "argmin:")):
+        kind, of = agg.split(":", 1)
+        g = values.groupby(by)
+        at = g.idxmax() if kind == "argmax" else g.idxmin()
+        return pd.Series(df.loc[at.to_numpy(), of].to_numpy(), index=at.index).reindex(ids)
+    if agg not in AGGS:
+        raise ValueError(f"unknown agg {agg!r}; known: {AGGS} and argmax:<col>, argmin:<col>")
+    return values.groupby(by).agg(agg).reindex(ids)
+
+
+def interval_of(reps: pd.Series) -> tuple:
+    """The 2.5th and 97.5th percentiles of numeric replicate values (NaN ones left out)."""
+    x = pd.to_numeric(reps, errors="coerce").dropna()
+    return (float(np.quantile(x, 0.025)), float(np.quantile(x, 0.975))) if len(x) else (np.nan, np.nan)
+
+
+def interval_text(reps: pd.Series) -> str:
+    if pd.to_numeric(reps, errors="coerce").notna().sum() == 0:  # categorical values (==): the modal share
+        top = reps.value_counts(normalize=True)
+        return f"{top.index[0]} in {top.iloc[0]:.0%} of replicates" if len(top) else "no replicate"
+    lo, hi = interval_of(reps)
+    return f"[{fmt(lo)}, {fmt(hi)}]"
+
+
+def fmt(x) -> str:
+    if isinstance(x, (float, np.floating)):
+        return f"{x:.3g}"
+    if isinstance(x, (np.integer,)):
+        return str(int(x))
+    return str(x)
+
+
+def distinct_texts(values: list) -> list[str]:
+    """``fmt`` of each value, with more digits where two different values would print alike
+    (0.05652 and 0.05648 both print as 0.0565)."""
+    texts = [fmt(v) for v in values]
+    for digits in (4, 5, 6, 8):
+        clash = any(t == u and v != w for t, u, v, w in zip(texts, texts[1:], values, values[1:]))
+        if not clash:
+            break
+        texts = [f"{v:.{digits}g}" if isinstance(v, float | np.floating) else fmt(v) for v in values]
+    return texts
