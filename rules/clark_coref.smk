@@ -9,6 +9,7 @@ rule coref_heads:
         paper=config["coref"]["paper_numbers"],
     output:
         table=table("coref_heads"),
+        boot=table("coref_heads", "boot"),
         per_head=table("coref_heads", "per_head"),
         counts=sidecar("coref_heads", "counts"),
         figure=figure("coref_heads", category="Clark sec. 4 (coreference)"),
@@ -25,6 +26,7 @@ rule coref_heads:
         how=config["coref"]["how"],
         same_head_fallback=config["coref"]["same_head_fallback"],
         corpus=config["coref"]["corpus"],
+        bootstrap=config["bootstrap"],
     script:
         "../workflow/coref_heads.py"
 
@@ -65,6 +67,7 @@ rule clark_coref:
             per_model(
                 rules.coref_heads.output.figure,
                 rules.coref_heads.output.table,
+                rules.coref_heads.output.boot,
                 rules.coref_heads.output.per_head,
                 rules.coref_heads.output.counts,
             )

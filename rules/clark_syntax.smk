@@ -9,6 +9,7 @@ rule dep_heads:
         paper=config["dependency"]["paper_numbers"],
     output:
         table=table("dep_heads", "{corpus}"),
+        boot=table("dep_heads", "{corpus}", "boot"),
         full=table("dep_heads", "full", "{corpus}"),
         rare=table("dep_heads", "rare", "{corpus}"),
         baselines=table("dep_heads", "baselines", "{corpus}"),
@@ -32,6 +33,7 @@ rule dep_heads:
         poss_clitics=config["dependency"]["poss_clitics"],
         min_count=config["dependency"]["min_count"],
         relations=config["dependency"]["relations"],
+        bootstrap=config["bootstrap"],
     script:
         "../workflow/dep_heads.py"
 
@@ -70,6 +72,7 @@ rule clark_syntax:
         per_model(
             rules.dep_heads.output.figure,
             rules.dep_heads.output.table,
+            rules.dep_heads.output.boot,
             rules.dep_heads.output.grid,
             rules.dep_heads.output.grid_table,
             rules.dep_heads.output.full,

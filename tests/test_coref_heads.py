@@ -280,3 +280,27 @@ def test_split_windows_are_refused():
     ex = SimpleNamespace(id="d#w000#1", word_ids=[], meta={"mentions": [], "part": 1}, attn=None)
     with pytest.raises(ValueError, match="split or truncated"):
         score([ex], 1, 1)
+
+
+def test_replicates_resample_documents_and_choose_the_best_head_again():
+    """Two documents: d1's one case is right for head 1 only, d2's two cases for head 2 only."""
+    from analysis.clark.coref_heads import Tally
+
+    tally = Tally(1, 2)
+    case = SimpleNamespace(type="pronoun", baseline_correct={b: b == "nearest" for b in tally.baselines})
+    tally.add(case, np.array([[True, False]]), 0, "d1")
+    for _ in range(2):
+        tally.add(case, np.array([[False, True]]), 1, "d2")
+    assert list(tally.by_unit) == ["d1", "d2"]
+    rep = tally.replicate_summary(np.array([[1, 1], [2, 0], [0, 2]]))
+    best = rep[(rep.system == "best_head") & (rep.mention_type == "all")].set_index("replicate")
+    # both documents: head 2 is best (2 of 3); d1 twice: head 1, 2 of 2; d2 twice: head 2, 4 of 4
+    assert best.accuracy.tolist() == pytest.approx([2 / 3, 1.0, 1.0]) and best.n.tolist() == [3, 2, 4]
+    nearest = rep[(rep.system == "nearest") & (rep.mention_type == "pronoun")]
+    assert nearest.accuracy.tolist() == [1.0, 1.0, 1.0]
+    assert rep[rep.mention_type == "proper"].accuracy.isna().all()  # no proper-noun case drawn
+    # every document once: the point summary
+    point = tally.summary_table().set_index(["system", "mention_type"])
+    once = tally.replicate_summary(np.ones((1, 2), dtype=int)).set_index(["system", "mention_type"])
+    for key, row in once.iterrows():
+        assert row.accuracy == pytest.approx(point.loc[key, "accuracy"], nan_ok=True), key

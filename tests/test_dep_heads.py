@@ -17,6 +17,7 @@ from analysis.clark.dep_heads import (
     word_text,
 )
 from analysis.clark.dep_heads_plots import plot_dep_heads, plot_dep_heads_grid, plot_dobj_head_example
+from analysis.clark.dep_replicates import table1_replicates
 from analysis.clark.dep_tables import baselines, grid_table, paper_table, summary, table1, tidy
 from analysis.core.word_level import word_maps
 from analysis.shared.plots import close
@@ -374,3 +375,33 @@ def test_table1_counts_unscored_root_arcs_in_all_only():
     main, _ = table1(scored(), None, min_count=1, counts={"arcs_lost": 2, "root_arcs_lost": 1})
     n_unscored = main.drop_duplicates("relation").set_index("relation").n_unscored
     assert (n_unscored[ALL], n_unscored[ALL_NO_ROOT], n_unscored["det"]) == (3, 2, 0)
+
+
+def test_replicates_resample_sentences_and_choose_the_best_head_again():
+    """Table 1's replicates: weighted sums of each sentence's tallies, best head chosen per replicate."""
+    sc = DepScorer(1, 2, max_offset=1, how="mean", reverse="row")
+    sc.add_word_maps(MAPS, UNIT_WORD, HEADS, RELS, "s1")
+    # s2: the same words; head 1 attends to the gold head of every word, head 0 to none of them
+    sc.add_word_maps(MAPS[:, ::-1], UNIT_WORD, HEADS, RELS, "s2")
+    assert list(sc.by_sentence) == ["s1", "s2"]
+    weights = np.array([[1, 1], [2, 0], [0, 2]])
+    rep = table1_replicates(sc, ["det"], weights)
+    det = rep[rep.direction == "dep->head"].set_index("replicate")
+    # det (the->dog): s1 head 0 right, head 1 wrong; s2 the other way round
+    # both sentences: each head 1 of 2 -> best 0.5; s1 twice: head 0 2 of 2 -> 1; s2 twice: head 1 -> 1
+    assert det.accuracy.tolist() == [0.5, 1.0, 1.0] and det.n.tolist() == [2, 2, 2]
+    # the offset baseline: "the" -> "dog" is offset +1 in both sentences
+    assert det.baseline_accuracy.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_replicates_with_every_sentence_once_give_the_point_table():
+    sc = DepScorer(1, 2, max_offset=3, how="mean", reverse="transpose")
+    for s in ("s1", "s2", "s3"):
+        sc.add_word_maps(MAPS if s != "s2" else MAPS[:, ::-1], UNIT_WORD, HEADS, RELS, s)
+    main, _ = table1(sc, None, min_count=1)
+    rep = table1_replicates(sc, list(dict.fromkeys(main.relation)), np.ones((1, 3), dtype=int))
+    merged = main.merge(rep, on=["relation", "direction"], suffixes=("", "_rep"))
+    assert len(merged) == len(main)
+    assert np.allclose(merged.accuracy, merged.accuracy_rep)
+    assert np.allclose(merged.baseline_accuracy, merged.baseline_accuracy_rep)
+    assert (merged.n == merged.n_rep).all()

@@ -3,6 +3,7 @@ import json
 from analysis.clark.coref_heads import population_label, read_paper_numbers, score
 from analysis.clark.coref_plots import plot_coref_heads
 from analysis.core.storage import Shards
+from analysis.shared.bootstrap import unit_weights
 from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
 
 log = setup_logging(snakemake)
@@ -19,6 +20,11 @@ per_head = tally.per_head_table()
 summary = tally.summary_table(read_paper_numbers(snakemake.input.paper))
 write_table(per_head, snakemake.output.per_head)
 write_table(summary, snakemake.output.table)
+# the scorecard's intervals: the summary on resamples of the documents
+boot = snakemake.params.bootstrap
+write_table(
+    tally.replicate_summary(unit_weights(len(tally.by_unit), boot["replicates"], boot["seed"])), snakemake.output.boot
+)
 population = population_label(reader_counts)
 write_json(
     {

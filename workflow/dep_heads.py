@@ -2,8 +2,10 @@ import pandas as pd
 
 from analysis.clark.dep_heads import score_examples
 from analysis.clark.dep_heads_plots import plot_dep_heads, plot_dep_heads_grid
+from analysis.clark.dep_replicates import table1_replicates
 from analysis.clark.dep_tables import baselines, grid_table, paper_table, table1, tidy
 from analysis.core.storage import Shards
+from analysis.shared.bootstrap import unit_weights
 from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
 
 log = setup_logging(snakemake)
@@ -38,6 +40,9 @@ main, rare = table1(sc, paper_table(snakemake.input.paper), min_count=p.min_coun
 write_table(full, snakemake.output.full)
 write_table(pd.DataFrame(baselines(sc)), snakemake.output.baselines)
 write_table(main, snakemake.output.table)
+# the scorecard's intervals: Table 1's relations on resamples of the scored sentences
+weights = unit_weights(len(sc.by_sentence), p.bootstrap["replicates"], p.bootstrap["seed"])
+write_table(table1_replicates(sc, list(dict.fromkeys(main["relation"])), weights), snakemake.output.boot)
 write_table(rare, snakemake.output.rare)
 write_json(counts, snakemake.output.counts)
 

@@ -169,8 +169,8 @@ class Tally(HeadTally):
     def __init__(self, n_layers: int, n_heads: int, systems: tuple[str, ...] = baselines()):
         super().__init__(n_layers, n_heads, TYPES, "mention_type", {s: SYSTEM_LABELS[s] for s in systems})
 
-    def add(self, case: Case, correct: np.ndarray, fold: int = 0) -> None:
-        self.count(("all", case.type), correct, fold, case.baseline_correct)
+    def add(self, case: Case, correct: np.ndarray, fold: int = 0, doc: str | None = None) -> None:
+        self.count(("all", case.type), correct, fold, case.baseline_correct, unit=doc)
 
     def summary_table(self, paper: pd.DataFrame | None = None) -> pd.DataFrame:
         """The best head (all cases and 2-fold) and the baselines per mention type, with the
@@ -206,9 +206,10 @@ def score(
             continue
         counts["windows_with_cases"] += 1
         wm, unit_word = word_maps(ex.attn, ex.word_ids, how)
-        fold = fold_of(str(ex.meta.get("doc", ex.id.split("#")[0])))
-        for case in cases:
-            tally.add(case, head_correct(wm, unit_word, case), fold)
+        doc = str(ex.meta.get("doc", ex.id.split("#")[0]))
+        fold = fold_of(doc)
+        for case in cases:  # the document is the independent unit of the scorecard's resamples
+            tally.add(case, head_correct(wm, unit_word, case), fold, doc)
             counts["cases"] += 1
     counts.setdefault("skipped_antecedents_share_head", 0)
     for step in SIEVES:

@@ -118,6 +118,10 @@ class DepScorer:
         self._settled: set[str] = set()
         self._lost = {"split": 0, "truncation": 0, "no_pieces": 0, "root": 0}
         self._lost_rel: dict[str, int] = {}
+        # each sentence's own tallies (sentence -> rel -> [hits (2, L, H), baseline (2, n_offsets), n]), the
+        # units that analysis.clark.dep_replicates resamples for the scorecard's intervals
+        self.by_sentence: dict[str, dict[str, list]] = {}
+        self._current: str | None = None
 
     def _acc(self, rel: str):
         if rel not in self.correct:
@@ -156,6 +160,7 @@ class DepScorer:
         words: list[str] | None = None,
     ) -> None:
         """Score one window given its word-level maps (L, H, U, U) and unit words."""
+        self._current = sentence
         self.counts["examples"] += 1
         self.counts["truncated_examples"] += int(truncated)
         info = self._sentences.get(sentence)
@@ -236,11 +241,17 @@ class DepScorer:
         return np.array([[offset_prediction(d, o, n_words) < 0 for o in self.offsets], [False] * len(self.offsets)])
 
     def _add(self, relations, hits, base) -> None:
+        own = self.by_sentence.setdefault(self._current, {})
         for r in relations:
             corr, b = self._acc(r)
             corr += hits
             b += base
             self.n[r] += 1
+            if r not in own:
+                own[r] = [np.zeros_like(corr, dtype=np.int32), np.zeros_like(b, dtype=np.int32), 0]
+            own[r][0] += hits
+            own[r][1] += base
+            own[r][2] += 1
 
     def _settle(self, sentence: str) -> None:
         """Tally the arcs of a finished sentence never scored (by relation and cause) and

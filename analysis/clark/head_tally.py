@@ -26,16 +26,60 @@ class HeadTally:
         self.folds = [{g: np.zeros((n_layers, n_heads), dtype=np.int64) for g in groups} for _ in range(2)]
         self.base = {g: dict.fromkeys(self.baselines, 0) for g in groups}
         self.n = dict.fromkeys(groups, 0)
+        # each unit's own counts (unit -> group -> [heads (L, H), baselines (len(self.baselines),), n]): the
+        # independent units (e.g. documents) that replicate_summary resamples for the scorecard's intervals
+        self.by_unit: dict[str, dict[str, list]] = {}
 
-    def count(self, groups: Iterable[str], correct: np.ndarray, fold: int, baseline_correct: dict) -> None:
+    def count(
+        self, groups: Iterable[str], correct: np.ndarray, fold: int, baseline_correct: dict, unit: str | None = None
+    ) -> None:
         """One case, counted in each of ``groups``: ``correct`` (layers, heads) bool, its 2-fold
-        half ``fold``, and whether each baseline got it right."""
+        half ``fold``, whether each baseline got it right, and the unit it belongs to (if any)."""
+        own = self.by_unit.setdefault(unit, {}) if unit is not None else None
         for g in groups:
             self.heads[g] += correct
             self.folds[fold][g] += correct
             self.n[g] += 1
             for b in self.baselines:
                 self.base[g][b] += int(baseline_correct[b])
+            if own is not None:
+                mine = own.setdefault(
+                    g, [np.zeros(correct.shape, np.int64), np.zeros(len(self.baselines), np.int64), 0]
+                )
+                mine[0] += correct
+                mine[1] += [int(baseline_correct[b]) for b in self.baselines]
+                mine[2] += 1
+
+    def replicate_summary(self, weights: np.ndarray) -> pd.DataFrame:
+        """Rows (replicate, system, group, accuracy, n) of the best head and every baseline per
+        group on resamples of the units (``weights``: (B, units in ``by_unit``)); the best head is
+        chosen again on each replicate's cases of all groups, as in :meth:`summary_table`."""
+        units = list(self.by_unit.values())
+        L, H = self.heads[self.groups[0]].shape
+        empty = [np.zeros((L, H), np.int64), np.zeros(len(self.baselines), np.int64), 0]
+        tallies = {g: [u.get(g, empty) for u in units] for g in self.groups}
+        heads = {g: np.array([t[0].ravel() for t in ts]).reshape(len(units), L * H) for g, ts in tallies.items()}
+        base = {g: np.array([t[1] for t in ts]).reshape(len(units), -1) for g, ts in tallies.items()}
+        n = {g: np.array([t[2] for t in ts]) for g, ts in tallies.items()}
+        w = weights.astype(np.float64)
+        best = (w @ heads[self.groups[0]]).argmax(1)  # (B,) the best head of all cases, first on ties
+        parts = []
+        for g in self.groups:
+            n_b = w @ n[g]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                correct = {"best_head": (w @ heads[g])[np.arange(len(w)), best]}
+                correct.update(zip(self.baselines, (w @ base[g]).T))
+                for system, c in correct.items():
+                    acc = np.where(n_b > 0, c / np.where(n_b > 0, n_b, 1), np.nan)
+                    frame = {
+                        "replicate": np.arange(len(w)),
+                        "system": system,
+                        self.column: g,
+                        "accuracy": acc,
+                        "n": n_b,
+                    }
+                    parts.append(pd.DataFrame(frame))
+        return pd.concat(parts, ignore_index=True).astype({"n": int})
 
     def _row(self, system: str, label: str, layer, head, group: str, n_correct: int) -> dict:
         n = self.n[group]
