@@ -16,6 +16,7 @@ rule probes_train:
     output:
         table=table("probes_train"),
         curves=table("probes_train", "curves"),
+        sentences=table("probes_train", "sentences"),
         info=sidecar("probes_train"),
     log:
         rule_log("probes_train"),
@@ -54,8 +55,10 @@ rule probes:
     input:
         scores=rules.probes_train.output.table,
         curves=rules.probes_train.output.curves,
+        sentences=rules.probes_train.output.sentences,
     output:
         table=table("probes"),
+        boot=table("probes", "boot"),
         figure=figure("probes", category="Clark sec. 5 (probes)"),
     log:
         rule_log("probes"),
@@ -68,6 +71,7 @@ rule probes:
         spec=model_spec,
         dev_name=config["clark_sec5"]["probes"]["dev"],
         paper_uas=config["clark_sec5"]["probes"]["paper_uas"],
+        bootstrap=config["bootstrap"],
     script:
         "../workflow/probes.py"
 
@@ -78,5 +82,6 @@ rule clark_probes:
         per_model(
             rules.probes.output.figure,
             rules.probes.output.table,
+            rules.probes.output.boot,
             rules.probes_train.output.curves,
         ),

@@ -11,6 +11,7 @@ from analysis.clark.probe_data import (
     subset_records,
 )
 from analysis.clark.probe_models import AttnProbe, MLPProbe, with_root_attention
+from analysis.clark.probe_replicates import sentence_table, uas_replicates
 from analysis.clark.probe_training import (
     batches,
     evaluate,
@@ -182,10 +183,13 @@ def test_probe_scores_follow_the_formulas():
 def test_right_branching_by_hand():
     # "a b c": b <- a (a's head is b), c <- b, c is the root: right-branching is all correct
     s = make_sentence("x", {"heads": [1, 2, -1], "pos": ["DT", "NN", "VB"]}, words=["a", "b", "c"])
-    assert right_branching([s]) == {"uas": 1.0, "n_words": 3}
+    assert right_branching([s])[0] == {"uas": 1.0, "n_words": 3}
     s = make_sentence("y", {"heads": [-1, 0, 0], "pos": ["VB", "NN", "."]}, punct_pos=(".",), words=["a", "b", "."])
     # predictions: a->b (gold root: wrong), b->. (gold a: wrong), '.' excluded
-    assert right_branching([s]) == {"uas": 0.0, "n_words": 2}
+    assert right_branching([s])[0] == {"uas": 0.0, "n_words": 2}
+    # per sentence: correct and scored words (the scorecard's units)
+    two = [make_sentence("x", {"heads": [1, 2, -1], "pos": ["DT", "NN", "VB"]}, words=["a", "b", "c"]), s]
+    assert right_branching(two)[1].tolist() == [[3, 3], [0, 2]]
 
 
 def test_batches_mask_candidates_and_pad():
@@ -326,7 +330,9 @@ def test_lr_and_epochs_are_chosen_on_heldout_train_never_on_dev():
     sents = {"train": toy_sentences(40, seed=1), "dev": toy_sentences(10, seed=2)}
     data = split_batches(sents, 0.25, seed=0, batch_size=8)
     assert data["sizes"] == {"fit": 30, "heldout": 10, "dev": 10}
-    row, curves = run_probe("attention-only", lambda: AttnProbe(3), data, [1e-4, 0.1], epochs=4, seed=0)
+    row, curves, per_sentence = run_probe("attention-only", lambda: AttnProbe(3), data, [1e-4, 0.1], epochs=4, seed=0)
+    # the dev score is the pooled per-sentence counts
+    assert per_sentence.shape == (10, 2) and per_sentence[:, 0].sum() / per_sentence[:, 1].sum() == row["uas"]
     # the chosen (lr, epoch) is the best held-out UAS of the grid (then the lower held-out loss)
     best = max(curves, key=lambda r: (r["heldout_uas"], -r["heldout_loss"]))
     assert (row["lr"], row["epochs"], row["heldout_uas"]) == (best["lr"], best["epoch"], best["heldout_uas"])
@@ -337,7 +343,7 @@ def test_lr_and_epochs_are_chosen_on_heldout_train_never_on_dev():
         **data,
         "dev": split_batches({**sents, "dev": toy_sentences(10, seed=9, with_gold_head=None)}, 0.25, 0, 8)["dev"],
     }
-    row2, curves2 = run_probe("attention-only", lambda: AttnProbe(3), other, [1e-4, 0.1], epochs=4, seed=0)
+    row2, curves2, _ = run_probe("attention-only", lambda: AttnProbe(3), other, [1e-4, 0.1], epochs=4, seed=0)
     assert (row2["lr"], row2["epochs"]) == (row["lr"], row["epochs"]) and curves2 == curves
     assert row2["uas"] < row["uas"]
 
@@ -352,13 +358,14 @@ def test_the_chosen_epoch_is_the_probe_kept():
 def test_train_probes_in_table_order_and_run_probe_is_seeded():
     sents = {"train": toy_sentences(20, seed=1), "dev": toy_sentences(8, seed=2)}
     lr = {"attention-only": [0.1], "attention-and-words": [0.05, 0.1], "word-vectors MLP + distance": [0.05]}
-    results, curves, sizes = train_probes(
+    results, curves, sizes, per_sentence = train_probes(
         sents, dim=4, lrs=lr, epochs=2, batch_size=8, mlp_hidden=8, seed=0, heldout_fraction=0.25
     )
+    assert list(per_sentence) == [r["probe"] for r in results]
     names = ["attention-only", "attention-and-words", "right-branching", "word-vectors MLP + distance"]
     assert [r["probe"] for r in results] == names
     assert len(curves) == 2 * 4 and {c["probe"] for c in curves} == set(lr)
-    assert results[2] == {"probe": "right-branching", **right_branching(sents["dev"])}
+    assert results[2] == {"probe": "right-branching", **right_branching(sents["dev"])[0]}
     data = split_batches(sents, 0.25, 0, 8)
     again = run_probe("attention-only", lambda: AttnProbe(3), data, [0.1], 2, 0)
     assert again[0] == results[0]
@@ -429,3 +436,18 @@ def test_paper_numbers_round_trip_through_the_scores_table(tmp_path):
     table.insert(5, "paper_uas", [paper.get(p, np.nan) for p in table.probe])
     write_table(table, tmp_path / "whole.csv")
     assert (tmp_path / "split.csv").read_bytes() == (tmp_path / "whole.csv").read_bytes()
+
+
+def test_uas_replicates_resample_the_same_sentences_for_every_probe():
+    per_sentence = {"a": np.array([[2, 2], [0, 2], [1, 4]]), "b": np.array([[0, 2], [2, 2], [1, 4]])}
+    ids = {"a": ["s1", "s2", "s3"], "b": ["s2", "s1", "s3"]}  # another order: matched by id
+    table = sentence_table(per_sentence, ids)
+    weights = np.array([[1, 1, 1], [2, 0, 1], [0, 0, 3]])  # over s1, s2, s3
+    rep = uas_replicates(table, weights).set_index(["replicate", "probe"]).uas
+    # a: s1 2/2, s2 0/2, s3 1/4; b: s1 2/2 (its second row), s2 0/2, s3 1/4: the same per sentence
+    assert rep.loc[0].tolist() == pytest.approx([3 / 8, 3 / 8])
+    assert rep.loc[(1, "a")] == pytest.approx((4 + 1) / (4 + 4)) and rep.loc[(2, "b")] == pytest.approx(3 / 12)
+    with pytest.raises(ValueError, match="other dev sentences"):
+        uas_replicates(
+            sentence_table({"a": per_sentence["a"], "c": per_sentence["b"][:2]}, {**ids, "c": ["s1", "s2"]}), weights
+        )

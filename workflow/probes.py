@@ -1,7 +1,9 @@
 import pandas as pd
 
 from analysis.clark.probe_plots import plot_probes
+from analysis.clark.probe_replicates import uas_replicates
 from analysis.clark.probe_training import with_paper_uas
+from analysis.shared.bootstrap import unit_weights
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 setup_logging(snakemake)
@@ -11,6 +13,10 @@ scores = pd.read_csv(snakemake.input.scores, float_precision="round_trip", keep_
 curves = pd.read_csv(snakemake.input.curves, float_precision="round_trip")
 table = with_paper_uas(scores, p.paper_uas)
 write_table(table, snakemake.output.table)
+# the scorecard's intervals: every probe's UAS on the same resamples of the dev sentences
+sentences = pd.read_csv(snakemake.input.sentences, keep_default_na=False, dtype={"sentence": str})
+weights = unit_weights(sentences["sentence"].nunique(), p.bootstrap["replicates"], p.bootstrap["seed"])
+write_table(uas_replicates(sentences, weights), snakemake.output.boot)
 n_train, n_dev = int(table.train_sentences.iloc[0]), int(table.dev_sentences.iloc[0])
 fig = plot_probes(table, curves, p.spec, p.dev_name, n_train, n_dev)
 save_figure(fig, snakemake.output.figure)

@@ -9,6 +9,7 @@ from analysis.clark.probe_data import (
     subset_records,
 )
 from analysis.clark.probe_models import AttnProbe
+from analysis.clark.probe_replicates import sentence_table
 from analysis.clark.probe_training import RANDOM_INIT, probes_table, run_probe, split_batches, train_probes
 from analysis.core.inputs import read_jsonl
 from analysis.core.storage import Shards
@@ -37,9 +38,10 @@ for split in sents:
     log.info("%s words: %s out of vocabulary of %s", split, counts[split]["vectors"], vectors.source)
 
 epochs, batch_size, fraction = int(p.epochs), int(p.probe_batch_size), float(p.heldout_fraction)
-results, curves, sizes = train_probes(
+results, curves, sizes, per_sentence = train_probes(
     sents, vectors.dim, p.lr, epochs, batch_size, int(p.mlp_hidden), seed, fraction, log
 )
+dev_ids = {name: [s.id for s in sents["dev"]] for name in per_sentence}
 log.info("sentences: %s (learning rate and epochs chosen on the held-out train sentences)", sizes)
 if p.random_init:
     # maps of a randomly initialised model of the same shape, computed here (not stored as shards)
@@ -60,9 +62,10 @@ if p.random_init:
         log.info("%s (random init): %s", split, counts[f"{split}_random_init"])
     data = split_batches(rsents, fraction, seed, batch_size)
     n_heads = sents["train"][0].attn.shape[0]
-    row, curve = run_probe(
+    row, curve, per_sentence[RANDOM_INIT] = run_probe(
         RANDOM_INIT, lambda: AttnProbe(n_heads, dim=vectors.dim), data, p.lr[RANDOM_INIT], epochs, seed, log
     )
+    dev_ids[RANDOM_INIT] = [s.id for s in rsents["dev"]]
     results.append(row)
     curves.extend(curve)
 
@@ -70,4 +73,6 @@ table = probes_table(results, p.spec, sizes, vectors.source, vectors.dim)
 log.info("\n%s", table.to_string(index=False))
 write_table(table, snakemake.output.table)
 write_table(pd.DataFrame(curves), snakemake.output.curves)
+# every probe's correct and scored words per dev sentence: the units of the scorecard's intervals
+write_table(sentence_table(per_sentence, dev_ids), snakemake.output.sentences)
 write_json(counts, snakemake.output.info)

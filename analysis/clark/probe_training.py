@@ -73,6 +73,7 @@ def batches(sentences: list[Sentence], batch_size: int, need_attn: bool, need_ve
             out["sep"] = np.zeros((B, W1, K2), dtype=np.float32)
         if need_vec:
             out["vec"] = np.zeros((B, W1, group[0].extra["vec"].shape[1]), dtype=np.float32)
+        out["sentence"] = np.asarray(order[start : start + batch_size])  # each row's index in ``sentences``
         for b, s in enumerate(group):
             n1 = s.n + 1
             out["gold"][b, 1:n1] = s.heads
@@ -118,6 +119,20 @@ def evaluate(model, data: list[dict]) -> dict:
             loss_sum += loss.item() * nd
             n_dep += nd
     return {"uas": correct / max(total, 1), "n_words": total, "loss": loss_sum / max(n_dep, 1)}
+
+
+def sentence_scores(model, data: list[dict], n_sentences: int) -> np.ndarray:
+    """(n_sentences, 2): correct and scored words of every sentence (index as in the batches'
+    ``sentence``), the units the scorecard's intervals resample."""
+    out = np.zeros((n_sentences, 2), dtype=np.int64)
+    model.eval()
+    with torch.no_grad():
+        for batch in data:
+            ok = (masked_scores(model(batch), batch["cand"]).argmax(-1) == batch["gold"]) & batch["scored"]
+            idx = batch["sentence"].cpu().numpy()
+            out[idx, 0] = ok.sum(-1).cpu().numpy()
+            out[idx, 1] = batch["scored"].sum(-1).cpu().numpy()
+    return out
 
 
 def length_batches(sentences, batch_size: int, need_attn: bool, need_vec: bool) -> list[dict]:
@@ -202,20 +217,23 @@ def select_and_train(name: str, make_probe, fit: list[dict], heldout: list[dict]
 
 def run_probe(name: str, make_probe, data: dict, lrs, epochs: int, seed: int, log=log):
     """Choose the learning rate and epochs of a probe on the held-out train sentences, then score
-    the chosen probe on dev once: (row of the probes table, curve rows)."""
+    the chosen probe on dev once: (row of the probes table, curve rows, per dev sentence: correct
+    and scored words)."""
     model, chosen, curves = select_and_train(name, make_probe, data["fit"], data["heldout"], lrs, epochs, seed, log)
-    return {"probe": name, **evaluate(model, data["dev"]), **chosen}, curves
+    row = {"probe": name, **evaluate(model, data["dev"]), **chosen}
+    return row, curves, sentence_scores(model, data["dev"], data["sizes"]["dev"])
 
 
-def right_branching(sentences) -> dict:
-    """Every word's head is the next word; the last word's head is the root."""
-    correct = total = 0
-    for s in sentences:
+def right_branching(sentences) -> tuple[dict, np.ndarray]:
+    """Every word's head is the next word; the last word's head is the root. (scores, per sentence:
+    correct and scored words)."""
+    per = np.zeros((len(sentences), 2), dtype=np.int64)
+    for i, s in enumerate(sentences):
         pred = np.arange(2, s.n + 2)  # word j (unit j + 1) -> unit j + 2
         pred[-1] = 0
-        correct += int(((pred == s.heads) & s.scored).sum())
-        total += int(s.scored.sum())
-    return {"uas": correct / max(total, 1), "n_words": total}
+        per[i] = int(((pred == s.heads) & s.scored).sum()), int(s.scored.sum())
+    correct, total = per.sum(0)
+    return {"uas": int(correct) / max(int(total), 1), "n_words": int(total)}, per
 
 
 # the rows of Clark's Table 3, in its order, and the control on a randomly initialised model
@@ -236,7 +254,8 @@ def train_probes(
 ) -> tuple[list[dict], list[dict], dict]:
     """The probes on the trained model's maps, in the order of Clark's Table 3 (word vectors of
     size ``dim``); ``lrs``: probe name -> learning rates tried. Returns (rows of the probes table,
-    curve rows, sentences per part: fit / held-out / dev)."""
+    curve rows, sentences per part: fit / held-out / dev, per probe the correct and scored words of
+    every dev sentence)."""
     n_heads = sents["train"][0].attn.shape[0]
     make = {
         "attention-only": lambda: AttnProbe(n_heads),
@@ -244,15 +263,16 @@ def train_probes(
         "word-vectors MLP + distance": lambda: MLPProbe(dim, hidden=mlp_hidden),
     }
     data = split_batches(sents, heldout_fraction, seed, batch_size)
-    results, curves = [], []
+    results, curves, per_sentence = [], [], {}
     for name in TABLE_ORDER:
         if name == "right-branching":
-            results.append({"probe": name, **right_branching(sents["dev"])})
+            row, per_sentence[name] = right_branching(sents["dev"])
+            results.append({"probe": name, **row})
             continue
-        row, curve = run_probe(name, make[name], data, lrs[name], epochs, seed, log)
+        row, curve, per_sentence[name] = run_probe(name, make[name], data, lrs[name], epochs, seed, log)
         results.append(row)
         curves.extend(curve)
-    return results, curves, data["sizes"]
+    return results, curves, data["sizes"], per_sentence
 
 
 def probes_table(results: list[dict], model: str, sizes: dict, vectors: str, dim: int) -> pd.DataFrame:
