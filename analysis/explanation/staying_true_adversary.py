@@ -139,9 +139,7 @@ def target_outputs(target, xs, batch_size: int = 256) -> tuple[torch.Tensor, lis
     return torch.cat(probs), atts
 
 
-def train_adversary(
-    target, xs, weight: float, cfg: AdversaryConfig, st_cfg: StayingTrueConfig, init_embeddings=None
-):
+def train_adversary(target, xs, weight: float, cfg: AdversaryConfig, st_cfg: StayingTrueConfig, init_embeddings=None):
     """Train an adversary of ``target`` on the id lists ``xs`` until its objective levels off
     (:func:`levelled_off`, at most ``cfg.max_epochs``); returns (adversary in eval mode,
     objective of each step, mean objective of each epoch)."""
