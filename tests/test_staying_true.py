@@ -209,7 +209,8 @@ def test_tvd_at_equal_jsd_by_hand():
     assert tvd_at_jsd([0.6, 0.1, 0.3], [0.3, 0.05, 0.15], 0.2) == pytest.approx(0.10)
     assert tvd_at_jsd([0.6, 0.1, 0.3], [0.3, 0.05, 0.15], 0.5) == pytest.approx(0.25)
     assert tvd_at_jsd([0.6, 0.1, 0.3], [0.3, 0.05, 0.15], 0.6) == pytest.approx(0.3)
-    assert math.isnan(tvd_at_jsd([0.1, 0.3], [0.05, 0.15], 0.4)) and math.isnan(tvd_at_jsd([0.1, 0.3], [0, 0], 0.05))
+    assert math.isnan(tvd_at_jsd([0.1, 0.3], [0.05, 0.15], 0.4))  # beyond the largest JSD reached
+    assert tvd_at_jsd([0.1, 0.3], [0.05, 0.15], 0.05) == pytest.approx(0.05)  # below: the cheapest adversary
     # an adversary beaten by another (at least its JSD for less TVD) is left out: (0.5, 0.4) by (0.6, 0.3),
     # (0.3, 0.2) by (0.3, 0.15); the curve is the one above
     jsd, tvd = [0.6, 0.1, 0.3, 0.5, 0.3], [0.3, 0.05, 0.15, 0.4, 0.2]

@@ -253,9 +253,10 @@ def cheapest_curve(jsd, tvd) -> tuple[np.ndarray, np.ndarray]:
 def tvd_at_jsd(jsd, tvd, level: float) -> float:
     """TVD at JSD ``level`` on the straight lines between the points of :func:`cheapest_curve`
     (an adversary that pays more for no more JSD is left out: the weights' JSD saturates near
-    ln 2, and such points would make the curve run back); nan outside its JSD range."""
+    ln 2, and such points would make the curve run back); below the curve's smallest JSD the
+    cheapest adversary's TVD (it reaches that level already); nan above its largest JSD."""
     jsd, tvd = cheapest_curve(jsd, tvd)
-    if not jsd.size or level < jsd[0] or level > jsd[-1]:
+    if not jsd.size or level > jsd[-1]:
         return float("nan")
     return float(np.interp(level, jsd, tvd))
 
