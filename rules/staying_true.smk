@@ -35,6 +35,7 @@ rule staying_true_models:
         models=config["staying_true"]["models"],
         hidden=config["staying_true"]["hidden"],
         tying_weight=config["staying_true"]["tying_weight"],
+        tying_detach_embeddings=config["staying_true"]["tying_detach_embeddings"],
         mlm_weight=config["staying_true"]["mlm_weight"],
         mlm_mask_prob=config["staying_true"]["mlm_mask_prob"],
     script:
@@ -70,12 +71,13 @@ rule staying_true_permutation:
 
 
 rule staying_true_adversary:
-    """Model-based adversary (Wiegreffe & Pinter 2019) per model and trade-off weight: JSD reached vs TVD paid."""
+    """Model-based adversary (Wiegreffe & Pinter 2019) per model and trade-off weight, trained until its loss levels off: JSD reached vs TVD paid; TVD at a common JSD per model."""
     input:
         model=rules.staying_true_models.output.model,
         glue=GLUE_RAW,
     output:
         table=table("staying_true_adversary"),
+        summary=table("staying_true_adversary", "summary"),
         figure=figure("staying_true_adversary", category=STAYING_TRUE_CATEGORY),
     log:
         rule_log("staying_true_adversary"),
@@ -159,6 +161,7 @@ rule staying_true:
             rules.staying_true_permutation.output.summary,
             rules.staying_true_permutation.output.figure,
             rules.staying_true_adversary.output.table,
+            rules.staying_true_adversary.output.summary,
             rules.staying_true_adversary.output.figure,
             rules.staying_true_single_token.output.table,
             rules.staying_true_single_token.output.summary,

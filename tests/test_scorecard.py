@@ -416,3 +416,30 @@ def test_replicate_values_match_the_point_value_on_each_replicate():
         for b in range(5):
             one = boot[boot["replicate"] == b].drop(columns="replicate").reset_index(drop=True)
             assert reps[b] == pytest.approx(value(spec, {"t": one})), (spec, b)
+
+
+def test_tutek_claims_on_hand_made_tables():
+    """tutek.permutation_fragile (accuracy drop of tying / mlm vs base), tutek.adversary_costlier
+    (TVD at equal JSD) and tutek.single_token_sharp (lone-token spread), as the file writes them."""
+    claims = {c["id"]: c for c in read_claims(ROOT / "config" / "paper_claims.yaml")}
+    models = ["base", "concat", "residual", "tying", "mlm"]
+
+    def tables(drop, tvd, spread):
+        perm = pd.DataFrame({"model": models, "accuracy_drop_under_permutation": drop})
+        adv = pd.DataFrame({"model": models, "tvd_at_jsd_level": tvd})
+        single = pd.DataFrame({"model": models, "median_single_std": spread})
+        return {
+            "staying_true_permutation.summary": perm,
+            "staying_true_adversary.summary": adv,
+            "staying_true_single_token.summary": single,
+        }
+
+    # concat / residual do not count for the first two; the smaller of tying and mlm must beat base
+    t = tables([0.02, 0.0, 0.0, 0.12, 0.05], [0.15, 0.1, 0.1, 0.2, 0.16], [0.2, 0.3, 0.25, 0.21, 0.22])
+    got = {i: evaluate_claim(claims[i], t) for i in ("tutek.permutation_fragile", "tutek.adversary_costlier")}
+    assert [(o.verdict, o.our_value) for o in got.values()] == [("holds", "0.05 > 0.02"), ("holds", "0.16 > 0.15")]
+    assert evaluate_claim(claims["tutek.single_token_sharp"], t).our_value == "0.21 > 0.2"
+    # mlm's drop equal to base's: a tie never holds; one regularised model below base breaks the spread claim
+    t = tables([0.05, 0.0, 0.0, 0.12, 0.05], [0.15, 0.1, 0.1, 0.2, 0.14], [0.2, 0.3, 0.19, 0.21, 0.22])
+    for i in ("tutek.permutation_fragile", "tutek.adversary_costlier", "tutek.single_token_sharp"):
+        assert evaluate_claim(claims[i], t).verdict == "does not hold", i

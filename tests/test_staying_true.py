@@ -21,16 +21,23 @@ from analysis.explanation.staying_true import (
     StayingTrueConfig,
     load_variants,
     mask_tokens,
+    mean_norms,
     mlm_term,
     regulariser,
+    state_norms,
     train_variants,
     tying_term,
 )
 from analysis.explanation.staying_true_adversary import (
     AdversaryConfig,
     adversary_objective,
+    common_jsd_level,
+    equal_jsd_summary,
+    levelled_off,
+    relative_changes,
     run_adversary,
     train_adversary,
+    tvd_at_jsd,
 )
 from analysis.explanation.staying_true_tests import (
     models_under_test,
@@ -76,6 +83,40 @@ def test_tying_regulariser_is_the_weighted_term_on_the_models_own_states():
     assert got.item() == pytest.approx(want.item(), rel=1e-6)
     for v in ("base", "concat", "residual"):  # no extra term
         assert regulariser(model(v), ids, mask, StayingTrueConfig(), torch.Generator()).item() == 0.0
+
+
+def test_mean_norms_by_hand():
+    X = torch.tensor([[[3.0, 4.0], [0.0, 1.0], [9.0, 9.0]]])  # norms 5, 1 (the third is padding)
+    H = torch.tensor([[[0.0, 0.0], [0.0, 2.0], [1.0, 1.0]]])  # norms 0, 2; H - X norms 5, 1
+    got = mean_norms(H, X, torch.tensor([[True, True, False]]))
+    assert got == pytest.approx({"mean_x_norm": 3.0, "mean_h_norm": 1.0, "mean_h_minus_x_norm": 3.0})
+
+
+def test_state_norms_weigh_every_real_token():
+    clf = model("tying")
+    xs = [[3, 4], [2]]
+    got = state_norms(clf, xs, batch_size=1)  # two batches of one sentence: token-weighted
+    X = clf.embed(torch.tensor([3, 4, 2])).detach()
+    assert got["mean_x_norm"] == pytest.approx(float(X.norm(dim=-1).mean()), rel=1e-6)
+
+
+def test_tying_detach_embeddings_keeps_the_tying_gradient_off_the_embeddings():
+    ids, mask = batch()
+    grads = {}
+    for detach in (False, True):
+        clf = model("tying")
+        reg = regulariser(clf, ids, mask, StayingTrueConfig(tying_detach_embeddings=detach), torch.Generator())
+        reg.backward()
+        grads[detach] = clf.emb.weight.grad.clone()
+        # the value is the same term either way
+        X = clf.embed(ids)
+        assert reg.item() == pytest.approx(tying_term(clf.rnn_states(X, mask), X, mask).item(), rel=1e-6)
+    # detached, the embeddings get the gradient through h_t only; attached, also the -2 (h_t - x_t) path
+    assert not torch.allclose(grads[False], grads[True])
+    clf = model("tying")
+    X = clf.embed(ids)
+    direct = torch.autograd.grad(tying_term(clf.rnn_states(X.detach(), mask), X, mask), clf.emb.weight)[0]
+    assert torch.allclose(grads[False] - grads[True], direct, atol=1e-6)
 
 
 def test_mlm_decoder_is_tied_to_the_embedding_matrix_by_hand():
@@ -149,17 +190,85 @@ def test_adversary_objective_by_hand():
     assert parts == pytest.approx({"tvd": 0.5, "kl": kl}) and obj.item() == pytest.approx(0.5 - 2 * kl)
 
 
+def test_relative_changes_and_the_level_off_rule_by_hand():
+    objectives = [1.0, 0.5, 0.4, 0.39, 0.385, 0.2]
+    # change of each epoch / range covered so far: 0.5/0.5, 0.1/0.6, 0.01/0.61, 0.005/0.615, 0.185/0.8
+    want = [1.0, 0.1 / 0.6, 0.01 / 0.61, 0.005 / 0.615, 0.185 / 0.8]
+    assert relative_changes(objectives) == pytest.approx(want)
+    assert [levelled_off(objectives[:k], tol=0.02) for k in range(1, 7)] == [False] * 4 + [True, False]
+    assert levelled_off(objectives[:4], tol=0.02, patience=1) and not levelled_off(objectives[:3], tol=0.02)
+    # a stall at the start is no level: the first change is the whole range covered
+    assert relative_changes([0.3, 0.3]) == [0.0] and relative_changes([-0.1, 0.1, -0.2]) == pytest.approx(
+        [1, 0.3 / 0.3]
+    )
+    assert not levelled_off([0.2178, 0.2142, 0.2121], tol=0.02)  # a fresh tying adversary's first epochs
+
+
+def test_tvd_at_equal_jsd_by_hand():
+    # points (JSD, TVD) out of order; the curve through (0.1, 0.05), (0.3, 0.15), (0.6, 0.3)
+    assert tvd_at_jsd([0.6, 0.1, 0.3], [0.3, 0.05, 0.15], 0.2) == pytest.approx(0.10)
+    assert tvd_at_jsd([0.6, 0.1, 0.3], [0.3, 0.05, 0.15], 0.5) == pytest.approx(0.25)
+    assert tvd_at_jsd([0.6, 0.1, 0.3], [0.3, 0.05, 0.15], 0.6) == pytest.approx(0.3)
+    assert math.isnan(tvd_at_jsd([0.1, 0.3], [0.05, 0.15], 0.4))  # beyond the largest JSD reached
+    assert tvd_at_jsd([0.1, 0.3], [0.05, 0.15], 0.05) == pytest.approx(0.05)  # below: the cheapest adversary
+    # an adversary beaten by another (at least its JSD for less TVD) is left out: (0.5, 0.4) by (0.6, 0.3),
+    # (0.3, 0.2) by (0.3, 0.15); the curve is the one above
+    jsd, tvd = [0.6, 0.1, 0.3, 0.5, 0.3], [0.3, 0.05, 0.15, 0.4, 0.2]
+    assert [tvd_at_jsd(jsd, tvd, x) for x in (0.2, 0.5)] == pytest.approx([0.10, 0.25])
+    df = pd.DataFrame(
+        {
+            "model": ["base"] * 3 + ["tying"] * 2,
+            "weight": [0.0, 1.0, 8.0, 0.0, 1.0],
+            "mean_jsd": [0.1, 0.5, 0.6, 0.2, 0.4],
+            "mean_tvd": [0.1, 0.2, 0.4, 0.1, 0.5],
+            "levelled_off": [True, True, False, True, True],
+            "epochs": [3, 4, 15, 5, 6],
+        }
+    )
+    assert common_jsd_level(df) == pytest.approx(0.4)  # the largest JSD both curves reach
+    s = equal_jsd_summary(df)
+    # base at JSD 0.4: 0.1 + (0.4 - 0.1) / (0.5 - 0.1) * (0.2 - 0.1) = 0.175; tying: its endpoint 0.5
+    assert s.tvd_at_jsd_level.tolist() == pytest.approx([0.175, 0.5])
+    assert s.tvd_at_jsd_level_vs_base.tolist() == pytest.approx([1.0, 0.5 / 0.175])
+    assert s.levelled_off.tolist() == [2, 2] and s.max_epochs_run.tolist() == [15, 6]
+    assert equal_jsd_summary(df, level=0.3).tvd_at_jsd_level.tolist() == pytest.approx([0.15, 0.3])
+
+
 def test_adversary_objective_falls_on_a_toy_model():
     target = model("base")
     xs = [s for s, _ in SENTENCES] * 8
-    cfg = AdversaryConfig(n_train=len(xs), epochs=6, batch_size=4, lr=0.02)
-    adv, trace = train_adversary(target, xs, 1.0, cfg, StayingTrueConfig())
-    assert np.mean(trace[-4:]) < np.mean(trace[:4])
-    assert all(not p.requires_grad for p in adv.parameters())
+    for init in ("fresh", "copy"):
+        cfg = AdversaryConfig(n_train=len(xs), max_epochs=6, tol=1e-9, batch_size=4, lr=0.02, init=init)
+        adv, trace, epochs = train_adversary(target, xs, 1.0, cfg, StayingTrueConfig())
+        assert len(epochs) == 6 and np.mean(trace[-4:]) < np.mean(trace[:4])
+        assert all(not p.requires_grad for p in adv.parameters())
+    # a loose tolerance stops it as soon as two epochs in a row change little
+    cfg = AdversaryConfig(n_train=len(xs), max_epochs=50, tol=0.5, batch_size=4, lr=0.02)
+    _, _, epochs = train_adversary(target, xs, 1.0, cfg, StayingTrueConfig())
+    assert len(epochs) < 50 and levelled_off(epochs, 0.5) and not levelled_off(epochs[:-1], 0.5)
+    with pytest.raises(ValueError, match="init"):
+        train_adversary(target, xs, 1.0, AdversaryConfig(init="zero"), StayingTrueConfig())
     df = run_adversary(
-        {"base": target}, xs, [s for s, _ in SENTENCES], AdversaryConfig(weights=(0.0, 1.0)), StayingTrueConfig()
+        {"base": target},
+        xs,
+        [s for s, _ in SENTENCES],
+        AdversaryConfig(weights=(0.0, 1.0), max_epochs=3),
+        StayingTrueConfig(),
+        init_embeddings=target.emb.weight.detach().clone(),
     )
     assert list(df.weight) == [0.0, 1.0] and (df.mean_jsd <= math.log(2) + 1e-9).all() and (df.mean_tvd <= 1).all()
+    assert (df.epochs <= 3).all() and df.init.eq("fresh").all() and "objective_rel_change_last" in df
+
+
+def test_fresh_adversary_starts_from_the_given_embeddings_and_another_seed():
+    from analysis.explanation.staying_true_adversary import fresh_adversary
+
+    target = model("mlm", hidden=6)
+    init = torch.arange(20.0).reshape(5, 4)
+    adv = fresh_adversary(target, 0, StayingTrueConfig(d_att=3), init)
+    assert torch.equal(adv.emb.weight, init) and adv.variant == "mlm" and adv.d_rnn == 6
+    same_seed = model("mlm", hidden=6, seed=0)
+    assert not torch.equal(adv.attention.W.weight, same_seed.attention.W.weight)
 
 
 # ----------------------------------------------------------------------------- the tests, determinism
@@ -199,6 +308,7 @@ def test_permutation_is_deterministic_and_accuracy_follows_the_flips():
     assert list(s.model) == ["base", "tying"] and s.median_output_change.tolist() == pytest.approx([0.2, 0.4])
     assert s.median_output_change_vs_base.tolist() == pytest.approx([1.0, 2.0])
     assert s.accuracy.tolist() == pytest.approx([2 / 3, 1 / 3]) and s.accuracy_under_permutation.iloc[0] == 2.5 / 3
+    assert s.accuracy_drop_under_permutation.tolist() == pytest.approx([2 / 3 - 2.5 / 3, 0.0])
 
 
 def test_single_token_is_deterministic_and_a_one_token_sentence_is_its_own_single_token():
@@ -238,7 +348,7 @@ def test_plots_draw_the_three_figures():
     )
     figs = [
         plots.plot_staying_true_permutation(perm, permutation_summary(perm), "m"),
-        plots.plot_staying_true_adversary(adv, "m"),
+        plots.plot_staying_true_adversary(adv, "m", jsd_level=0.2),
         plots.plot_staying_true_single_token(run_single_token(toy_models()), "m"),
     ]
     for fig in figs:

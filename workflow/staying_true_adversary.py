@@ -4,7 +4,7 @@ import torch
 
 from analysis.explanation.sst2 import read_sst2
 from analysis.explanation.staying_true import StayingTrueConfig, load_variants
-from analysis.explanation.staying_true_adversary import AdversaryConfig, run_adversary
+from analysis.explanation.staying_true_adversary import AdversaryConfig, equal_jsd_summary, run_adversary
 from analysis.explanation.staying_true_plots import plot_staying_true_adversary
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
@@ -19,14 +19,21 @@ train, _ = read_sst2(raw_dir, "train", p.n_train, p.seed, task=p.task)
 dev, _ = read_sst2(raw_dir, "dev", task=p.task)
 xs_train = [vocab.ids(w) for w, _ in train]
 xs_dev = [vocab.ids(w) for w, _ in dev[: p.n_explain]]
+a = p.adversary
 cfg = AdversaryConfig(
-    weights=tuple(p.adversary["weights"]),
-    n_train=p.adversary["n_train"],
-    epochs=p.adversary["epochs"],
+    weights=tuple(a["weights"]),
+    n_train=a["n_train"],
+    init=a["init"],
+    max_epochs=a["max_epochs"],
+    tol=a["tol"],
     batch_size=p.batch_size,
-    lr=p.adversary["lr"],
+    lr=a["lr"],
     seed=p.seed,
+    jsd_level=a["jsd_level"],
 )
-df = run_adversary(models, xs_train, xs_dev, cfg, StayingTrueConfig(**bundle["cfg"]))
+df = run_adversary(models, xs_train, xs_dev, cfg, StayingTrueConfig(**bundle["cfg"]), bundle.get("init_embeddings"))
 write_table(df, snakemake.output.table)
-save_figure(plot_staying_true_adversary(df, snakemake.wildcards.model), snakemake.output.figure)
+summary = equal_jsd_summary(df, cfg.jsd_level)
+write_table(summary, snakemake.output.summary)
+level = float(summary.jsd_level.iloc[0])
+save_figure(plot_staying_true_adversary(df, snakemake.wildcards.model, level), snakemake.output.figure)

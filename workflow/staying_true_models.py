@@ -23,6 +23,7 @@ cfg = StayingTrueConfig(
     hidden=p.hidden,
     d_att=p.attention_dim,
     tying_weight=p.tying_weight,
+    tying_detach_embeddings=p.tying_detach_embeddings,
     mlm_weight=p.mlm_weight,
     mlm_mask_prob=p.mlm_mask_prob,
 )

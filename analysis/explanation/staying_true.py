@@ -9,7 +9,10 @@ attention -> linear) and four variants that keep each hidden state close to its 
   BiLSTM's size differs from the embedding's; none at the default size, which is the
   embedding's);
 - ``tying``: the loss gains ``lambda * mean_t ||h_t - x_t||^2`` (squared L2 norm per token,
-  mean over the sentences' real tokens; same map as ``residual`` if sizes differ);
+  mean over the sentences' real tokens; same map as ``residual`` if sizes differ); the
+  embeddings are trainable, so the term can also be met by shrinking x_t towards the bounded
+  BiLSTM states; ``tying_detach_embeddings`` stops its gradient into x_t (off = the paper's
+  form), and :func:`state_norms` logs the mean ||x_t|| and ||h_t|| of every variant;
 - ``mlm``: the loss gains ``lambda * CE`` of a masked-LM task: a seeded share of each
   sentence's words is replaced by ``<pad>`` (a zero vector), the BiLSTM re-reads the masked
   sentence and each masked word is predicted from its ``h_t`` through
@@ -49,6 +52,7 @@ class StayingTrueConfig:
     tying_weight: float = 1.0
     mlm_weight: float = 1.0
     mlm_mask_prob: float = 0.15
+    tying_detach_embeddings: bool = False  # tying term's gradient reaches h_t only (x_t detached)
 
 
 class RegularisedLSTM(AttnClassifier):
@@ -117,11 +121,14 @@ def mlm_term(clf: RegularisedLSTM, ids, mask, prob: float, generator: torch.Gene
     return nn.functional.cross_entropy(clf.mlm_logits(H[chosen]), ids[chosen])
 
 
-def regulariser(clf: RegularisedLSTM, ids, mask, cfg: StayingTrueConfig, generator) -> torch.Tensor:
-    """The variant's extra loss, already weighted (0 for base / concat / residual)."""
+def regulariser(clf: RegularisedLSTM, ids, mask, cfg: StayingTrueConfig, generator, states=None) -> torch.Tensor:
+    """The variant's extra loss, already weighted (0 for base / concat / residual). ``states``:
+    the (X, H) of this batch's forward pass, when the caller has them (tying reuses them)."""
     if clf.variant == "tying":
-        X = clf.embed(ids)
-        return cfg.tying_weight * tying_term(clf.rnn_states(X, mask), clf.project(X), mask)
+        X, H = states if states is not None else (clf.embed(ids), None)
+        H = clf.rnn_states(X, mask) if H is None else H
+        target = clf.project(X.detach() if cfg.tying_detach_embeddings else X)
+        return cfg.tying_weight * tying_term(H, target, mask)
     if clf.variant == "mlm":
         return cfg.mlm_weight * mlm_term(clf, ids, mask, cfg.mlm_mask_prob, generator)
     return torch.zeros(())
@@ -153,6 +160,33 @@ def train_regularised(clf: RegularisedLSTM, xs, ys, cfg: StayingTrueConfig) -> d
     return {"final_task_loss": task / len(xs), "final_extra_term": extra / len(xs)}
 
 
+def mean_norms(H, X, mask, X_in_h=None) -> dict:
+    """Mean over real tokens of ||x_t||, ||h_t|| and ||h_t - x_t|| (L2; H, X: (B, n, d),
+    mask (B, n) bool; ``X_in_h``: x_t in h's space for the difference, when sizes differ;
+    nan where a variant has no such map)."""
+    X_in_h = X if X_in_h is None else X_in_h
+    return {
+        "mean_x_norm": float(X.norm(dim=-1)[mask].mean()),
+        "mean_h_norm": float(H.norm(dim=-1)[mask].mean()),
+        "mean_h_minus_x_norm": float((H - X_in_h).norm(dim=-1)[mask].mean()) if H.shape == X_in_h.shape else np.nan,
+    }
+
+
+@torch.no_grad()
+def state_norms(clf: RegularisedLSTM, xs, batch_size: int = 256) -> dict:
+    """:func:`mean_norms` of the BiLSTM states h_t and the input embeddings x_t (the
+    difference in h's space) over every real token of the id lists ``xs`` (token-weighted)."""
+    sums, n = {}, 0
+    for start in range(0, len(xs), batch_size):
+        ids, mask = make_batch("lstm", xs[start : start + batch_size])
+        X = clf.embed(ids)
+        k = int(mask.sum())
+        for key, v in mean_norms(clf.rnn_states(X, mask), X, mask, clf.project(X)).items():
+            sums[key] = sums.get(key, 0.0) + v * k
+        n += k
+    return {key: v / n for key, v in sums.items()}
+
+
 def build(variant: str, d_in: int, vocab_size: int, cfg: StayingTrueConfig) -> RegularisedLSTM:
     """A fresh, seeded model of ``variant`` (BiLSTM size ``cfg.hidden`` or the embedding's)."""
     torch.manual_seed(cfg.seed)
@@ -173,7 +207,10 @@ def train_variants(variants, train, dev, cfg: StayingTrueConfig) -> tuple[dict, 
     xs_train = [vocab.ids(w) for w in train_words]
     xs_dev = [vocab.ids(w) for w, _ in dev]
     bundle: dict = {"cfg": cfg.__dict__, "vocab": vocab.words, "d_in": vecs.shape[1], "models": {}}
+    bundle["init_embeddings"] = torch.from_numpy(vecs)  # a fresh adversary starts from these
     rows = []
+    init = torch.from_numpy(vecs)[torch.as_tensor([i for x in xs_dev for i in x], dtype=torch.long)]
+    init_norm = float(init.norm(dim=-1).mean())  # mean ||x_t|| of the dev tokens before training
     for variant in variants:
         clf = build(variant, vecs.shape[1], len(vocab), cfg)
         clf.emb.weight.data.copy_(torch.from_numpy(vecs))
@@ -183,6 +220,7 @@ def train_variants(variants, train, dev, cfg: StayingTrueConfig) -> tuple[dict, 
         acc = float((predict(clf, xs_dev) == dev_y).mean())
         bundle["models"][variant] = clf.state_dict()
         row = {"model": variant, "dev_accuracy": acc, "regularisation_weight": weight_of(variant, cfg)}
+        row |= state_norms(clf, xs_dev) | {"init_x_norm": init_norm}
         row |= {"train_seconds": seconds, **losses, "n_train": len(train), "n_dev": len(dev), "epochs": cfg.epochs}
         rows.append(row | {"hidden": clf.d_rnn, "vocab": len(vocab), "vocab_without_glove": without_glove})
         log.info("%s: dev accuracy %.4f (%.1f s)", variant, acc, seconds)

@@ -59,7 +59,8 @@ def run_staying_true_permutation(models, n_perm: int, seed: int) -> pd.DataFrame
 
 def permutation_summary(df: pd.DataFrame) -> pd.DataFrame:
     """Per model: median of the per-instance median TVD (and quartiles), accuracy without
-    and under permutation, and the ratio of the median TVD to the base model's."""
+    and under permutation and its drop (accuracy - accuracy under permutation), and the
+    ratio of the median TVD to the base model's."""
     g = df.groupby("model", sort=False)
     out = g.agg(
         instances=("id", "size"),
@@ -70,6 +71,7 @@ def permutation_summary(df: pd.DataFrame) -> pd.DataFrame:
         accuracy=("correct", "mean"),
         accuracy_under_permutation=("accuracy_under_permutation", "mean"),
     ).reset_index()
+    out["accuracy_drop_under_permutation"] = out.accuracy - out.accuracy_under_permutation
     if "base" in set(out.model):
         base = float(out.loc[out.model == "base", "median_output_change"].iloc[0])
         out["median_output_change_vs_base"] = out.median_output_change / base if base > 0 else np.nan
