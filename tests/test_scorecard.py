@@ -443,3 +443,15 @@ def test_tutek_claims_on_hand_made_tables():
     t = tables([0.05, 0.0, 0.0, 0.12, 0.05], [0.15, 0.1, 0.1, 0.2, 0.14], [0.2, 0.3, 0.19, 0.21, 0.22])
     for i in ("tutek.permutation_fragile", "tutek.adversary_costlier", "tutek.single_token_sharp"):
         assert evaluate_claim(claims[i], t).verdict == "does not hold", i
+
+
+def test_every_verdict_has_a_colour_and_a_mark(tmp_path):
+    from analysis.scorecard.evaluate import VERDICTS
+    from analysis.scorecard.pages import VERDICT_COLOURS, VERDICT_MARKS, plot_scorecard
+    from analysis.shared.plots import close
+
+    assert set(VERDICT_COLOURS) == set(VERDICT_MARKS) == set(VERDICTS)
+    matrix = pd.DataFrame({"m": list(VERDICTS), "random-init control": ["holds", *[""] * (len(VERDICTS) - 1)]})
+    fig = plot_scorecard(matrix.set_axis([f"c{i}" for i in range(len(VERDICTS))]), "t")
+    assert [t.get_text() for t in fig.axes[0].texts][: len(VERDICTS)] == [VERDICT_MARKS[v] for v in VERDICTS]
+    close(fig)

@@ -20,6 +20,7 @@ VERDICT_COLOURS = {
 VERDICT_MARKS = {
     "holds": "yes",
     ALSO_RANDOM: "yes, rand.",
+    INCONCLUSIVE: "?",
     "does not hold": "no",
     "not applicable": "n/a",
     "not run": "-",
