@@ -10,6 +10,11 @@ The segment drawn by ``example_heads`` is chosen here too: each shard keeps its 
 candidate (``surface.pick_example_segment`` restricted to the shard, with global indices), and
 ``pick_candidate`` picks among the shards' candidates, which is the same choice as over every
 segment at once.
+
+Each shard also keeps every segment's own statistics (``unit.<analysis>.<key>``, in segment
+order: (segments, layers, heads), or (segments,) for the counts and uniform baselines, which are
+the same for every head): the scorecard's replicate tables resample segments
+(``analysis.clark.surface_boot``).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from analysis.clark.head_clusters import pairwise_js
 from analysis.clark.surface import pick_example_segment
 from analysis.shared.attention_stats import (
     entropy_stats,
+    per_segment,
     relative_position_stats,
     sep_attention_stats,
     special_tokens_stats,
@@ -49,11 +55,13 @@ def shard_sums(shard, first: int, js_segments: int | None, eps: float, choice, w
     """Sums of every statistic over the examples of ``shard`` (a ``storage.Shard`` whose first
     example has global index ``first``), the head distances over the examples with global
     index < ``js_segments`` (None: all), and the candidate example for ``example_heads``.
-    Returns (arrays: ``<analysis>.<key>`` -> float64 (L, H), ``js`` (K, K), ``candidate_attn``;
-    meta: counts and the candidate's id, tokens, global index, length and eligibility)."""
+    Returns (arrays: ``<analysis>.<key>`` -> float64 (L, H), ``unit.<analysis>.<key>`` -> the
+    examples' own values, ``js`` (K, K), ``candidate_attn``; meta: counts and the candidate's id,
+    tokens, global index, length and eligibility)."""
     L, H = shard.n_layers, shard.n_heads
     K = L * H
     sums: dict = {}
+    units: dict = {}  # unit.<analysis>.<key> -> one value per example
     js = np.zeros((K, K), dtype=np.float64)
     want = candidate_index(list(shard.metadata()), first, choice, window)
     meta = {"examples": 0, "js_segments": 0, "js_tokens": 0, "candidate": None}
@@ -65,7 +73,9 @@ def shard_sums(shard, first: int, js_segments: int | None, eps: float, choice, w
         for name, stats in SURFACE_STATS.items():
             for k, v in stats(attn, ex.kinds).items():
                 key = f"{name}.{k}"
-                sums[key] = sums.get(key, 0.0) + np.asarray(v, dtype=np.float64)
+                v = np.asarray(v, dtype=np.float64)
+                sums[key] = sums.get(key, 0.0) + v
+                units.setdefault(f"unit.{key}", []).append(v.flat[0] if per_segment(k) else v)
         if js_segments is None or i < js_segments:
             js += pairwise_js(attn.reshape(K, ex.n, ex.n), eps=eps)
             meta["js_segments"] += 1
@@ -76,6 +86,7 @@ def shard_sums(shard, first: int, js_segments: int | None, eps: float, choice, w
             meta["candidate"] = {"id": ex.id, "tokens": ex.tokens, "index": i, "n": ex.n, "eligible": eligible}
         meta["examples"] += 1
     arrays.update(sums)
+    arrays.update({k: np.asarray(v, dtype=np.float64) for k, v in units.items()})
     arrays["js"] = js
     return arrays, meta
 
