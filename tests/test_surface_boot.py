@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis.clark.head_clusters import distance_table, layer_blocks, layer_table
 from analysis.clark.surface_boot import by_layer_frame, per_head_frame, replicate_means, replicate_tables, unit_stats
 from analysis.clark.surface_sums import SURFACE_STATS, combine, shard_sums
 from analysis.core.storage import Shard
@@ -92,3 +93,36 @@ def test_replicate_tables(parts):
 def test_sums_without_segments_statistics():
     with pytest.raises(ValueError, match="rerun rule surface_sums"):
         unit_stats([{"entropy.entropy": np.zeros((L, H))}], "entropy")
+
+
+def test_layer_pairs_of_the_head_distances(parts):
+    dist = parts[0]["js"] + parts[1]["js"]
+    full = distance_table(dist, H)
+    layers = layer_table(layer_blocks(dist, L, H), H)
+    assert len(layers) == L * L and set(layers.pairs) == {H * H, H * (H - 1)}
+    # the claim's two means (clark6.layer_clusters) read the same on either table
+    for query, pairs_query in [
+        ("layer_a != layer_b", "layer_a != layer_b"),
+        ("layer_a == layer_b", "head_a != head_b"),
+    ]:
+        want = full.query(query).query(pairs_query).js_sum.mean()
+        assert layers.query(query).mean_js_sum.mean() == pytest.approx(want, rel=1e-12)
+    # each segment's own layer blocks add up to those of the sum; all weights 1 give the point table
+    units = np.concatenate([part["unit.js_layers"] for part in parts])
+    assert units.shape == (6, L, L)
+    boot = layer_table(_boot(units, 2), H)
+    got = boot[boot.replicate == 1].drop(columns="replicate").reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, layers.drop(columns="pairs"), rtol=1e-12)
+
+
+def _boot(units, B):
+    return (np.ones((B, len(units))) @ units.reshape(len(units), -1)).reshape(B, *units.shape[1:])
+
+
+def test_layer_blocks_by_hand():
+    # 2 layers of 2 heads: K = 4; a head's distance to itself (diagonal) left out
+    dist = np.arange(16.0).reshape(4, 4)
+    blocks = layer_blocks(dist, 2, 2)
+    np.testing.assert_allclose(blocks, [[1 + 4, 2 + 3 + 6 + 7], [8 + 9 + 12 + 13, 11 + 14]])
+    t = layer_table(blocks, 2)
+    np.testing.assert_allclose(t.mean_js_sum, [5 / 2, 18 / 4, 42 / 4, 25 / 2])
