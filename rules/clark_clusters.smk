@@ -10,6 +10,8 @@ rule head_clusters:
         entropy=rules.entropy.output.table,
     output:
         distances=table("head_clusters", "distances"),
+        layers=table("head_clusters", "layers"),
+        layers_boot=table("head_clusters", "layers", "boot"),
         points=table("head_clusters"),
         counts=sidecar("head_clusters", "counts"),
         figure=figure("head_clusters", category="Clark sec. 6 (head clusters)"),
@@ -26,6 +28,9 @@ rule head_clusters:
     params:
         seed=config["clark_sec5"]["head_clusters"]["seed"],
         thresholds=config["clark_sec5"]["head_clusters"]["thresholds"],
+        # the replicate table of the layer pairs' distances: the segments resampled (scorecard intervals)
+        replicates=config["bootstrap"]["replicates"],
+        seed_boot=config["bootstrap"]["seed"],
     script:
         "../workflow/head_clusters.py"
 
@@ -37,4 +42,6 @@ rule clark_clusters:
             rules.head_clusters.output.figure,
             rules.head_clusters.output.points,
             rules.head_clusters.output.distances,
+            rules.head_clusters.output.layers,
+            rules.head_clusters.output.layers_boot,
         ),

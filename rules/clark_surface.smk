@@ -38,6 +38,7 @@ rule relative_position:
         surface_sums,
     output:
         table=table("relative_position"),
+        boot=table("relative_position", "boot"),
         figure=figure("relative_position", category="Clark sec. 3 (surface patterns)"),
     log:
         rule_log("relative_position"),
@@ -46,6 +47,10 @@ rule relative_position:
     resources:
         mem_mb=job_mem_mb("relative_position"),
         runtime=job_runtime("relative_position"),
+    params:
+        # the replicate table: the same table on each seeded resample of the segments (scorecard intervals)
+        replicates=config["bootstrap"]["replicates"],
+        seed=config["bootstrap"]["seed"],
     script:
         "../workflow/relative_position.py"
 
@@ -57,6 +62,7 @@ rule special_tokens:
     output:
         table=table("special_tokens"),
         layers=table("special_tokens", "by_layer"),
+        layers_boot=table("special_tokens", "by_layer", "boot"),
         figure=figure("special_tokens", category="Clark sec. 3 (surface patterns)"),
     log:
         rule_log("special_tokens"),
@@ -65,6 +71,10 @@ rule special_tokens:
     resources:
         mem_mb=job_mem_mb("special_tokens"),
         runtime=job_runtime("special_tokens"),
+    params:
+        # the replicate table: the same table on each seeded resample of the segments (scorecard intervals)
+        replicates=config["bootstrap"]["replicates"],
+        seed=config["bootstrap"]["seed"],
     script:
         "../workflow/special_tokens.py"
 
@@ -76,6 +86,7 @@ rule sep_attention:
     output:
         table=table("sep_attention"),
         layers=table("sep_attention", "by_layer"),
+        layers_boot=table("sep_attention", "by_layer", "boot"),
         figure=figure("sep_attention", category="Clark sec. 3 (surface patterns)"),
     log:
         rule_log("sep_attention"),
@@ -84,6 +95,10 @@ rule sep_attention:
     resources:
         mem_mb=job_mem_mb("sep_attention"),
         runtime=job_runtime("sep_attention"),
+    params:
+        # the replicate table: the same table on each seeded resample of the segments (scorecard intervals)
+        replicates=config["bootstrap"]["replicates"],
+        seed=config["bootstrap"]["seed"],
     script:
         "../workflow/sep_attention.py"
 
@@ -95,6 +110,7 @@ rule entropy:
     output:
         table=table("entropy"),
         layers=table("entropy", "by_layer"),
+        layers_boot=table("entropy", "by_layer", "boot"),
         figure=figure("entropy", category="Clark sec. 3 (surface patterns)"),
     log:
         rule_log("entropy"),
@@ -103,6 +119,10 @@ rule entropy:
     resources:
         mem_mb=job_mem_mb("entropy"),
         runtime=job_runtime("entropy"),
+    params:
+        # the replicate table: the same table on each seeded resample of the segments (scorecard intervals)
+        replicates=config["bootstrap"]["replicates"],
+        seed=config["bootstrap"]["seed"],
     script:
         "../workflow/entropy.py"
 
@@ -216,15 +236,19 @@ rule clark_surface:
         per_model(
             rules.relative_position.output.figure,
             rules.relative_position.output.table,
+            rules.relative_position.output.boot,
             rules.special_tokens.output.figure,
             rules.special_tokens.output.table,
             rules.special_tokens.output.layers,
+            rules.special_tokens.output.layers_boot,
             rules.sep_attention.output.figure,
             rules.sep_attention.output.table,
             rules.sep_attention.output.layers,
+            rules.sep_attention.output.layers_boot,
             rules.entropy.output.figure,
             rules.entropy.output.table,
             rules.entropy.output.layers,
+            rules.entropy.output.layers_boot,
             rules.example_heads.output.figure,
             rules.example_heads.output.table,
             rules.example_heads.output.maps,

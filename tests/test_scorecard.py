@@ -202,7 +202,7 @@ def test_random_init_control_verdicts():
 def test_the_map_claims_are_marked():
     """Every claim on the pre-trained model's map tables is judged on the control too."""
     map_tables = {"relative_position", "special_tokens.by_layer", "entropy.by_layer", "dep_heads.gum_sd_dev"}
-    map_tables |= {"coref_heads", "head_clusters.distances"}
+    map_tables |= {"coref_heads", "head_clusters.distances", "head_clusters.layers"}
     for c in read_claims(ROOT / "config" / "paper_claims.yaml"):
         if set(tables_read(c)) <= map_tables | {"sep_attention.by_layer"}:
             assert c.get("reads_maps"), c["id"]

@@ -1,3 +1,4 @@
+from analysis.clark.surface_boot import replicate_tables
 from analysis.clark.surface_plots import plot_entropy
 from analysis.clark.surface_sums import combine, read_sums
 from analysis.shared.attention_stats import by_layer, per_head_table
@@ -5,10 +6,15 @@ from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 setup_logging(snakemake)
 parts, metas = read_sums(snakemake.input)
+# the replicate table (scorecard intervals): the segments resampled
+BOOT = (snakemake.params.replicates, snakemake.params.seed)
 t = per_head_table(combine(parts, "entropy"))
 n = sum(m["examples"] for m in metas)
 write_table(t, snakemake.output.table)
-write_table(by_layer(t, ["entropy", "uniform_entropy", "entropy_cls", "uniform_entropy_cls"]), snakemake.output.layers)
+METRICS = ["entropy", "uniform_entropy", "entropy_cls", "uniform_entropy_cls"]
+write_table(by_layer(t, METRICS), snakemake.output.layers)
+boot = replicate_tables(parts, "entropy", *BOOT, layers=METRICS)
+write_table(boot["layers"], snakemake.output.layers_boot)
 
 h = metas[0]["header"]
 fig = plot_entropy(t, h["model"], n, h["cls_token"])

@@ -1,13 +1,17 @@
+import numpy as np
 import pandas as pd
 
 from analysis.clark.head_clusters import (
     behaviour_table,
     distance_table,
     head_points,
+    layer_blocks,
+    layer_table,
     mds_embedding,
     plot_head_clusters,
 )
 from analysis.clark.surface_sums import read_sums
+from analysis.shared.bootstrap import unit_weights
 from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_json, write_table
 
 log = setup_logging(snakemake)
@@ -29,6 +33,16 @@ counts["segments_available"] = sum(m["examples"] for m in metas)
 counts["segments_skipped"] = counts["segments_available"] - counts["segments"]
 log.info("distances over %s", counts)
 write_table(distance_table(dist, H), snakemake.output.distances)
+write_table(layer_table(layer_blocks(dist, L, H), H), snakemake.output.layers)
+# its replicates (scorecard intervals): the segments of the distances resampled, weights @ each one's layer blocks
+if any("unit.js_layers" not in part for part in parts):
+    raise ValueError(
+        "shard sums without the segments' own head distances (written before they were kept): rerun surface_sums"
+    )
+units = np.concatenate([part["unit.js_layers"] for part in parts])
+w = unit_weights(len(units), int(p.replicates), int(p.seed_boot)).astype(np.float64)
+boot = (w @ units.reshape(len(units), -1)).reshape(len(w), L, L)
+write_table(layer_table(boot, H), snakemake.output.layers_boot)
 
 xy, stress = mds_embedding(dist, seed=int(p.seed))
 # behaviour colours from the surface tables (every wiki segment), in the distances' layer-major order

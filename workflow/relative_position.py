@@ -1,3 +1,4 @@
+from analysis.clark.surface_boot import replicate_tables
 from analysis.clark.surface_plots import plot_relative_position
 from analysis.clark.surface_sums import combine, read_sums
 from analysis.shared.attention_stats import per_head_table
@@ -5,9 +6,13 @@ from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 log = setup_logging(snakemake)
 parts, metas = read_sums(snakemake.input)
+# the replicate table (scorecard intervals): the segments resampled
+BOOT = (snakemake.params.replicates, snakemake.params.seed)
 t = per_head_table(combine(parts, "relative_position"))
 n = sum(m["examples"] for m in metas)
 write_table(t, snakemake.output.table)
+boot = replicate_tables(parts, "relative_position", *BOOT, per_head=["prev", "current", "next"])
+write_table(boot["heads"], snakemake.output.boot)
 
 fig = plot_relative_position(t, metas[0]["header"]["model"], n)
 save_figure(fig, snakemake.output.figure)

@@ -1,3 +1,4 @@
+from analysis.clark.surface_boot import replicate_tables
 from analysis.clark.surface_plots import plot_sep_attention
 from analysis.clark.surface_sums import combine, read_sums
 from analysis.shared.attention_stats import by_layer, per_head_table
@@ -5,10 +6,14 @@ from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 setup_logging(snakemake)
 parts, metas = read_sums(snakemake.input)
+# the replicate table (scorecard intervals): the segments resampled
+BOOT = (snakemake.params.replicates, snakemake.params.seed)
 t = per_head_table(combine(parts, "sep_attention"))
 n = sum(m["examples"] for m in metas)
 write_table(t, snakemake.output.table)
 write_table(by_layer(t, ["sep_from_sep", "sep_from_other"]), snakemake.output.layers)
+boot = replicate_tables(parts, "sep_attention", *BOOT, layers=["sep_from_sep", "sep_from_other"])
+write_table(boot["layers"], snakemake.output.layers_boot)
 
 h = metas[0]["header"]
 fig = plot_sep_attention(t, h["model"], n, h["sep_token"])

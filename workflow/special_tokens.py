@@ -1,3 +1,4 @@
+from analysis.clark.surface_boot import replicate_tables
 from analysis.clark.surface_plots import plot_special_tokens
 from analysis.clark.surface_sums import combine, read_sums
 from analysis.shared.attention_stats import by_layer, per_head_table
@@ -5,10 +6,14 @@ from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 setup_logging(snakemake)
 parts, metas = read_sums(snakemake.input)
+# the replicate table (scorecard intervals): the segments resampled
+BOOT = (snakemake.params.replicates, snakemake.params.seed)
 t = per_head_table(combine(parts, "special_tokens"))
 n = sum(m["examples"] for m in metas)
 write_table(t, snakemake.output.table)
 write_table(by_layer(t, ["cls", "sep", "punct"]), snakemake.output.layers)
+boot = replicate_tables(parts, "special_tokens", *BOOT, layers=["cls", "sep", "punct"])
+write_table(boot["layers"], snakemake.output.layers_boot)
 
 h = metas[0]["header"]
 fig = plot_special_tokens(t, h["model"], n, h["cls_token"], h["sep_token"])

@@ -126,6 +126,44 @@ def distance_table(dist: np.ndarray, n_heads: int) -> pd.DataFrame:
     )
 
 
+def layer_blocks(dist: np.ndarray, n_layers: int, n_heads: int) -> np.ndarray:
+    """Sums of the distances (..., K, K) between the heads of layer a and those of layer b: (..., L, L),
+    a head's distance to itself left out (the pairs of ``layer_table``)."""
+    d = np.asarray(dist, dtype=np.float64).reshape(*np.shape(dist)[:-2], n_layers, n_heads, n_layers, n_heads)
+    blocks = d.sum((-3, -1))
+    i = np.arange(n_layers)
+    blocks[..., i, i] -= np.einsum("...ihih->...i", d)
+    return blocks
+
+
+def layer_table(blocks: np.ndarray, n_heads: int) -> pd.DataFrame:
+    """One row per ordered layer pair (layer_a, layer_b, mean_js_sum: the mean ``js_sum`` of the
+    pairs of different heads of the two layers, pairs) from ``layer_blocks`` (L, L); from (B, L, L),
+    one table per replicate stacked with ``replicate`` (no pairs column). Every layer pair has as
+    many head pairs (``n_heads``^2, or ``n_heads`` (``n_heads`` - 1) within a layer), so a mean over
+    rows is the mean over the head pairs of ``distance_table``."""
+    blocks = np.asarray(blocks, dtype=np.float64)
+    L = blocks.shape[-1]
+    pairs = np.full((L, L), float(n_heads * n_heads))
+    np.fill_diagonal(pairs, n_heads * (n_heads - 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(pairs > 0, blocks / pairs, np.nan)
+    la, lb = np.meshgrid(np.arange(1, L + 1), np.arange(1, L + 1), indexing="ij")
+    if blocks.ndim == 2:
+        return pd.DataFrame(
+            {"layer_a": la.ravel(), "layer_b": lb.ravel(), "mean_js_sum": mean.ravel(), "pairs": pairs.ravel()}
+        ).astype({"pairs": np.int64})
+    B = len(blocks)
+    return pd.DataFrame(
+        {
+            "layer_a": np.tile(la.ravel(), B),
+            "layer_b": np.tile(lb.ravel(), B),
+            "mean_js_sum": mean.ravel(),
+            "replicate": np.repeat(np.arange(B), L * L),
+        }
+    )
+
+
 def mds_embedding(dist: np.ndarray, seed: int, n_init: int = 4) -> tuple[np.ndarray, float]:
     """2-D metric MDS of a precomputed distance matrix (scikit-learn, seeded)."""
     from sklearn.manifold import MDS

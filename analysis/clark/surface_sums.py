@@ -10,16 +10,22 @@ The segment drawn by ``example_heads`` is chosen here too: each shard keeps its 
 candidate (``surface.pick_example_segment`` restricted to the shard, with global indices), and
 ``pick_candidate`` picks among the shards' candidates, which is the same choice as over every
 segment at once.
+
+Each shard also keeps every segment's own statistics (``unit.<analysis>.<key>``, in segment
+order: (segments, layers, heads), or (segments,) for the counts and uniform baselines, which are
+the same for every head): the scorecard's replicate tables resample segments
+(``analysis.clark.surface_boot``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from analysis.clark.head_clusters import pairwise_js
+from analysis.clark.head_clusters import layer_blocks, pairwise_js
 from analysis.clark.surface import pick_example_segment
 from analysis.shared.attention_stats import (
     entropy_stats,
+    per_segment,
     relative_position_stats,
     sep_attention_stats,
     special_tokens_stats,
@@ -49,11 +55,15 @@ def shard_sums(shard, first: int, js_segments: int | None, eps: float, choice, w
     """Sums of every statistic over the examples of ``shard`` (a ``storage.Shard`` whose first
     example has global index ``first``), the head distances over the examples with global
     index < ``js_segments`` (None: all), and the candidate example for ``example_heads``.
-    Returns (arrays: ``<analysis>.<key>`` -> float64 (L, H), ``js`` (K, K), ``candidate_attn``;
-    meta: counts and the candidate's id, tokens, global index, length and eligibility)."""
+    Returns (arrays: ``<analysis>.<key>`` -> float64 (L, H), ``unit.<analysis>.<key>`` -> the
+    examples' own values, ``js`` (K, K) and its segments' own ``unit.js_layers``
+    (``head_clusters.layer_blocks``: (segments, L, L)), ``candidate_attn``; meta: counts and the candidate's id,
+    tokens, global index, length and eligibility)."""
     L, H = shard.n_layers, shard.n_heads
     K = L * H
     sums: dict = {}
+    units: dict = {}  # unit.<analysis>.<key> -> one value per example
+    js_layers = []  # per segment of the head distances: layer_blocks (L, L)
     js = np.zeros((K, K), dtype=np.float64)
     want = candidate_index(list(shard.metadata()), first, choice, window)
     meta = {"examples": 0, "js_segments": 0, "js_tokens": 0, "candidate": None}
@@ -65,9 +75,13 @@ def shard_sums(shard, first: int, js_segments: int | None, eps: float, choice, w
         for name, stats in SURFACE_STATS.items():
             for k, v in stats(attn, ex.kinds).items():
                 key = f"{name}.{k}"
-                sums[key] = sums.get(key, 0.0) + np.asarray(v, dtype=np.float64)
+                v = np.asarray(v, dtype=np.float64)
+                sums[key] = sums.get(key, 0.0) + v
+                units.setdefault(f"unit.{key}", []).append(v.flat[0] if per_segment(k) else v)
         if js_segments is None or i < js_segments:
-            js += pairwise_js(attn.reshape(K, ex.n, ex.n), eps=eps)
+            seg_js = pairwise_js(attn.reshape(K, ex.n, ex.n), eps=eps)
+            js += seg_js
+            js_layers.append(layer_blocks(seg_js, L, H))
             meta["js_segments"] += 1
             meta["js_tokens"] += ex.n
         if i == want:
@@ -76,7 +90,9 @@ def shard_sums(shard, first: int, js_segments: int | None, eps: float, choice, w
             meta["candidate"] = {"id": ex.id, "tokens": ex.tokens, "index": i, "n": ex.n, "eligible": eligible}
         meta["examples"] += 1
     arrays.update(sums)
+    arrays.update({k: np.asarray(v, dtype=np.float64) for k, v in units.items()})
     arrays["js"] = js
+    arrays["unit.js_layers"] = np.asarray(js_layers, dtype=np.float64).reshape(-1, L, L)
     return arrays, meta
 
 

@@ -110,6 +110,12 @@ RATIOS = {
 }
 
 
+def per_segment(key: str) -> bool:
+    """Whether a statistic is the same for every head of a segment (its counts and uniform
+    baselines, ``np.full`` above): one value per segment is kept for the bootstrap."""
+    return key.startswith(("n_", "uniform_"))
+
+
 def per_head_table(sums: dict) -> pd.DataFrame:
     """Means per head as a tidy table: layer, head (1-indexed), one column per metric,
     then the counts they were averaged over."""

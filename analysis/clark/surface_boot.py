@@ -1,0 +1,101 @@
+"""Replicate tables of the sec. 3 surface tables (``<stem>.boot.csv``, for the scorecard's intervals):
+the same per-head means and layer means on each bootstrap resample of the Wikipedia segments.
+
+The segment is the independent unit. A replicate draws as many segments as there are, with
+replacement (``analysis.shared.bootstrap.unit_weights``: how often each segment is drawn), so its
+sums are weighted sums of the segments' own statistics (``unit.<analysis>.<key>`` in the shards'
+sums, see ``analysis.clark.surface_sums``): one matrix product per statistic, ``weights @ units``,
+then the same ratios as ``attention_stats.per_head_table`` and the same unweighted mean over a
+layer's heads as ``attention_stats.by_layer``. With every weight 1 this is the point table.
+
+Only the metric columns (no counts) are written, with the keys ``layer`` (and ``head``) and
+``replicate``, at the point tables' six significant digits.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from analysis.shared.attention_stats import RATIOS
+from analysis.shared.bootstrap import unit_weights
+
+REPLICATE = "replicate"
+
+
+def unit_stats(parts: list[dict], prefix: str) -> dict[str, np.ndarray]:
+    """Every segment's statistics of ``prefix`` (an analysis), the shards' in order: key -> (N, L, H)
+    or (N,) for those that are the same for every head."""
+    keys = [k for part in parts for k in part if k.startswith(f"unit.{prefix}.")]
+    if not keys:
+        raise ValueError(
+            f"no per-segment statistics for {prefix!r} in the shards' sums (written before they were kept): "
+            "rerun rule surface_sums"
+        )
+    keys = list(dict.fromkeys(keys))
+    out = {}
+    for key in keys:
+        have = [part[key] for part in parts if key in part]  # a shard without examples has none
+        out[key[len(f"unit.{prefix}.") :]] = np.concatenate(have, axis=0)
+    return out
+
+
+def replicate_means(units: dict[str, np.ndarray], weights: np.ndarray) -> dict[str, np.ndarray]:
+    """Per-head means of every metric on each replicate: metric -> (B, L, H). ``weights``: (B, N),
+    how often each of the N segments is drawn (all ones: the point means)."""
+    w = np.asarray(weights, dtype=np.float64)
+    shape = next(u.shape[1:] for u in units.values() if u.ndim == 3)
+    sums = {}
+    for k, u in units.items():
+        if len(u) != w.shape[1]:
+            raise ValueError(f"{k}: {len(u)} segments, but weights for {w.shape[1]}")
+        s = w @ u.reshape(len(u), -1)  # (B, L*H) or (B, 1)
+        sums[k] = s.reshape(len(w), *shape) if u.ndim == 3 else s.reshape(len(w), 1, 1)
+    means = {}
+    for k, s in sums.items():
+        if k in RATIOS:
+            denom = np.broadcast_to(sums[RATIOS[k]], (len(w), *shape))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                means[k] = np.where(denom > 0, np.broadcast_to(s, denom.shape) / denom, np.nan)
+    return means
+
+
+def per_head_frame(means: dict[str, np.ndarray], metrics: list[str]) -> pd.DataFrame:
+    """layer, head (1-indexed), the metrics, replicate: one row per replicate and head."""
+    B, L, H = means[metrics[0]].shape
+    rep, layer, head = np.meshgrid(np.arange(B), np.arange(1, L + 1), np.arange(1, H + 1), indexing="ij")
+    cols = {"layer": layer.ravel(), "head": head.ravel()}
+    cols.update({m: means[m].ravel() for m in metrics})
+    cols[REPLICATE] = rep.ravel()
+    return pd.DataFrame(cols)
+
+
+def by_layer_frame(means: dict[str, np.ndarray], metrics: list[str]) -> pd.DataFrame:
+    """layer, the metrics' mean over the layer's heads (NaN heads left out, as ``by_layer``), replicate."""
+    B, L, _ = means[metrics[0]].shape
+    rep, layer = np.meshgrid(np.arange(B), np.arange(1, L + 1), indexing="ij")
+    cols = {"layer": layer.ravel()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a layer whose heads are all NaN: NaN
+        cols.update({m: np.nanmean(means[m], axis=2).ravel() for m in metrics})
+    cols[REPLICATE] = rep.ravel()
+    return pd.DataFrame(cols)
+
+
+def replicate_tables(
+    parts: list[dict], prefix: str, n_boot: int, seed: int, *, per_head=None, layers=None
+) -> dict[str, pd.DataFrame]:
+    """The replicate tables of analysis ``prefix`` from the shards' sums: ``'heads'`` (per head, the
+    metrics ``per_head``) and/or ``'layers'`` (layer means of the metrics ``layers``), on ``n_boot``
+    resamples of the segments drawn with ``seed``."""
+    units = unit_stats(parts, prefix)
+    n_units = len(next(iter(units.values())))
+    means = replicate_means(units, unit_weights(n_units, int(n_boot), int(seed)))
+    out = {}
+    if per_head:
+        out["heads"] = per_head_frame(means, list(per_head))
+    if layers:
+        out["layers"] = by_layer_frame(means, list(layers))
+    return out
