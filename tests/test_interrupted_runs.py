@@ -176,6 +176,7 @@ def test_two_models_never_write_to_the_same_path(tmp_path):
     paths = [p for job in jobs for p in job["outputs"]]
     assert len(paths) == len(set(paths)), sorted({p for p in paths if paths.count(p) > 1})
     slugs = {"tiny-random-bert", "all-MiniLM-L6-v2"}
+    slugs |= {f"{s}--random-init" for s in slugs}  # their random-init controls (overview.random_init_control)
     per_model = [job for job in jobs if re.search(r"\bmodel=", job["wildcards"])]
     assert {re.search(r"model=([^,]+)", job["wildcards"]).group(1) for job in per_model} == slugs
     for job in per_model:
