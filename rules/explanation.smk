@@ -54,6 +54,7 @@ rule erasure:
         single=table("erasure", "single"),
         sets=table("erasure", "set"),
         summary=table("erasure", "summary"),
+        boot=table("erasure", "summary", "boot"),
         fig_single=figure("erasure", "single", category=EXPLANATION_CATEGORY),
         fig_set=figure("erasure", "set", category=EXPLANATION_CATEGORY),
     log:
@@ -74,6 +75,8 @@ rule erasure:
         seed=config["explanation"]["seed"],
         random_orders=config["explanation"]["random_orders"],
         erase_all=config["explanation"]["erase_all"],
+        n_boot=config["bootstrap"]["replicates"],
+        boot_seed=config["bootstrap"]["seed"],
     script:
         "../workflow/erasure.py"
 
@@ -117,6 +120,7 @@ rule permutation:
         glue=GLUE_RAW,
     output:
         table=table("permutation"),
+        boot=table("permutation", "boot"),
         figure=figure("permutation", category=EXPLANATION_CATEGORY),
     log:
         rule_log("permutation"),
@@ -135,6 +139,8 @@ rule permutation:
         n_explain=config["explanation"]["n_explain"],
         n_permutations=config["explanation"]["n_permutations"],
         seed=config["explanation"]["seed"],
+        n_boot=config["bootstrap"]["replicates"],
+        boot_seed=config["bootstrap"]["seed"],
     script:
         "../workflow/permutation.py"
 
@@ -146,6 +152,7 @@ rule adversarial:
         glue=GLUE_RAW,
     output:
         table=table("adversarial"),
+        boot=table("adversarial", "boot"),
         figure=figure("adversarial", category=EXPLANATION_CATEGORY),
     log:
         rule_log("adversarial"),
@@ -164,6 +171,8 @@ rule adversarial:
         n_explain=config["explanation"]["n_explain"],
         search=config["explanation"]["adversarial"],
         seed=config["explanation"]["seed"],
+        n_boot=config["bootstrap"]["replicates"],
+        boot_seed=config["bootstrap"]["seed"],
     script:
         "../workflow/adversarial.py"
 
@@ -175,6 +184,7 @@ rule rank_agreement:
         glue=GLUE_RAW,
     output:
         table=table("rank_agreement"),
+        boot=table("rank_agreement", "boot"),
         figure=figure("rank_agreement", category=EXPLANATION_CATEGORY),
     log:
         rule_log("rank_agreement"),
@@ -191,6 +201,8 @@ rule rank_agreement:
         spec=model_spec,
         task=config["explanation"]["task"],
         n_explain=config["explanation"]["n_explain"],
+        n_boot=config["bootstrap"]["replicates"],
+        boot_seed=config["bootstrap"]["seed"],
     script:
         "../workflow/rank_agreement.py"
 
@@ -207,6 +219,7 @@ rule explanation:
             rules.erasure.output.fig_set,
             rules.erasure.output.sets,
             rules.erasure.output.summary,
+            rules.erasure.output.boot,
             rules.erasure_cls.output.fig_single,
             rules.erasure_cls.output.single,
             rules.erasure_cls.output.fig_set,
@@ -214,8 +227,11 @@ rule explanation:
             rules.erasure_cls.output.summary,
             rules.permutation.output.figure,
             rules.permutation.output.table,
+            rules.permutation.output.boot,
             rules.adversarial.output.figure,
             rules.adversarial.output.table,
+            rules.adversarial.output.boot,
             rules.rank_agreement.output.figure,
             rules.rank_agreement.output.table,
+            rules.rank_agreement.output.boot,
         ),

@@ -2,6 +2,7 @@ import torch
 
 from analysis.explanation.adversarial import AdversarySearch, run_adversarial
 from analysis.explanation.plots import plot_adversarial
+from analysis.explanation.replicates import ADVERSARIAL, instance_weights, median_replicates
 from analysis.explanation.setup import rule_classifiers
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
@@ -12,5 +13,7 @@ search = snakemake.params.search
 search = AdversarySearch(**{**search, "report_tolerances": tuple(search["report_tolerances"])})
 df = run_adversarial(classifiers, search, snakemake.params.seed)
 write_table(df, snakemake.output.table)
+units, weights = instance_weights(snakemake.params.n_boot, snakemake.params.boot_seed, df)
+write_table(median_replicates(df, *ADVERSARIAL, units, weights), snakemake.output.boot)
 fig = plot_adversarial(df, snakemake.wildcards.model, search)
 save_figure(fig, snakemake.output.figure)

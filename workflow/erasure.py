@@ -2,6 +2,7 @@ import torch
 
 from analysis.explanation.erasure import run_erasure
 from analysis.explanation.plots import plot_erasure_set, plot_erasure_single
+from analysis.explanation.replicates import erasure_replicates, instance_weights
 from analysis.explanation.setup import rule_classifiers
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
@@ -13,6 +14,8 @@ single, sets, summary = run_erasure(classifiers, p.seed, p.random_orders, p.eras
 write_table(single, snakemake.output.single)
 write_table(sets, snakemake.output.sets)
 write_table(summary, snakemake.output.summary)
+units, weights = instance_weights(p.n_boot, p.boot_seed, single, sets)
+write_table(erasure_replicates(single, sets, units, weights), snakemake.output.boot)
 model = snakemake.wildcards.model
 fig = plot_erasure_single(single, model)
 save_figure(fig, snakemake.output.fig_single)

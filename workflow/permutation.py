@@ -2,6 +2,7 @@ import torch
 
 from analysis.explanation.permutation import run_permutation
 from analysis.explanation.plots import plot_permutation
+from analysis.explanation.replicates import PERMUTATION, instance_weights, median_replicates
 from analysis.explanation.setup import rule_classifiers
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
@@ -10,5 +11,7 @@ torch.set_num_threads(snakemake.threads)
 classifiers = rule_classifiers(snakemake)
 df = run_permutation(classifiers, snakemake.params.n_permutations, snakemake.params.seed)
 write_table(df, snakemake.output.table)
+units, weights = instance_weights(snakemake.params.n_boot, snakemake.params.boot_seed, df)
+write_table(median_replicates(df, *PERMUTATION, units, weights), snakemake.output.boot)
 fig = plot_permutation(df, snakemake.wildcards.model)
 save_figure(fig, snakemake.output.figure)

@@ -2,6 +2,7 @@ import torch
 
 from analysis.explanation.plots import plot_rank_agreement
 from analysis.explanation.rank_agreement import run_rank_agreement
+from analysis.explanation.replicates import RANK_AGREEMENT, instance_weights, median_replicates
 from analysis.explanation.setup import rule_classifiers
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
@@ -10,5 +11,7 @@ torch.set_num_threads(snakemake.threads)
 classifiers = rule_classifiers(snakemake)
 df = run_rank_agreement(classifiers)
 write_table(df, snakemake.output.table)
+units, weights = instance_weights(snakemake.params.n_boot, snakemake.params.boot_seed, df)
+write_table(median_replicates(df, *RANK_AGREEMENT, units, weights), snakemake.output.boot)
 fig = plot_rank_agreement(df, snakemake.wildcards.model)
 save_figure(fig, snakemake.output.figure)

@@ -172,14 +172,22 @@ def set_summary(df):
     return out.merge(paired_vs_attention(df), on=["encoder", "order"], how="left")
 
 
-def paired_vs_attention(df):
-    """Per encoder and order: share of instances where the order flips the decision with fewer
-    items than the attention order (never flipping = infinitely many), more, or as many."""
+def vs_attention_rows(df):
+    """The set rows beside their instance's attention-order row: whether each flips the decision
+    with fewer items than the attention order (``sooner``; never flipping = infinitely many),
+    more (``later``) or as many (``same``)."""
     key = ["encoder", "id"]
     items = df.assign(k=df["n_removed"].fillna(np.inf))
     att = items[items.order == "attention"][key + ["k"]].rename(columns={"k": "k_att"})
     m = items.merge(att, on=key)
     m["sooner"], m["later"], m["same"] = m.k < m.k_att, m.k > m.k_att, m.k == m.k_att
+    return m
+
+
+def paired_vs_attention(df):
+    """Per encoder and order: share of instances where the order flips the decision with fewer
+    items than the attention order (never flipping = infinitely many), more, or as many."""
+    m = vs_attention_rows(df)
     return (
         m.groupby(["encoder", "order"], sort=False)[["sooner", "later", "same"]]
         .mean()

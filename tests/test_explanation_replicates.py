@@ -1,0 +1,145 @@
+"""Replicate tables of the explanation rules (analysis/explanation/replicates.py): all weights 1
+give the point summaries; a hand-computed resample of three instances; every replicate equals the
+point summary of the resampled instances."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.explanation.erasure import ORDERS, erasure_summary
+from analysis.explanation.replicates import (
+    ADVERSARIAL,
+    ERASURE_PAIRED,
+    PERMUTATION,
+    RANK_AGREEMENT,
+    erasure_replicates,
+    instance_weights,
+    median_replicates,
+    weighted_mean,
+    weighted_median,
+)
+from analysis.shared.bootstrap import unit_weights
+
+CLAIM_COLUMNS = ["flip_rate_top", "share_jsd_top_larger", "median_fraction_removed", *ERASURE_PAIRED]
+
+
+def erasure_rows(n: int, encoders=("none", "lstm"), draws: int = 2, seed: int = 0):
+    """Synthetic single and set rows shaped like run_erasure's (ids 0..n-1; some never flip)."""
+    rng = np.random.default_rng(seed)
+    single, sets = [], []
+    for enc in encoders:
+        for i in range(n):
+            jt, jr = rng.random(2) * 0.1
+            single.append(dict(encoder=enc, id=i, flip_top=rng.random() < 0.4, flip_random=rng.random() < 0.2))
+            single[-1].update(jsd_top=jt, jsd_random=jr, jsd_difference=jt - jr)
+            n_items = int(rng.integers(2, 9))
+            for order, draw in [(o, 0) for o in ORDERS] + [("random", d) for d in range(1, draws)]:
+                k = int(rng.integers(1, n_items + 2))  # n_items + 1: never flips
+                row = dict(encoder=enc, id=i, order=order, draw=draw, n_items=n_items, flipped=k <= n_items)
+                row.update(n_removed=k if k <= n_items else np.nan, mass_removed=rng.random())
+                sets.append({**row, "fraction_removed": row["n_removed"] / n_items})
+    return pd.DataFrame(single), pd.DataFrame(sets)
+
+
+def test_weighted_mean_and_median_by_hand():
+    x = [0.1, 0.5, 0.3]
+    w = np.array([[2, 0, 1], [0, 3, 0], [1, 1, 1], [1, 0, 1], [0, 0, 0]])
+    # repeated values: [.1 .1 .3], [.5 .5 .5], [.1 .3 .5], [.1 .3], none
+    assert weighted_median(x, w)[:4] == pytest.approx([0.1, 0.5, 0.3, 0.2])
+    assert np.isnan(weighted_median(x, w)[4])
+    assert weighted_mean(x, w)[:4] == pytest.approx([0.5 / 3, 0.5, 0.3, 0.2])
+    # NaN left out, as pandas' median and mean do: [.1 .1 nan] -> .1; [nan nan nan] -> NaN
+    y = [0.1, np.nan, 0.3]
+    assert weighted_median(y, np.array([[2, 1, 0]]))[0] == pytest.approx(0.1)
+    assert np.isnan(weighted_median(y, np.array([[0, 3, 0]]))[0])
+    assert weighted_mean(y, np.array([[1, 1, 1]]))[0] == pytest.approx(0.2)
+
+
+def test_erasure_replicate_by_hand():
+    """Three instances, one encoder; replicate 0 draws instance 0 twice and instance 2 once."""
+    single = pd.DataFrame(dict(encoder="lstm", id=[0, 1, 2], flip_top=[True, False, False], flip_random=False)).assign(
+        jsd_top=[0.3, 0.1, 0.2], jsd_random=[0.1, 0.2, 0.3]
+    )
+    single["jsd_difference"] = single.jsd_top - single.jsd_random  # top larger: 0 only
+    n_removed = {"attention": [2, 1, np.nan], "gradient": [1, 1, 3], "random": [np.nan, 2, 1]}
+    sets = pd.DataFrame(
+        [
+            dict(encoder="lstm", id=i, order=o, draw=0, n_removed=k[i], flipped=k[i] == k[i], mass_removed=0.5)
+            for o, k in n_removed.items()
+            for i in range(3)
+        ]
+    )
+    sets["fraction_removed"] = sets.n_removed / 4  # four items each
+    units, weights = np.array([0, 1, 2]), np.array([[2, 0, 1], [1, 1, 1]])
+    boot = erasure_replicates(single, sets, units, weights).set_index(["replicate", "order"])
+    r0 = boot.loc[0]
+    # instances drawn: 0, 0, 2. Flip of the top weight: 0 yes, 2 no -> 2/3; JSD top larger: 0 -> 2/3
+    assert r0.flip_rate_top.tolist() == pytest.approx([2 / 3] * 3)
+    assert r0.share_jsd_top_larger.tolist() == pytest.approx([2 / 3] * 3)
+    # fractions removed: attention .5 .5 (never) -> .5; gradient .25 .25 .75 -> .25; random (never) (never) .25
+    assert r0.median_fraction_removed.tolist() == pytest.approx([0.5, 0.25, 0.25])
+    # vs attention (2, 2, never): gradient 1 1 3 -> all sooner; random never never 1 -> later, later, sooner
+    assert r0.loc["gradient", ["vs_attention_sooner_share", "vs_attention_later_share"]].tolist() == [1, 0]
+    assert r0.loc["random", "vs_attention_sooner_share"] == pytest.approx(1 / 3)
+    assert r0.loc["random", "vs_attention_later_share"] == pytest.approx(2 / 3)
+    assert r0.loc["attention", ERASURE_PAIRED].tolist() == [0, 0]
+    # replicate 1 draws every instance once: the point summary
+    point = erasure_summary(single, sets).set_index("order")[CLAIM_COLUMNS]
+    pd.testing.assert_frame_equal(boot.loc[1][CLAIM_COLUMNS], point, check_names=False)
+
+
+def test_erasure_weights_one_give_the_point_summary_exactly():
+    single, sets = erasure_rows(12, draws=3)
+    units = np.arange(12)
+    boot = erasure_replicates(single, sets, units, np.ones((2, 12), dtype=int))
+    point = erasure_summary(single, sets)[["encoder", "order", *CLAIM_COLUMNS]]
+    for b in (0, 1):
+        rep = boot[boot.replicate == b].drop(columns="replicate").reset_index(drop=True)
+        pd.testing.assert_frame_equal(rep, point, check_exact=True)
+
+
+def resampled(df: pd.DataFrame, w: np.ndarray) -> pd.DataFrame:
+    """The rows of instances ``0..n-1`` repeated as drawn, each copy its own instance id."""
+    copies = [df[df.id == i].assign(id=i * 1000 + c) for i, k in enumerate(w) for c in range(k)]
+    return pd.concat(copies, ignore_index=True)
+
+
+def test_every_erasure_replicate_is_the_summary_of_its_resample():
+    single, sets = erasure_rows(9, draws=2, seed=1)
+    units, weights = instance_weights(6, 3, single, sets)
+    assert (units == np.arange(9)).all() and (weights == unit_weights(9, 6, 3)).all()
+    boot = erasure_replicates(single, sets, units, weights)
+    keys = ["encoder", "order"]
+    for b, w in enumerate(weights):
+        want = erasure_summary(resampled(single, w), resampled(sets, w))[keys + CLAIM_COLUMNS]
+        got = boot[boot.replicate == b].drop(columns="replicate").reset_index(drop=True)
+        pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-12)
+
+
+@pytest.mark.parametrize("spec", [PERMUTATION, ADVERSARIAL, RANK_AGREEMENT])
+def test_median_replicates_of_the_per_instance_tables(spec):
+    keys, columns = spec
+    rng = np.random.default_rng(0)
+    rows = [
+        {"encoder": enc, "tolerance": tol, "id": i, **{c: rng.random() for c in columns}}
+        for enc in ("none", "cnn", "lstm")
+        for tol in (0.01, 0.05)
+        for i in range(7)
+        if "tolerance" in keys or tol == 0.01
+    ]
+    df = pd.DataFrame(rows)
+    df.loc[3, columns[-1]] = np.nan  # an undefined tau: left out of the median
+    units, weights = instance_weights(50, 0, df)
+    boot = median_replicates(df, keys, columns, units, weights)
+    assert len(boot) == 50 * df.groupby(keys).ngroups and list(boot.columns) == keys + columns + ["replicate"]
+    # all weights 1: the claims' median over instances per group, exactly
+    ones = median_replicates(df, keys, columns, units, np.ones((1, 7), dtype=int))
+    point = df.groupby(keys, sort=False)[columns].median().reset_index()
+    pd.testing.assert_frame_equal(ones.drop(columns="replicate"), point, check_exact=True)
+    # each replicate: the median over its resampled instances (the same draws for every encoder)
+    for b in (0, 17):
+        want = resampled(df, weights[b]).groupby(keys, sort=False)[columns].median().reset_index()
+        got = boot[boot.replicate == b].drop(columns="replicate").reset_index(drop=True)
+        pd.testing.assert_frame_equal(got, want, check_exact=True)
