@@ -119,6 +119,7 @@ rule finetune_change:
         finetuned=GLUE_SHARDS["finetuned"],
     output:
         table=table("finetune_change"),
+        boot=table("finetune_change", "boot"),  # per layer (mean over heads), on resampled dev inputs
         figure=figure("finetune_change", category="Kovaleva (fine-tuning)"),
     log:
         rule_log("finetune_change"),
@@ -131,6 +132,8 @@ rule finetune_change:
         runtime=job_runtime("finetune_change"),
     params:
         tasks=config["kovaleva"]["tasks"],
+        replicates=config["bootstrap"]["replicates"],
+        seed=config["bootstrap"]["seed"],
     script:
         "../workflow/finetune_change.py"
 
@@ -142,6 +145,7 @@ rule finetune_special_tokens:
         finetuned=GLUE_SHARDS["finetuned"],
     output:
         table=table("finetune_special_tokens"),
+        boot=table("finetune_special_tokens", "boot"),  # cls and sep per layer, on resampled dev inputs
         figure=figure("finetune_special_tokens", category="Kovaleva (fine-tuning)"),
     log:
         rule_log("finetune_special_tokens"),
@@ -154,6 +158,9 @@ rule finetune_special_tokens:
         runtime=job_runtime("finetune_special_tokens"),
     params:
         tasks=config["kovaleva"]["tasks"],
+        replicates=config["bootstrap"]["replicates"],
+        seed=config["bootstrap"]["seed"],
+        boot_variants=["finetuned"],  # the variant the claims read
     script:
         "../workflow/finetune_special_tokens.py"
 
@@ -167,6 +174,8 @@ rule disable_heads_scores:
         scores="resources/disable_heads/{model}/{task}.csv",
         cost="resources/disable_heads/{model}/{task}.cost.json",
         max_test="resources/disable_heads/{model}/{task}.max_test.csv",
+        # gold, unmodified and whole-layer-disabled predictions per dev example (rule disable_heads' replicates)
+        layer_predictions="resources/disable_heads/{model}/{task}.layer_predictions.npz",
     log:
         rule_log("disable_heads_scores", "{task}"),
     benchmark:
@@ -196,10 +205,14 @@ rule disable_heads:
         scores=expand(rules.disable_heads_scores.output.scores, task=GLUE_TASKS, allow_missing=True),
         cost=expand(rules.disable_heads_scores.output.cost, task=GLUE_TASKS, allow_missing=True),
         max_test=expand(rules.disable_heads_scores.output.max_test, task=GLUE_TASKS, allow_missing=True),
+        layer_predictions=expand(
+            rules.disable_heads_scores.output.layer_predictions, task=GLUE_TASKS, allow_missing=True
+        ),
     output:
         table=table("disable_heads"),
         cost=table("disable_heads", "cost"),
         max_test=table("disable_heads", "max_test"),
+        boot=table("disable_heads", "boot"),  # whole layers' change, on resampled dev examples
         figure=figure("disable_heads", category="Kovaleva (fine-tuning)"),
     log:
         rule_log("disable_heads"),
@@ -210,6 +223,8 @@ rule disable_heads:
         runtime=job_runtime("disable_heads"),
     params:
         tasks=config["kovaleva"]["tasks"],
+        replicates=config["bootstrap"]["replicates"],
+        seed=config["bootstrap"]["seed"],
     script:
         "../workflow/disable_heads.py"
 
@@ -222,10 +237,13 @@ rule kovaleva_finetune:
             rules.finetune_scores.output.table,
             rules.finetune_scores.output.figure,
             rules.finetune_change.output.table,
+            rules.finetune_change.output.boot,
             rules.finetune_change.output.figure,
             rules.finetune_special_tokens.output.table,
+            rules.finetune_special_tokens.output.boot,
             rules.finetune_special_tokens.output.figure,
             rules.disable_heads.output.table,
+            rules.disable_heads.output.boot,
             rules.disable_heads.output.cost,
             rules.disable_heads.output.max_test,
             rules.disable_heads.output.figure,

@@ -130,6 +130,7 @@ rule patterns:
     output:
         table=table("patterns"),
         layers=table("patterns", "by_layer"),
+        boot=table("patterns", "boot"),  # shares on resampled dev inputs (all heads of an input together)
         predictions="resources/patterns/{model}/predictions.csv",
         figure=figure("patterns", category=PAT_CATEGORY),
     log:
@@ -150,6 +151,9 @@ rule patterns:
         tasks=config["kovaleva"]["tasks"],
         max_inputs=config["patterns"]["max_inputs"],
         finetuned=config["patterns"]["finetuned"],
+        replicates=config["bootstrap"]["replicates"],
+        seed=config["bootstrap"]["seed"],
+        boot_variants=["finetuned"],  # the variant the claims read
     script:
         "../workflow/patterns.py"
 
@@ -193,6 +197,7 @@ rule kovaleva_patterns:
         per_model(
             rules.patterns.output.table,
             rules.patterns.output.layers,
+            rules.patterns.output.boot,
             rules.patterns.output.figure,
             rules.pattern_examples.output.table,
             rules.pattern_examples.output.figure,

@@ -9,12 +9,25 @@ from analysis.kovaleva.finetune_tables import (
     disable_heads_table,
     main_metric_rows,
 )
+from analysis.kovaleva.replicates import layer_change_replicates, load_layer_predictions, resample_rows
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 log = setup_logging(snakemake)
 tasks, model = snakemake.params.tasks, snakemake.wildcards.model
 table = disable_heads_table([pd.read_csv(p) for p in snakemake.input.scores])
 write_table(table, snakemake.output.table)
+# replicates: each whole layer's change on resampled dev examples (paired: both models on the same rows)
+p, boots = snakemake.params, []
+for task, path in zip(tasks, snakemake.input.layer_predictions):
+    preds = load_layer_predictions(path)
+    if preds["task"] != task:
+        raise ValueError(f"{path} holds the predictions of {preds['task']}, not {task}")
+    idx = resample_rows(len(preds["gold"]), p.replicates, p.seed, task)
+    metric_names = list(table.loc[table.task == task, "metric"].unique())
+    change = layer_change_replicates(metric_names, preds["gold"], preds["unmodified"], preds["layers"], idx)
+    boots.append(change.assign(task=task))
+boot = pd.concat(boots, ignore_index=True)
+write_table(boot[["task", "metric", "scope", "layer", "change", "replicate"]], snakemake.output.boot)
 write_table(pd.concat([pd.read_csv(p) for p in snakemake.input.max_test], ignore_index=True), snakemake.output.max_test)
 cost = disable_heads_cost([json.load(open(p)) for p in snakemake.input.cost])
 write_table(cost, snakemake.output.cost)

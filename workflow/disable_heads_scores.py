@@ -1,5 +1,6 @@
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from analysis.core import glue
@@ -7,6 +8,8 @@ from analysis.core.models import shape_of
 from analysis.kovaleva import finetune
 from analysis.kovaleva.disable_heads import disabled_logits, score_table, variants
 from analysis.kovaleva.disable_heads_null import max_gain_table
+from analysis.kovaleva.replicates import save_layer_predictions
+from analysis.shared import metrics
 from analysis.shared.rule_io import setup_logging, write_json, write_table
 
 log = setup_logging(snakemake)
@@ -24,6 +27,15 @@ base, per_variant, cost = disabled_logits(model, batches, max_batch=p.max_batch)
 gold = [items[i]["label"] for i in order]
 table = score_table(task, base, per_variant, gold, n_layers, n_heads)
 write_table(table, snakemake.output.scores)
+# each dev example's prediction, unmodified and with each whole layer disabled (the replicates' units)
+whole_layers = [k for k in range(len(per_variant)) if k % (n_heads + 1) == n_heads]
+save_layer_predictions(
+    snakemake.output.layer_predictions,
+    task=task,
+    gold=np.asarray(gold),
+    unmodified=metrics.predictions(task, base),
+    layers=np.stack([metrics.predictions(task, per_variant[k]) for k in whole_layers]),
+)
 # single heads only (each layer's variants: its heads one by one, then the whole layer)
 single = [k for k in range(len(per_variant)) if k % (n_heads + 1) != n_heads]
 heads = [(variants(n_layers, n_heads)[k][0], variants(n_layers, n_heads)[k][1][0]) for k in single]

@@ -4,19 +4,25 @@ import pandas as pd
 from analysis.core.storage import Shards
 from analysis.kovaleva.finetune_change import mean_cosines
 from analysis.kovaleva.finetune_plots import plot_finetune_change
+from analysis.kovaleva.replicates import cosine_replicates, task_weights
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 log = setup_logging(snakemake)
-tasks, model = snakemake.params.tasks, snakemake.wildcards.model
-parts = []
+tasks, model, p = snakemake.params.tasks, snakemake.wildcards.model, snakemake.params
+parts, boots = [], []
 for task, pre, fine in zip(tasks, snakemake.input.pretrained, snakemake.input.finetuned):
-    t, n = mean_cosines(Shards([pre]), Shards([fine]))
+    cosines = []  # each example's (layers, heads) cosines: the units of the replicates
+    t, n = mean_cosines(Shards([pre]), Shards([fine]), keep=cosines)
     t.insert(0, "task", task)
     parts.append(t)
+    weights = task_weights(n, p.replicates, p.seed, task)
+    boots.append(cosine_replicates(np.stack(cosines), weights).assign(task=task))
     layer_means = t.groupby("layer").cosine.mean()
     log.info("%s: %d examples; mean cosine per layer %s", task, n, np.round(layer_means.to_numpy(), 3).tolist())
 table = pd.concat(parts, ignore_index=True)
 write_table(table, snakemake.output.table)
+boot = pd.concat(boots, ignore_index=True)
+write_table(boot[["task", "layer", "cosine", "replicate"]], snakemake.output.boot)
 
 fig = plot_finetune_change(table, tasks, model)
 save_figure(fig, snakemake.output.figure)

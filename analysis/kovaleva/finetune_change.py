@@ -26,15 +26,18 @@ def head_cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a * b).sum(-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))
 
 
-def mean_cosines(pretrained: Iterable, finetuned: Iterable) -> tuple[pd.DataFrame, int]:
+def mean_cosines(pretrained: Iterable, finetuned: Iterable, keep: list | None = None) -> tuple[pd.DataFrame, int]:
     """Per-head mean (and standard deviation) over examples of ``head_cosines``; the two
-    example streams must hold the same inputs in the same order."""
+    example streams must hold the same inputs in the same order. ``keep``: a list that gets
+    every example's (layers, heads) cosines (for the replicates, ``analysis.kovaleva.replicates``)."""
     total = total_sq = None
     n = 0
     for x, y in zip(pretrained, finetuned, strict=True):
         if x.id != y.id or x.input_ids != y.input_ids:
             raise ValueError(f"pre-trained example {x.id} and fine-tuned example {y.id} are not the same input")
         c = head_cosines(x.attn, y.attn)
+        if keep is not None:
+            keep.append(c)
         total = c if total is None else total + c
         total_sq = c**2 if total_sq is None else total_sq + c**2
         n += 1
@@ -55,9 +58,17 @@ def mean_cosines(pretrained: Iterable, finetuned: Iterable) -> tuple[pd.DataFram
     ), n
 
 
-def special_attention_by_layer(examples: Iterable) -> tuple[pd.DataFrame, int]:
-    """Per layer: mean attention to [CLS] (``cls``), [SEP] (``sep``), '.'/',' (``punct``)."""
-    sums, n = accumulate(examples, special_tokens_stats)
+def special_attention_by_layer(examples: Iterable, keep: list | None = None) -> tuple[pd.DataFrame, int]:
+    """Per layer: mean attention to [CLS] (``cls``), [SEP] (``sep``), '.'/',' (``punct``).
+    ``keep``: a list that gets every example's per-head sums (``special_tokens_stats``)."""
+
+    def stats(attn, kinds):
+        s = special_tokens_stats(attn, kinds)
+        if keep is not None:
+            keep.append(s)
+        return s
+
+    sums, n = accumulate(examples, stats)
     t = by_layer(per_head_table(sums), ["cls", "sep", "punct"])
     t["n_examples"] = n
     return t, n
