@@ -39,12 +39,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis.scorecard.values import (  # noqa: F401 (with_depth, value, replicate_values: part of this module's interface)
-    AGGS,
+from analysis.scorecard.values import (  # noqa: F401 (value, replicate_values, distinct_texts: this module's interface too)
     OPS,
-    REPLICATE,
     NoRows,
-    column_values,
     distinct_texts,
     fmt,
     interval_text,
