@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from analysis.scorecard.evaluate import ALSO_RANDOM, ClaimError, evaluate_claim, load_tables, tables_read
+from analysis.scorecard.evaluate import ALSO_RANDOM, evaluate_claim, tables_read
 
 REQUIRED = ("id", "paper", "where", "claim", "paper_value", "criterion", "check", "figure")
 COLUMNS = [
@@ -87,15 +87,3 @@ def scorecard(
             }
         )
     return pd.DataFrame(rows, columns=COLUMNS)
-
-
-def scorecard_from_dir(claims_path, table_dir, not_selected=frozenset(), control_dir=None) -> pd.DataFrame:
-    claims = read_claims(claims_path)
-    stems = {t for c in claims for t in tables_read(c)}
-    control = load_tables(stems, control_dir) if control_dir is not None else None
-    control_boots = load_tables(stems, control_dir, ".boot") if control_dir is not None else None
-    try:
-        tables, boots = load_tables(stems, table_dir), load_tables(stems, table_dir, ".boot")
-        return scorecard(claims, tables, not_selected, control, boots, control_boots)
-    except ClaimError as e:
-        raise ClaimError(f"{claims_path}: {e} (tables in {table_dir})") from None

@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-import pandas as pd
 
 Score = Callable[[np.ndarray, np.ndarray], float]
 
@@ -35,13 +34,6 @@ def unit_weights(n_units: int, n_boot: int, seed: int) -> np.ndarray:
     out = np.zeros((n_boot, n_units), dtype=np.int64)
     np.add.at(out, (np.repeat(np.arange(n_boot), n_units), idx.ravel()), 1)
     return out
-
-
-def replicate_table(make_table: Callable[[np.ndarray], pd.DataFrame], weights: np.ndarray) -> pd.DataFrame:
-    """``make_table(w)`` for every replicate's unit weights ``w`` (a row of :func:`unit_weights`),
-    stacked with the column ``replicate``."""
-    parts = [make_table(w).assign(replicate=b) for b, w in enumerate(weights)]
-    return pd.concat(parts, ignore_index=True)
 
 
 def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[float, float]:
