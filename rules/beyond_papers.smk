@@ -50,7 +50,7 @@ rule rollout:
         protocol=BEYOND["rollout"]["protocol"],
         example_max_tokens=BEYOND["rollout"]["example_max_tokens"],
         batch_size=BEYOND["rollout"]["batch_size"],
-        seed=BEYOND["rollout"]["seed"],
+        seed=training_seed("beyond", "rollout"),
         max_len=config["kovaleva"]["finetune"]["max_len"],
     script:
         "../workflow/rollout.py"
@@ -77,7 +77,7 @@ rule head_importance_scores:
     params:
         n_examples=BEYOND["head_importance"]["n_examples"],
         batch_size=BEYOND["head_importance"]["batch_size"],
-        seed=BEYOND["head_importance"]["seed"],
+        seed=training_seed("beyond", "head_importance"),
         split=BEYOND["head_importance"]["split"],
         abs_per=BEYOND["head_importance"]["abs_per"],
         normalize_by_layer=BEYOND["head_importance"]["normalize_by_layer"],
@@ -130,7 +130,7 @@ rule head_pruning_scores:
         step=BEYOND["pruning"]["step"],
         random_orders=BEYOND["pruning"]["random_orders"],
         batch_size=BEYOND["head_importance"]["batch_size"],
-        seed=BEYOND["pruning"]["seed"],
+        seed=training_seed("beyond", "pruning"),
         max_len=config["kovaleva"]["finetune"]["max_len"],
     script:
         "../workflow/head_pruning_scores.py"

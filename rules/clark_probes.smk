@@ -44,7 +44,7 @@ rule probes_train:
         lr=config["clark_sec5"]["probes"]["lr"],
         mlp_hidden=config["clark_sec5"]["probes"]["mlp_hidden"],
         random_init=config["clark_sec5"]["probes"]["random_init"],
-        seed=config["clark_sec5"]["probes"]["seed"],
+        seed=training_seed("clark_sec5", "probes"),
         punct_pos=config["clark_sec5"]["probes"]["punct_pos"],
     script:
         "../workflow/probes_train.py"

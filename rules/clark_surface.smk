@@ -188,7 +188,7 @@ rule mlm_head:
         lr=config["clark_sec5"]["mlm_head"]["lr"],
         batch_size=config["clark_sec5"]["mlm_head"]["batch_size"],
         mask_prob=config["clark_sec5"]["mlm_head"]["mask_prob"],
-        seed=config["clark_sec5"]["mlm_head"]["seed"],
+        seed=training_seed("clark_sec5", "mlm_head"),
     script:
         "../workflow/mlm_head.py"
 
@@ -224,7 +224,7 @@ rule gradient_importance:
         n_segments=config["clark_sec5"]["gradient_importance"]["n_segments"],
         mask_prob=config["clark_sec5"]["gradient_importance"]["mask_prob"],
         batch_size=config["clark_sec5"]["gradient_importance"]["batch_size"],
-        seed=config["clark_sec5"]["gradient_importance"]["seed"],
+        seed=training_seed("clark_sec5", "gradient_importance"),
     script:
         "../workflow/gradient_importance.py"
 

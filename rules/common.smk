@@ -15,8 +15,9 @@ import re
 import yaml
 
 from analysis.core import resources as sizing
-from analysis.core.model_names import check_model_spec, control_spec, is_control, model_slug
+from analysis.core.model_names import check_model_spec, control_spec, is_control, model_slug, replicate_slug
 from analysis.core.sources import local_files
+from analysis.scorecard.claims import read_claims
 from analysis.scorecard.evaluate import tables_read as claim_tables
 
 # every source file with its upstream URL and sha256 (config["sources_file"], checked against its schema)
@@ -49,6 +50,16 @@ if config["overview"]["random_init_control"]:
         if not is_control(_spec):
             CONTROLS[_slug] = model_slug(control_spec(_spec))
             MODELS[CONTROLS[_slug]] = control_spec(_spec)
+# Training replicates (config replicates: trainings per family): replicate r = 1, 2, ... of a user's model
+# is the same model (same spec, weights and inputs) with every training seed + r (training_seed), run
+# only through the rules whose tables the claims of the families with more than r trainings read; the
+# scorecard pools the replicates' tables into the claims' intervals. slug -> its replicates' slugs
+REPLICATES = {}
+REPLICATE_INDEX = {}  # replicate slug -> r
+for _slug in CONFIGURED:
+    REPLICATES[_slug] = [replicate_slug(_slug, r) for r in range(1, max(config["replicates"].values(), default=1))]
+    for _r, _rep in enumerate(REPLICATES[_slug], start=1):
+        MODELS[_rep], REPLICATE_INDEX[_rep] = MODELS[_slug], _r
 MIRROR = os.environ.get("ATTN_MIRROR") or config["mirror"]
 CORPORA = config["corpora"]
 CONDA_ENV = "../envs/attention.yaml"  # every rule's software (--sdm conda); relative to rules/
@@ -62,6 +73,15 @@ wildcard_constraints:
 
 def model_spec(wildcards):
     return MODELS[wildcards.model]
+
+
+def training_seed(*keys):
+    """The seed ``config[keys...]["seed"]`` of a rule that trains or draws for a model (a params
+    function): + r in training replicate r of the model."""
+    section = config
+    for key in keys:
+        section = section[key]
+    return lambda wildcards: section["seed"] + REPLICATE_INDEX.get(wildcards.model, 0)
 
 
 def _stem(rule, parts):
@@ -236,8 +256,7 @@ def per_model(*outputs, **wildcards):
 # The claim scorecard and the comparison (rules/overview.smk): which tables the claims of
 # config/paper_claims.yaml read, and which of them this workflow makes.
 CLAIMS_FILE = config["overview"]["claims"]
-with open(CLAIMS_FILE) as f:
-    _CLAIMS = yaml.safe_load(f)["claims"]
+_CLAIMS = read_claims(CLAIMS_FILE, trainings=config["replicates"])
 CLAIM_TABLES = sorted({stem for claim in _CLAIMS for stem in claim_tables(claim)})
 # what the random-init control must make: the tables of the claims that read attention maps
 CONTROL_TABLES = sorted({stem for claim in _CLAIMS if claim.get("reads_maps") for stem in claim_tables(claim)})
@@ -284,6 +303,30 @@ def scorecard_control_tables(wildcards):
     control = f"results/{CONTROLS[wildcards.model]}/tables"
     return [f"{control}/{stem}.csv" for stem in CONTROL_TABLES if stem in chosen] + [
         f"{control}/{stem}.boot.csv" for stem in CONTROL_TABLES if f"{stem}.boot" in chosen
+    ]
+
+
+# tables no training changes (read by a claim on no training, e.g. the [SEP] premise of the gradient claim)
+UNTRAINED_TABLES = {stem for claim in _CLAIMS if not claim.get("trained") for stem in claim_tables(claim)}
+
+
+def replicated_tables(r):
+    """The tables training replicate ``r`` makes: those of the claims whose training family
+    (``trained:`` in the claims file) has more than ``r`` trainings (config replicates)."""
+    families = {family for family, n in config["replicates"].items() if n > r}
+    trained = {stem for claim in _CLAIMS if claim.get("trained") in families for stem in claim_tables(claim)}
+    return sorted(trained - UNTRAINED_TABLES)
+
+
+def scorecard_replicate_tables(wildcards):
+    """The training replicates' tables (and replicate tables) of the claims trained in them."""
+    chosen = {os.path.basename(p)[: -len(".csv")] for p in scorecard_tables(wildcards)}
+    return [
+        f"results/{rep}/tables/{name}.csv"
+        for rep in REPLICATES.get(wildcards.model, [])
+        for stem in replicated_tables(REPLICATE_INDEX[rep])
+        for name in (stem, f"{stem}.boot")
+        if name in chosen
     ]
 
 

@@ -35,7 +35,7 @@ rule attn_classifiers:
         lr=config["explanation"]["lr"],
         hidden=config["explanation"]["hidden"],
         attention_dim=config["explanation"]["attention_dim"],
-        seed=config["explanation"]["seed"],
+        seed=training_seed("explanation"),
         finetuned_transformer=(
             config["explanation"]["finetuned_transformer"]
             if "transformer_finetuned" in config["explanation"]["encoders"]
@@ -72,7 +72,7 @@ rule erasure:
         spec=model_spec,
         task=config["explanation"]["task"],
         n_explain=config["explanation"]["n_explain"],
-        seed=config["explanation"]["seed"],
+        seed=training_seed("explanation"),
         random_orders=config["explanation"]["random_orders"],
         erase_all=config["explanation"]["erase_all"],
         n_boot=config["bootstrap"]["replicates"],
@@ -107,7 +107,7 @@ rule erasure_cls:
         spec=model_spec,
         task=config["explanation"]["task"],
         n_explain=config["explanation"]["n_explain"],
-        seed=config["explanation"]["seed"],
+        seed=training_seed("explanation"),
         cls_layer=config["explanation"]["cls_layer"],
     script:
         "../workflow/erasure_cls.py"
@@ -138,7 +138,7 @@ rule permutation:
         task=config["explanation"]["task"],
         n_explain=config["explanation"]["n_explain"],
         n_permutations=config["explanation"]["n_permutations"],
-        seed=config["explanation"]["seed"],
+        seed=training_seed("explanation"),
         n_boot=config["bootstrap"]["replicates"],
         boot_seed=config["bootstrap"]["seed"],
     script:
@@ -170,7 +170,7 @@ rule adversarial:
         task=config["explanation"]["task"],
         n_explain=config["explanation"]["n_explain"],
         search=config["explanation"]["adversarial"],
-        seed=config["explanation"]["seed"],
+        seed=training_seed("explanation"),
         n_boot=config["bootstrap"]["replicates"],
         boot_seed=config["bootstrap"]["seed"],
     script:

@@ -46,7 +46,7 @@ rule finetune:
     params:
         spec=model_spec,
         settings=config["kovaleva"]["finetune"],  # every key is used (and recorded in dev_metrics.json)
-        seed=config["kovaleva"]["seed"],
+        seed=training_seed("kovaleva"),
     script:
         "../workflow/finetune.py"
 
@@ -69,7 +69,7 @@ rule finetune_scores:
         runtime=job_runtime("finetune_scores"),
     params:
         n_boot=config["kovaleva"]["learnt_bootstrap"],
-        seed=config["kovaleva"]["seed"],
+        seed=training_seed("kovaleva"),
     script:
         "../workflow/finetune_scores.py"
 
@@ -97,7 +97,7 @@ rule glue_attention:
     params:
         spec=model_spec,
         n_examples=config["kovaleva"]["change_examples"],
-        seed=config["kovaleva"]["seed"],
+        seed=training_seed("kovaleva"),
         max_len=config["kovaleva"]["finetune"]["max_len"],
         batch_size=config["batch_size"],
         precision=config["precision"],
@@ -193,7 +193,7 @@ rule disable_heads_scores:
         n_examples=config["kovaleva"]["disable_examples"],
         max_batch=config["kovaleva"]["disable_max_batch"],
         max_len=config["kovaleva"]["finetune"]["max_len"],
-        seed=config["kovaleva"]["seed"],
+        seed=training_seed("kovaleva"),
         n_permutations=config["kovaleva"]["disable_permutations"],
     script:
         "../workflow/disable_heads_scores.py"

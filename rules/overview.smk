@@ -11,6 +11,7 @@ rule scorecard:
         claims=CLAIMS_FILE,
         tables=scorecard_tables,
         control_tables=scorecard_control_tables,
+        replicate_tables=scorecard_replicate_tables,
     output:
         table=table("scorecard"),
         figure=figure("scorecard", category=SCORECARD_CATEGORY),

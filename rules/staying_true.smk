@@ -31,7 +31,7 @@ rule staying_true_models:
         batch_size=config["explanation"]["batch_size"],
         lr=config["explanation"]["lr"],
         attention_dim=config["explanation"]["attention_dim"],
-        seed=config["explanation"]["seed"],
+        seed=training_seed("explanation"),
         models=config["staying_true"]["models"],
         hidden=config["staying_true"]["hidden"],
         tying_weight=config["staying_true"]["tying_weight"],
@@ -65,7 +65,7 @@ rule staying_true_permutation:
         task=config["explanation"]["task"],
         n_explain=config["staying_true"]["n_explain"],
         n_permutations=config["staying_true"]["n_permutations"],
-        seed=config["explanation"]["seed"],
+        seed=training_seed("explanation"),
     script:
         "../workflow/staying_true_permutation.py"
 
@@ -93,7 +93,7 @@ rule staying_true_adversary:
         task=config["explanation"]["task"],
         n_train=config["explanation"]["n_train"],
         n_explain=config["staying_true"]["n_explain"],
-        seed=config["explanation"]["seed"],
+        seed=training_seed("explanation"),
         batch_size=config["explanation"]["batch_size"],
         adversary=config["staying_true"]["adversary"],
     script:
@@ -146,7 +146,7 @@ rule staying_true_erasure:
     params:
         task=config["explanation"]["task"],
         n_explain=config["staying_true"]["n_explain"],
-        seed=config["explanation"]["seed"],
+        seed=training_seed("explanation"),
     script:
         "../workflow/staying_true_erasure.py"
 

@@ -51,3 +51,25 @@ def test_dry_run_imports_no_torch(tmp_path):
 def test_misspelt_config_key_fails_with_its_name():
     run = dry_run([], "--config", "max_len_polcy=error")
     assert run.returncode != 0 and "max_len_polcy" in run.stdout + run.stderr
+
+
+def test_training_replicates_run_only_the_trained_tables(tmp_path):
+    """config/replicates.yaml: replicates 1 and 2 of the model retrain every family (seeds + 1, + 2)
+    and make only the trained claims' tables; the scorecard reads them."""
+    run = subprocess.run(
+        [SNAKEMAKE, "-n", "--configfile", "config/smoke.yaml", "config/replicates.yaml"],
+        cwd=copy_into(tmp_path, WORKFLOW),
+        env={**os.environ, "ATTN_MIRROR": "/nonexistent-mirror"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    out = run.stdout + run.stderr
+    assert run.returncode == 0, out[-4000:]
+    for r in (1, 2):
+        for stem in ("probes", "finetune_scores", "erasure.summary", "staying_true_models", "gradient_importance"):
+            assert f"--replicate-{r}/tables/{stem}.csv" in out, (r, stem)
+        # what no training changes is not made again
+        assert f"--replicate-{r}/tables/relative_position.csv" not in out
+        assert f"--replicate-{r}/tables/special_tokens.by_layer.csv" not in out
+    assert "--replicate-3" not in out

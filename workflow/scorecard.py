@@ -3,6 +3,7 @@ from pathlib import Path
 from analysis.scorecard.claims import read_claims, scorecard
 from analysis.scorecard.evaluate import load_tables, tables_read
 from analysis.scorecard.pages import plot_scorecard, scorecard_html, scorecard_markdown, verdict_counts
+from analysis.scorecard.trainings import pool_trainings
 from analysis.shared.rule_io import save_figure, setup_logging, write_table, write_text
 
 log = setup_logging(snakemake)
@@ -21,16 +22,32 @@ def declared_tables(paths, suffix="") -> dict:
     return tables
 
 
+def by_directory(paths) -> list[list[str]]:
+    """``paths`` grouped by their directory (one training replicate each), in order."""
+    groups = {}
+    for p in paths:
+        groups.setdefault(Path(p).parent, []).append(p)
+    return list(groups.values())
+
+
+# the model's own run, then its training replicates (config replicates): pooled into the intervals
+runs = [(declared_tables(paths), declared_tables(paths, ".boot")) for paths in [snakemake.input.tables]]
+runs += [
+    (declared_tables(paths), declared_tables(paths, ".boot"))
+    for paths in by_directory(snakemake.input.replicate_tables)
+]
+boots, seeds = pool_trainings(runs)
 # the random-init control's tables (overview.random_init_control), for the claims that read maps
 control = declared_tables(snakemake.input.control_tables) if snakemake.input.control_tables else None
 control_boots = declared_tables(snakemake.input.control_tables, ".boot") if control is not None else None
 card = scorecard(
     claims,
-    declared_tables(snakemake.input.tables),
+    runs[0][0],
     set(snakemake.params.rules_left_out),
     control,
-    declared_tables(snakemake.input.tables, ".boot"),
+    boots,
     control_boots,
+    seeds,
 )
 log.info("verdicts: %s", verdict_counts(card))
 write_table(card, snakemake.output.table)

