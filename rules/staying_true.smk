@@ -50,6 +50,7 @@ rule staying_true_permutation:
     output:
         table=table("staying_true_permutation"),
         summary=table("staying_true_permutation", "summary"),
+        boot=table("staying_true_permutation", "summary", "boot"),
         figure=figure("staying_true_permutation", category=STAYING_TRUE_CATEGORY),
     log:
         rule_log("staying_true_permutation"),
@@ -66,6 +67,8 @@ rule staying_true_permutation:
         n_explain=config["staying_true"]["n_explain"],
         n_permutations=config["staying_true"]["n_permutations"],
         seed=training_seed("explanation"),
+        n_boot=config["bootstrap"]["replicates"],
+        boot_seed=config["bootstrap"]["seed"],
     script:
         "../workflow/staying_true_permutation.py"
 
@@ -108,6 +111,7 @@ rule staying_true_single_token:
     output:
         table=table("staying_true_single_token"),
         summary=table("staying_true_single_token", "summary"),
+        boot=table("staying_true_single_token", "summary", "boot"),
         figure=figure("staying_true_single_token", category=STAYING_TRUE_CATEGORY),
     log:
         rule_log("staying_true_single_token"),
@@ -122,6 +126,8 @@ rule staying_true_single_token:
     params:
         task=config["explanation"]["task"],
         n_explain=config["staying_true"]["n_explain"],
+        n_boot=config["bootstrap"]["replicates"],
+        boot_seed=config["bootstrap"]["seed"],
     script:
         "../workflow/staying_true_single_token.py"
 
@@ -159,12 +165,14 @@ rule staying_true:
             rules.staying_true_models.output.table,
             rules.staying_true_permutation.output.table,
             rules.staying_true_permutation.output.summary,
+            rules.staying_true_permutation.output.boot,
             rules.staying_true_permutation.output.figure,
             rules.staying_true_adversary.output.table,
             rules.staying_true_adversary.output.summary,
             rules.staying_true_adversary.output.figure,
             rules.staying_true_single_token.output.table,
             rules.staying_true_single_token.output.summary,
+            rules.staying_true_single_token.output.boot,
             rules.staying_true_single_token.output.figure,
             rules.staying_true_erasure.output.table,
         ),

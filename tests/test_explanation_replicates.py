@@ -143,3 +143,43 @@ def test_median_replicates_of_the_per_instance_tables(spec):
         want = resampled(df, weights[b]).groupby(keys, sort=False)[columns].median().reset_index()
         got = boot[boot.replicate == b].drop(columns="replicate").reset_index(drop=True)
         pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
+def test_staying_true_replicates_by_hand_and_at_weights_one():
+    """Tutek & Snajder: the accuracy drop under permutation (a mean) and the median lone-token
+    spread, per model, on each resample of the instances."""
+    from analysis.explanation.replicates import (
+        staying_true_permutation_replicates,
+        staying_true_single_token_replicates,
+    )
+    from analysis.explanation.staying_true_tests import permutation_summary, single_token_summary
+
+    perm = pd.DataFrame(
+        {
+            "model": ["base"] * 3 + ["tying"] * 3,
+            "id": [0, 1, 2] * 2,
+            "median_output_change": [0.1, 0.2, 0.3] * 2,
+            "flip_rate": [0.0] * 6,
+            "correct": [True, True, False, True, False, True],
+            "accuracy_under_permutation": [0.9, 0.5, 0.2, 0.6, 0.1, 1.0],
+        }
+    )
+    units = np.array([0, 1, 2])
+    # drops per instance: base 0.1, 0.5, -0.2; tying 0.4, -0.1, 0.0. Weights (2, 1, 0): base
+    # (0.2 + 0.5) / 3 = 0.2333..., tying (0.8 - 0.1) / 3 = 0.2333...; weights (0, 0, 3): -0.2, 0.0
+    boot = staying_true_permutation_replicates(perm, units, np.array([[2, 1, 0], [0, 0, 3]]))
+    got = boot.set_index(["replicate", "model"])["accuracy_drop_under_permutation"]
+    assert got.to_dict() == pytest.approx(
+        {(0, "base"): 0.7 / 3, (0, "tying"): 0.7 / 3, (1, "base"): -0.2, (1, "tying"): 0.0}
+    )
+    ones = staying_true_permutation_replicates(perm, units, np.ones((1, 3), dtype=int))
+    want = permutation_summary(perm)["accuracy_drop_under_permutation"].to_numpy()
+    np.testing.assert_allclose(ones["accuracy_drop_under_permutation"].to_numpy(), want, rtol=1e-12)
+    single = perm[["model", "id"]].assign(single_std=[0.3, 0.1, 0.2, 0.05, 0.4, 0.6], single_range=0.0)
+    single = single.assign(tau_polarity=0.0, single_centre=0.5, tau_polarity_centred=0.0, tau_decision=0.0)
+    # weights (2, 1, 0): base median of (0.3, 0.3, 0.1) = 0.3, tying of (0.05, 0.05, 0.4) = 0.05
+    boot = staying_true_single_token_replicates(single, units, np.array([[2, 1, 0]]))
+    assert boot.set_index("model")["median_single_std"].to_dict() == pytest.approx({"base": 0.3, "tying": 0.05})
+    ones = staying_true_single_token_replicates(single, units, np.ones((1, 3), dtype=int))
+    want = single_token_summary(single)["median_single_std"].to_numpy()
+    np.testing.assert_array_equal(ones["median_single_std"].to_numpy(), want)

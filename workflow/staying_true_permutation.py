@@ -1,5 +1,6 @@
 import torch
 
+from analysis.explanation.replicates import instance_weights, staying_true_permutation_replicates
 from analysis.explanation.staying_true_plots import plot_staying_true_permutation
 from analysis.explanation.staying_true_tests import models_under_test, permutation_summary, run_staying_true_permutation
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
@@ -12,4 +13,6 @@ df = run_staying_true_permutation(models, p.n_permutations, p.seed)
 summary = permutation_summary(df)
 write_table(df, snakemake.output.table)
 write_table(summary, snakemake.output.summary)
+units, weights = instance_weights(p.n_boot, p.boot_seed, df)
+write_table(staying_true_permutation_replicates(df, units, weights), snakemake.output.boot)
 save_figure(plot_staying_true_permutation(df, summary, snakemake.wildcards.model), snakemake.output.figure)

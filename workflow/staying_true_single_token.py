@@ -1,5 +1,6 @@
 import torch
 
+from analysis.explanation.replicates import instance_weights, staying_true_single_token_replicates
 from analysis.explanation.staying_true_plots import plot_staying_true_single_token
 from analysis.explanation.staying_true_tests import models_under_test, run_single_token, single_token_summary
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
@@ -11,4 +12,6 @@ models = models_under_test(snakemake.input.model, snakemake.input.glue, p.task, 
 df = run_single_token(models)
 write_table(df, snakemake.output.table)
 write_table(single_token_summary(df), snakemake.output.summary)
+units, weights = instance_weights(p.n_boot, p.boot_seed, df)
+write_table(staying_true_single_token_replicates(df, units, weights), snakemake.output.boot)
 save_figure(plot_staying_true_single_token(df, snakemake.wildcards.model), snakemake.output.figure)

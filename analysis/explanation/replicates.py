@@ -12,7 +12,10 @@ weights 1 give the point summary exactly.
 What the tables hold: ``erasure.summary.boot`` the columns of ``erasure.summary`` the claims read,
 per encoder and order; ``permutation.boot`` / ``adversarial.boot`` / ``rank_agreement.boot`` one
 row per encoder (and tolerance) whose columns are the *median over instances* of the per-instance
-column of the same name (the claims' ``agg: median`` of one row is that median).
+column of the same name (the claims' ``agg: median`` of one row is that median);
+``staying_true_permutation.summary.boot`` / ``staying_true_single_token.summary.boot`` one row per
+Tutek & Snajder model with the summary columns their claims read (the accuracy drop under
+permutation: a mean over instances; the median lone-token spread).
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ ERASURE_PAIRED = ("vs_attention_sooner_share", "vs_attention_later_share")
 PERMUTATION = (["encoder"], ["median_output_change"])
 ADVERSARIAL = (["encoder", "tolerance"], ["jsd"])
 RANK_AGREEMENT = (["encoder"], ["tau_gradient", "tau_leave_one_out"])
+# Tutek & Snajder: summary column <- per-instance column (staying_true_tests' summaries)
+STAYING_TRUE_DROP = {"accuracy_drop_under_permutation": "accuracy_drop"}
+STAYING_TRUE_SINGLE = {"median_single_std": "single_std"}
 
 
 def instance_weights(n_boot: int, seed: int, *tables: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -126,3 +132,21 @@ def erasure_replicates(single: pd.DataFrame, sets: pd.DataFrame, units, weights)
             cols[col] = weighted_mean(p[src].astype(float), pw) if p is not None else np.full(len(weights), np.nan)
         parts.append(({"encoder": enc, "order": order}, cols))
     return _stack(parts, len(weights))
+
+
+def staying_true_permutation_replicates(df: pd.DataFrame, units, weights) -> pd.DataFrame:
+    """Per model and replicate: the accuracy drop under permutation, the weighted mean over
+    instances of (correct - accuracy under permutation), as :func:`permutation_summary`'s difference
+    of the two means."""
+    parts = []
+    for model, g in df.groupby("model", sort=False):
+        w = row_weights(g["id"], units, weights)
+        drop = g["correct"].astype(float) - g["accuracy_under_permutation"].astype(float)
+        parts.append(({"model": model}, {col: weighted_mean(drop, w) for col in STAYING_TRUE_DROP}))
+    return _stack(parts, len(weights))
+
+
+def staying_true_single_token_replicates(df: pd.DataFrame, units, weights) -> pd.DataFrame:
+    """Per model and replicate: the median over instances of the lone-token spread."""
+    out = median_replicates(df, ["model"], list(STAYING_TRUE_SINGLE.values()), units, weights)
+    return out.rename(columns={v: k for k, v in STAYING_TRUE_SINGLE.items()})
