@@ -81,6 +81,7 @@ rule staying_true_adversary:
     output:
         table=table("staying_true_adversary"),
         summary=table("staying_true_adversary", "summary"),
+        boot=table("staying_true_adversary", "summary", "boot"),
         figure=figure("staying_true_adversary", category=STAYING_TRUE_CATEGORY),
     log:
         rule_log("staying_true_adversary"),
@@ -99,6 +100,8 @@ rule staying_true_adversary:
         seed=training_seed("explanation"),
         batch_size=config["explanation"]["batch_size"],
         adversary=config["staying_true"]["adversary"],
+        n_boot=config["bootstrap"]["replicates"],
+        boot_seed=config["bootstrap"]["seed"],
     script:
         "../workflow/staying_true_adversary.py"
 
@@ -169,6 +172,7 @@ rule staying_true:
             rules.staying_true_permutation.output.figure,
             rules.staying_true_adversary.output.table,
             rules.staying_true_adversary.output.summary,
+            rules.staying_true_adversary.output.boot,
             rules.staying_true_adversary.output.figure,
             rules.staying_true_single_token.output.table,
             rules.staying_true_single_token.output.summary,

@@ -183,3 +183,32 @@ def test_staying_true_replicates_by_hand_and_at_weights_one():
     ones = staying_true_single_token_replicates(single, units, np.ones((1, 3), dtype=int))
     want = single_token_summary(single)["median_single_std"].to_numpy()
     np.testing.assert_array_equal(ones["median_single_std"].to_numpy(), want)
+
+
+def test_staying_true_adversary_replicates_read_the_curve_of_the_resampled_means():
+    from analysis.explanation.replicates import staying_true_adversary_replicates
+    from analysis.explanation.staying_true_adversary import equal_jsd_summary
+
+    # two models x two weights x two instances
+    inst = pd.DataFrame(
+        {
+            "model": ["base"] * 4 + ["tying"] * 4,
+            "weight": [0.0, 0.0, 1.0, 1.0] * 2,
+            "id": [0, 1] * 4,
+            "jsd": [0.1, 0.3, 0.5, 0.7, 0.2, 0.2, 0.6, 0.8],
+            "tvd": [0.1, 0.1, 0.2, 0.4, 0.1, 0.3, 0.5, 0.5],
+        }
+    )
+    units = np.array([0, 1])
+    boot = staying_true_adversary_replicates(inst, 0.5, units, np.array([[1, 1], [2, 0]]))
+    got = boot.set_index(["replicate", "model"])["tvd_at_jsd_level"]
+    # weights (1, 1): base curve (0.2, 0.1) -> (0.6, 0.3), at JSD 0.5: 0.1 + 0.75 x 0.2 = 0.25;
+    # tying (0.2, 0.2) -> (0.7, 0.5), at 0.5: 0.2 + 0.6 x 0.3 = 0.38
+    # weights (2, 0): instance 0 only: base (0.1, 0.1) -> (0.5, 0.2): 0.2; tying (0.2, 0.1) -> (0.6, 0.5): 0.4
+    assert got.to_dict() == pytest.approx({(0, "base"): 0.25, (0, "tying"): 0.38, (1, "base"): 0.2, (1, "tying"): 0.4})
+    # all weights 1 and the level of the summary itself (None): the point summary
+    ones = staying_true_adversary_replicates(inst, None, units, np.ones((1, 2), dtype=int))
+    means = inst.groupby(["model", "weight"], sort=False)[["jsd", "tvd"]].mean().reset_index()
+    point = equal_jsd_summary(means.rename(columns={"jsd": "mean_jsd", "tvd": "mean_tvd"}))
+    np.testing.assert_allclose(ones["tvd_at_jsd_level"], point["tvd_at_jsd_level"], rtol=1e-12)
+    np.testing.assert_allclose(ones["jsd_level"], point["jsd_level"], rtol=1e-12)

@@ -1,7 +1,9 @@
 from pathlib import Path
 
+import pandas as pd
 import torch
 
+from analysis.explanation.replicates import instance_weights, staying_true_adversary_replicates
 from analysis.explanation.sst2 import read_sst2
 from analysis.explanation.staying_true import StayingTrueConfig, load_variants
 from analysis.explanation.staying_true_adversary import AdversaryConfig, equal_jsd_summary, run_adversary
@@ -31,9 +33,15 @@ cfg = AdversaryConfig(
     seed=p.seed,
     jsd_level=a["jsd_level"],
 )
-df = run_adversary(models, xs_train, xs_dev, cfg, StayingTrueConfig(**bundle["cfg"]), bundle.get("init_embeddings"))
+per_instance = []
+df = run_adversary(
+    models, xs_train, xs_dev, cfg, StayingTrueConfig(**bundle["cfg"]), bundle.get("init_embeddings"), per_instance
+)
 write_table(df, snakemake.output.table)
 summary = equal_jsd_summary(df, cfg.jsd_level)
 write_table(summary, snakemake.output.summary)
+instances = pd.concat(per_instance, ignore_index=True)
+units, weights = instance_weights(p.n_boot, p.boot_seed, instances)
+write_table(staying_true_adversary_replicates(instances, cfg.jsd_level, units, weights), snakemake.output.boot)
 level = float(summary.jsd_level.iloc[0])
 save_figure(plot_staying_true_adversary(df, snakemake.wildcards.model, level), snakemake.output.figure)

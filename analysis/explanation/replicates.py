@@ -15,7 +15,9 @@ row per encoder (and tolerance) whose columns are the *median over instances* of
 column of the same name (the claims' ``agg: median`` of one row is that median);
 ``staying_true_permutation.summary.boot`` / ``staying_true_single_token.summary.boot`` one row per
 Tutek & Snajder model with the summary columns their claims read (the accuracy drop under
-permutation: a mean over instances; the median lone-token spread).
+permutation: a mean over instances; the median lone-token spread); ``staying_true_adversary.summary.boot``
+per model the TVD at equal JSD, read off the curve of each weight's mean JSD and TVD over the
+resampled instances (the adversaries themselves are not retrained).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.explanation.erasure import vs_attention_rows
+from analysis.explanation.staying_true_adversary import equal_jsd_summary
 from analysis.shared.bootstrap import unit_weights
 
 REPLICATE = "replicate"
@@ -150,3 +153,23 @@ def staying_true_single_token_replicates(df: pd.DataFrame, units, weights) -> pd
     """Per model and replicate: the median over instances of the lone-token spread."""
     out = median_replicates(df, ["model"], list(STAYING_TRUE_SINGLE.values()), units, weights)
     return out.rename(columns={v: k for k, v in STAYING_TRUE_SINGLE.items()})
+
+
+def staying_true_adversary_replicates(instances: pd.DataFrame, level, units, weights) -> pd.DataFrame:
+    """Per model and replicate: :func:`equal_jsd_summary`'s TVD at equal JSD (``level``; None: the
+    largest mean JSD every model reaches, in each replicate) on each (model, weight)'s weighted
+    mean JSD and TVD over the instances (``instances``: model, weight, id, jsd, tvd)."""
+    keys, jsd, tvd = [], [], []
+    for key, g in instances.groupby(["model", "weight"], sort=False):
+        w = row_weights(g["id"], units, weights)
+        keys.append(key)
+        jsd.append(weighted_mean(g["jsd"], w))
+        tvd.append(weighted_mean(g["tvd"], w))
+    models, adv_weights = [k[0] for k in keys], [k[1] for k in keys]
+    jsd, tvd = np.array(jsd), np.array(tvd)  # (groups, replicates)
+    frames = []
+    for r in range(len(weights)):
+        curves = pd.DataFrame({"model": models, "weight": adv_weights, "mean_jsd": jsd[:, r], "mean_tvd": tvd[:, r]})
+        summary = equal_jsd_summary(curves, level)[["model", "jsd_level", "tvd_at_jsd_level"]]
+        frames.append(summary.assign(**{REPLICATE: r}))
+    return pd.concat(frames, ignore_index=True)

@@ -195,11 +195,19 @@ def divergence_on(target, adv, xs, batch_size: int = 128) -> pd.DataFrame:
 
 
 def run_adversary(
-    models: dict, xs_train, xs_dev, cfg: AdversaryConfig, st_cfg: StayingTrueConfig, init_embeddings=None
+    models: dict,
+    xs_train,
+    xs_dev,
+    cfg: AdversaryConfig,
+    st_cfg: StayingTrueConfig,
+    init_embeddings=None,
+    instances: list | None = None,
 ) -> pd.DataFrame:
     """Rule ``staying_true_adversary``: one row per (model, weight): mean / median JSD reached
     and TVD paid on the dev instances, the training objective's first and last values, the
-    epochs run, the last two relative changes of the epoch loss and whether it levelled off."""
+    epochs run, the last two relative changes of the epoch loss and whether it levelled off.
+    ``instances``, if given, gets each (model, weight)'s per-instance JSD and TVD (column ``id``:
+    the dev instance), for the replicate table."""
     rows = []
     xs_train = xs_train[: cfg.n_train]
     for name, target in models.items():
@@ -207,6 +215,8 @@ def run_adversary(
             adv, trace, epochs = train_adversary(target, xs_train, float(weight), cfg, st_cfg, init_embeddings)
             changes = [float("nan")] * 2 + relative_changes(epochs)
             d = divergence_on(target, adv, xs_dev)
+            if instances is not None:
+                instances.append(d.assign(model=name, weight=float(weight), id=np.arange(len(d))))
             k = max(1, len(trace) // 10)  # objective smoothed over the first / last tenth of the steps
             rows.append(
                 {
