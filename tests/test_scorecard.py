@@ -455,3 +455,25 @@ def test_every_verdict_has_a_colour_and_a_mark(tmp_path):
     fig = plot_scorecard(matrix.set_axis([f"c{i}" for i in range(len(VERDICTS))]), "t")
     assert [t.get_text() for t in fig.axes[0].texts][: len(VERDICTS)] == [VERDICT_MARKS[v] for v in VERDICTS]
     close(fig)
+
+
+def test_the_figure_shows_values_and_intervals(tmp_path):
+    from analysis.scorecard.pages import NOTE_CHARS, plot_scorecard, value_notes
+
+    card = pd.DataFrame(
+        {
+            "id": ["a", "b", "c"],
+            "our_value": ["0.713", "x" * 80, ""],
+            "interval": ["[0.676, 0.752]", "[1, 2]", ""],
+            "replicates": [1000, 1000, 0],
+            "seeds": [0, 3, 1],
+        }
+    )
+    notes = value_notes(card)
+    assert notes["a"] == "0.713  [0.676, 0.752]"
+    assert len(notes["b"]) == NOTE_CHARS and notes["b"].endswith("...")
+    assert notes["c"] == "(1 seed)"  # no value (e.g. not applicable): the trainings it would rest on
+    matrix = pd.DataFrame({"m": ["holds", "inconclusive", "not applicable"]}, index=["a", "b", "c"])
+    fig = plot_scorecard(matrix, "t", notes)
+    texts = {t.get_text() for t in fig.axes[0].texts}
+    assert "0.713  [0.676, 0.752]" in texts and "ours  [95% interval]" in texts

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from analysis.scorecard.claims import read_claims, scorecard
 from analysis.scorecard.evaluate import load_tables, tables_read
-from analysis.scorecard.pages import plot_scorecard, scorecard_html, scorecard_markdown, verdict_counts
+from analysis.scorecard.pages import plot_scorecard, scorecard_html, scorecard_markdown, value_notes, verdict_counts
 from analysis.scorecard.trainings import pool_trainings
 from analysis.shared.rule_io import save_figure, setup_logging, write_table, write_text
 
@@ -53,7 +53,7 @@ log.info("verdicts: %s", verdict_counts(card))
 write_table(card, snakemake.output.table)
 title = f"Do the papers' claims hold for {model}? ({', '.join(f'{n} {v}' for v, n in verdict_counts(card).items())})"
 columns = {"verdict": model, **({"control_verdict": "random-init control"} if control is not None else {})}
-fig = plot_scorecard(card.set_index("id")[list(columns)].rename(columns=columns), title)
+fig = plot_scorecard(card.set_index("id")[list(columns)].rename(columns=columns), title, value_notes(card))
 save_figure(fig, snakemake.output.figure)
 for path, text in (
     (snakemake.output.page, scorecard_html(card, model)),

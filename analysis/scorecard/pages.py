@@ -80,19 +80,44 @@ def verdict_counts(table: pd.DataFrame) -> dict[str, int]:
     return {v: int(counts.get(v, 0)) for v in VERDICT_COLOURS}
 
 
-def plot_scorecard(matrix: pd.DataFrame, title: str):
+NOTE_CHARS = 60  # the figure's value column: longer texts end in "..." (scorecard.csv has them whole)
+
+
+def value_notes(table: pd.DataFrame) -> pd.Series:
+    """Per claim id: our value, its 95% interval and the trainings behind it, for the figure."""
+
+    def note(r) -> str:
+        text = str(r.our_value) if isinstance(r.our_value, str) and r.our_value else ""
+        if r.replicates:
+            text += f"  {r.interval}"
+        text = (text + seeds_text(getattr(r, "seeds", 0))).strip()
+        return text if len(text) <= NOTE_CHARS else text[: NOTE_CHARS - 3] + "..."
+
+    return pd.Series([note(r) for r in table.itertuples()], index=table["id"])
+
+
+def plot_scorecard(matrix: pd.DataFrame, title: str, notes: pd.Series | None = None):
     """Claims (rows) x models (columns), each cell coloured by its verdict and marked in words
     (yes / no / n/a / -), so it reads in grey print too. ``matrix``: index = claim ids,
-    columns = model slugs, values = verdicts ("" where a model is not judged on a claim)."""
+    columns = model slugs, values = verdicts ("" where a model is not judged on a claim);
+    ``notes`` (by claim id): a text column to the right, e.g. our value and its interval."""
     import matplotlib.patches as mpatches
 
     n_rows, n_cols = matrix.shape
-    fig, ax = new_figure(3.2 + 1.3 * n_cols, 0.9 + 0.19 * n_rows, style="plain")
+    note_width = 3.6 if notes is not None else 0.0
+    width, height = 3.2 + 1.3 * n_cols + note_width, 0.9 + 0.19 * n_rows
+    fig, ax = new_figure(width, height, style="plain")
+    if notes is not None:  # the grid keeps its width; the notes and the legend go to its right
+        ax.set_position([2.0 / width, 0.45 / height, 1.3 * n_cols / width, (height - 1.0) / height])
     for j, model in enumerate(matrix.columns):
         for i, verdict in enumerate(matrix[model]):
             ax.add_patch(mpatches.Rectangle((j, i), 1, 1, facecolor=CELL_COLOURS[verdict], edgecolor="0.6", lw=0.5))
             ink = "white" if verdict in ("holds", "does not hold") else "black"
             ax.text(j + 0.5, i + 0.5, CELL_MARKS[verdict], ha="center", va="center", fontsize=6.5, color=ink)
+    if notes is not None:
+        ax.text(n_cols + 0.08, -0.35, "ours  [95% interval]", fontsize=6.5, fontweight="bold", va="bottom")
+        for i, claim in enumerate(matrix.index):
+            ax.text(n_cols + 0.08, i + 0.5, notes.get(claim, ""), va="center", fontsize=6)
     ax.set_xlim(0, n_cols)
     ax.set_ylim(n_rows, 0)
     ax.set_xticks([j + 0.5 for j in range(n_cols)], matrix.columns, rotation=20, ha="right", fontsize=7)
@@ -101,7 +126,8 @@ def plot_scorecard(matrix: pd.DataFrame, title: str):
     ax.set_xlabel("model")
     ax.set_ylabel("claim (config/paper_claims.yaml)")
     handles = [mpatches.Patch(facecolor=c, edgecolor="0.6", label=v) for v, c in VERDICT_COLOURS.items()]
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=7, frameon=False)
+    legend_x = 1.02 + note_width / (1.3 * n_cols)
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(legend_x, 1), fontsize=7, frameon=False)
     ax.set_title(title, fontsize=8, pad=28)
     return fig
 
