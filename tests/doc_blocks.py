@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import textwrap
 from pathlib import Path
 
 import yaml
@@ -12,13 +13,18 @@ import yaml
 from conftest import FIXTURES, ROOT
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-FENCE = re.compile(r"^```(?P<lang>\S*)\n(?P<body>.*?)^```", re.DOTALL | re.MULTILINE)
+# a fence may be indented (a block inside a list item): its body is read without that indent
+FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>\S*)\n(?P<body>.*?)^(?P=indent)```", re.DOTALL | re.MULTILINE)
 BYO_PAGE = ROOT / "docs" / "data.md"
 
 
 def fenced_blocks(text: str, lang: str) -> list[tuple[int, str]]:
     """(line of the opening fence, body) of every fenced block of language ``lang``."""
-    return [(text.count("\n", 0, m.start()) + 1, m["body"]) for m in FENCE.finditer(text) if m["lang"] == lang]
+    return [
+        (text.count("\n", 0, m.start()) + 1, textwrap.dedent(m["body"]))
+        for m in FENCE.finditer(text)
+        if m["lang"] == lang
+    ]
 
 
 def page_yaml(page: Path, name: str) -> str:
