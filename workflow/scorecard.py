@@ -31,10 +31,9 @@ def by_directory(paths) -> list[list[str]]:
 
 
 # the model's own run, then its training replicates (config replicates): pooled into the intervals
-runs = [(declared_tables(paths), declared_tables(paths, ".boot")) for paths in [snakemake.input.tables]]
-runs += [
+runs = [
     (declared_tables(paths), declared_tables(paths, ".boot"))
-    for paths in by_directory(snakemake.input.replicate_tables)
+    for paths in [snakemake.input.tables, *by_directory(snakemake.input.replicate_tables)]
 ]
 boots, seeds = pool_trainings(runs)
 # the random-init control's tables (overview.random_init_control), for the claims that read maps
