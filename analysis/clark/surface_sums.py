@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from analysis.clark.head_clusters import layer_blocks, pairwise_js
+from analysis.clark.head_clusters import JSWorkspace, layer_blocks, pairwise_js
 from analysis.clark.surface import pick_example_segment
 from analysis.shared.attention_stats import (
     entropy_stats,
@@ -68,6 +68,7 @@ def shard_sums(shard, first: int, js_segments: int | None, eps: float, choice, w
     want = candidate_index(list(shard.metadata()), first, choice, window)
     meta = {"examples": 0, "js_segments": 0, "js_tokens": 0, "candidate": None}
     arrays = {}
+    work = JSWorkspace()  # one pair of scratch buffers for every segment of the shard
     for i, ex in enumerate(shard, start=first):
         attn = ex.attn  # float32, rows renormalised (as every analysis reads them)
         if attn.shape[:2] != (L, H):
@@ -79,7 +80,7 @@ def shard_sums(shard, first: int, js_segments: int | None, eps: float, choice, w
                 sums[key] = sums.get(key, 0.0) + v
                 units.setdefault(f"unit.{key}", []).append(v.flat[0] if per_segment(k) else v)
         if js_segments is None or i < js_segments:
-            seg_js = pairwise_js(attn.reshape(K, ex.n, ex.n), eps=eps)
+            seg_js = pairwise_js(attn.reshape(K, ex.n, ex.n), eps=eps, work=work)
             js += seg_js
             js_layers.append(layer_blocks(seg_js, L, H))
             meta["js_segments"] += 1
