@@ -1,7 +1,7 @@
 """The smoke DAG on a SLURM cluster: a one-node cluster from the Debian packages (tests/slurm_cluster.py;
-.ci/run installs them) runs config/smoke.yaml through profiles/slurm as it is, with the SLURM executor
-plugin and only the account given (`--default-resources slurm_account=ci`), and every result file
-equals the local smoke run's. Skips, saying why, only where the cluster cannot be installed or started
+.ci/run installs them) runs three sections of config/smoke.yaml through profiles/slurm as it is, with
+the SLURM executor plugin and only the account given (`--default-resources slurm_account=ci`), and
+every result file it writes equals the local smoke run's. Skips, saying why, only where the cluster cannot be installed or started
 (e.g. not root, no packages)."""
 
 import json
@@ -19,6 +19,17 @@ pytestmark = pytest.mark.slow
 # the local smoke run gives heavy jobs 1 thread (job_threads auto = half of --cores 2); the cluster
 # run is given no --cores (auto = 2): thread counts move float reductions, so both use 1
 SAME_THREADS = ["--config", "job_threads=1"]
+# the plugin waits 40 s (its default, polite to a real cluster's sacct) before each first status
+# check of newly submitted jobs: on the tiny DAG that wait, not the jobs, was most of the run (11 min
+# for 2 min of jobs); the test cluster answers sacct at once
+QUICK_POLL = ["--slurm-init-seconds-before-status-checks", "2"]
+# three sections of the smoke DAG, not all of it: every kind of job (extraction, the MLM head,
+# fine-tuning, disabling heads, classifier training: partition gpu; input preparation, map readers,
+# plots: cpu) in 33 of its 99 jobs. Each SLURM job starts a Snakemake of its own (~3 s) and the
+# one declared GPU runs one job at a time, so the whole DAG took 10 min here for 3 min of local run
+SECTIONS = ["clark_surface", "kovaleva_finetune", "explanation"]
+MUST_RUN = {"prepare_inputs", "extract_attention", "surface_sums", "mlm_head", "finetune", "disable_heads_scores"}
+MUST_RUN |= {"attn_classifiers", "erasure", "special_tokens", "finetune_scores"}
 # the only fields allowed to differ between the two runs: how long something took, and the matmul
 # rates measured for precision auto (with the text that quotes them); the precision chosen is compared
 TIMING = re.compile(r"seconds|_s$|time|elapsed|matmul_rate|per_example")
@@ -42,8 +53,8 @@ def cluster(tmp_path_factory):
 @pytest.fixture(scope="session")
 def slurm_run(cluster, tmp_path_factory):
     work, env, configfiles = smoke_workdir(tmp_path_factory.mktemp("smoke_slurm"), "fixture mirror")
-    cmd = [SNAKEMAKE, "--profile", "profiles/slurm", "--configfile", *configfiles]
-    cmd += ["--default-resources", f"slurm_account={ACCOUNT}", *SAME_THREADS]
+    cmd = [SNAKEMAKE, *SECTIONS, "--profile", "profiles/slurm", "--configfile", *configfiles]
+    cmd += ["--default-resources", f"slurm_account={ACCOUNT}", *SAME_THREADS, *QUICK_POLL]
     start = time.monotonic()
     # the cluster adds only its config: the run's own ATTN_MIRROR (the fixture mirror) must win over one
     # the test session was started with (CI exports the full mirror's)
@@ -52,7 +63,7 @@ def slurm_run(cluster, tmp_path_factory):
     seconds = time.monotonic() - start
     if run.returncode != 0:
         pytest.fail(failed_run(run, work) + "\n" + cluster.tail())
-    print(f"smoke run through profiles/slurm: {seconds:.0f} s, {len(cluster.jobs())} SLURM jobs")
+    print(f"smoke sections {SECTIONS} through profiles/slurm: {seconds:.0f} s, {len(cluster.jobs())} SLURM jobs")
     return work, run, cluster.jobs()
 
 
@@ -62,7 +73,8 @@ def test_every_job_ran_on_slurm_routed_and_sized_by_the_rules(slurm_run):
     assert "No wall time information" not in log and "No job memory information" not in log
     profile = (work / "profiles" / "slurm" / "config.yaml").read_text()
     gpu_rules = set(re.findall(r"^  (\w+):", profile.split("set-resources:")[1], re.M))
-    assert len(jobs) >= 50
+    rules = {re.match(r"rule_(\w+?)(_wildcards_.*)?$", job["Comment"]).group(1) for job in jobs}
+    assert MUST_RUN <= rules, MUST_RUN - rules
     for job in jobs:
         rule = re.match(r"rule_(\w+?)(_wildcards_.*)?$", job["Comment"]).group(1)
         assert job["State"] == "COMPLETED" and job["Account"] == ACCOUNT, job
@@ -91,10 +103,11 @@ def comparable(path):
 
 @pytest.mark.parametrize("smoke_run", ["fixture mirror"], indirect=True)
 def test_every_result_equals_the_local_run(slurm_run, smoke_run):
+    """Every result the SLURM run of the sections wrote is in the local run of the whole DAG, equal."""
     slurm, local = slurm_run[0] / "results", smoke_run[0] / "results"
-    files = sorted(p.relative_to(local) for p in local.rglob("*") if p.is_file())
-    assert files == sorted(p.relative_to(slurm) for p in slurm.rglob("*") if p.is_file())
-    assert len(files) > 100
+    files = sorted(p.relative_to(slurm) for p in slurm.rglob("*") if p.is_file())
+    assert len(files) > 50
+    assert not [str(f) for f in files if not (local / f).is_file()]
     differ = [str(f) for f in files if comparable(local / f) != comparable(slurm / f)]
     assert not differ, f"{len(differ)} of {len(files)} files differ: {differ}"
 
@@ -106,7 +119,7 @@ def test_a_cluster_job_runs_the_threads_it_asked_for(slurm_run, cluster):
     sidecar = "results/tiny-random-bert/tables/extract_attention.wiki.0.json"
     cmd = [SNAKEMAKE, "--profile", "profiles/slurm", "--configfile", "config/smoke.yaml"]
     cmd += ["tests/fixtures/smoke_mirror.yaml", "--default-resources", f"slurm_account={ACCOUNT}"]
-    cmd += ["--forcerun", "extract_attention", "--notemp", sidecar]
+    cmd += [*QUICK_POLL, "--forcerun", "extract_attention", "--notemp", sidecar]
     env = {**cluster.env, "ATTN_MIRROR": str(work / "tests" / "fixtures" / "mirror"), "PYTHONPATH": str(work)}
     run = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, failed_run(run, work)

@@ -154,8 +154,11 @@ def test_rerun_gives_identical_tables(smoke_run):
     work = smoke_run[0]
     table = work / "results" / MODEL / "tables" / "special_tokens.csv"
     before = table.read_bytes()
-    run = snakemake(smoke_run, "--cores", "1", "--forcerun", "prepare_inputs", str(table.relative_to(work)))
+    # the target before --forcerun, whose list would take it as a rule name (and rerun `all`)
+    run = snakemake(smoke_run, "--cores", "1", str(table.relative_to(work)), "--forcerun", "prepare_inputs")
     assert run.returncode == 0, run.stderr[-3000:]
+    ran = {m.group(1) for m in re.finditer(r"^(?:local)?rule (\w+):", run.stdout + run.stderr, re.M)}
+    assert ran == {"prepare_inputs", "extract_attention", "surface_sums", "special_tokens"}, ran
     assert table.read_bytes() == before
 
 
