@@ -12,6 +12,11 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures"
 
 torch.set_num_threads(1)
+# No test reaches the Hugging Face hub (CI has no network). Without this, every dry run of
+# config/paper.yaml waited ~47 s for the hub's connection timeouts before sizing bert-base-uncased
+# as bert-large (analysis/core/resources.py); offline, the same fallback is taken at once. An
+# HF_HUB_OFFLINE set by whoever runs the tests is kept.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 @pytest.fixture(scope="session")
