@@ -1,8 +1,8 @@
 """The smoke DAG on a SLURM cluster: a one-node cluster from the Debian packages (tests/slurm_cluster.py;
 .ci/run installs them) runs three sections of config/smoke.yaml through profiles/slurm as it is, with
 the SLURM executor plugin and only the account given (`--default-resources slurm_account=ci`), and
-every result file it writes equals the local smoke run's. Skips, saying why, only where the cluster cannot be installed or started
-(e.g. not root, no packages)."""
+every result file it writes equals the local smoke run's. Skips, saying why, only where the cluster
+cannot be installed or started (e.g. not root, no packages)."""
 
 import json
 import re
@@ -67,16 +67,21 @@ def slurm_run(cluster, tmp_path_factory):
     return work, run, cluster.jobs()
 
 
+def rule_of(job: dict) -> str:
+    """The rule a SLURM job ran (the plugin's job comment: rule_<rule>[_wildcards_...])."""
+    return re.match(r"rule_(\w+?)(_wildcards_.*)?$", job["Comment"]).group(1)
+
+
 def test_every_job_ran_on_slurm_routed_and_sized_by_the_rules(slurm_run):
     work, run, jobs = slurm_run
     log = run.stdout + run.stderr
     assert "No wall time information" not in log and "No job memory information" not in log
     profile = (work / "profiles" / "slurm" / "config.yaml").read_text()
     gpu_rules = set(re.findall(r"^  (\w+):", profile.split("set-resources:")[1], re.M))
-    rules = {re.match(r"rule_(\w+?)(_wildcards_.*)?$", job["Comment"]).group(1) for job in jobs}
+    rules = {rule_of(job) for job in jobs}
     assert MUST_RUN <= rules, MUST_RUN - rules
     for job in jobs:
-        rule = re.match(r"rule_(\w+?)(_wildcards_.*)?$", job["Comment"]).group(1)
+        rule = rule_of(job)
         assert job["State"] == "COMPLETED" and job["Account"] == ACCOUNT, job
         assert job["Partition"] == ("gpu" if rule in gpu_rules else "cpu"), job
         assert ("gres/gpu=1" in job["AllocTRES"]) == (rule in gpu_rules), job
