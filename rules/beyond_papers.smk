@@ -2,17 +2,17 @@
 # of rules/kovaleva_finetune.smk (rules finetune, disable_heads_scores):
 #   rollout: raw attention, attention rollout and attention flow (Abnar & Zuidema 2020) per layer
 #            vs input-gradient and blank-out importance, on the dev inputs of the model
-#            fine-tuned on beyond.rollout.task;
+#            fine-tuned on beyond_papers.rollout.task;
 #   head_importance: gradient head importance (Michel et al. 2019) vs the disabled-head scores;
-#   head_pruning: heads removed by ascending importance vs random order (beyond.pruning.enabled).
+#   head_pruning: heads removed by ascending importance vs random order (beyond_papers.pruning.enabled).
 
-BEYOND = config["beyond"]
+BEYOND = config["beyond_papers"]
 BEYOND_CATEGORY = "Beyond the papers"
 
 if BEYOND["rollout"]["task"] not in GLUE_TASKS:
     raise ValueError(
-        f"config beyond.rollout.task: {BEYOND['rollout']['task']} has no fine-tuned model; "
-        f"it must be one of kovaleva.tasks {GLUE_TASKS}"
+        f"config beyond_papers.rollout.task: {BEYOND['rollout']['task']} has no fine-tuned model; "
+        f"it must be one of kovaleva_finetune.tasks {GLUE_TASKS}"
     )
 
 
@@ -50,8 +50,8 @@ rule rollout:
         protocol=BEYOND["rollout"]["protocol"],
         example_max_tokens=BEYOND["rollout"]["example_max_tokens"],
         batch_size=BEYOND["rollout"]["batch_size"],
-        seed=training_seed("beyond", "rollout"),
-        max_len=config["kovaleva"]["finetune"]["max_len"],
+        seed=training_seed("beyond_papers", "rollout"),
+        max_len=config["kovaleva_finetune"]["finetune"]["max_len"],
     script:
         "../workflow/rollout.py"
 
@@ -77,11 +77,11 @@ rule head_importance_scores:
     params:
         n_examples=BEYOND["head_importance"]["n_examples"],
         batch_size=BEYOND["head_importance"]["batch_size"],
-        seed=training_seed("beyond", "head_importance"),
+        seed=training_seed("beyond_papers", "head_importance"),
         split=BEYOND["head_importance"]["split"],
         abs_per=BEYOND["head_importance"]["abs_per"],
         normalize_by_layer=BEYOND["head_importance"]["normalize_by_layer"],
-        max_len=config["kovaleva"]["finetune"]["max_len"],
+        max_len=config["kovaleva_finetune"]["finetune"]["max_len"],
     script:
         "../workflow/head_importance_scores.py"
 
@@ -130,8 +130,8 @@ rule head_pruning_scores:
         step=BEYOND["pruning"]["step"],
         random_orders=BEYOND["pruning"]["random_orders"],
         batch_size=BEYOND["head_importance"]["batch_size"],
-        seed=training_seed("beyond", "pruning"),
-        max_len=config["kovaleva"]["finetune"]["max_len"],
+        seed=training_seed("beyond_papers", "pruning"),
+        max_len=config["kovaleva_finetune"]["finetune"]["max_len"],
     script:
         "../workflow/head_pruning_scores.py"
 
@@ -157,7 +157,7 @@ rule head_pruning:
 
 rule beyond_papers:
     """Beyond the papers, every model: rollout and flow vs token importance, gradient head importance vs
-    disabled heads, and (beyond.pruning.enabled) the pruning curves."""
+    disabled heads, and (beyond_papers.pruning.enabled) the pruning curves."""
     input:
         per_model(
             rules.rollout.output.summary,

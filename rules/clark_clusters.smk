@@ -26,10 +26,10 @@ rule head_clusters:
         mem_mb=job_mem_mb("head_clusters"),
         runtime=job_runtime("head_clusters"),
     params:
-        seed=config["clark_sec5"]["head_clusters"]["seed"],
-        thresholds=config["clark_sec5"]["head_clusters"]["thresholds"],
+        seed=config["clark_clusters"]["seed"],
+        thresholds=config["clark_clusters"]["thresholds"],
         # the replicate table of the layer pairs' distances: the segments resampled (scorecard intervals)
-        replicates=config["bootstrap"]["replicates"],
+        replicates=config["bootstrap"]["resamples"],
         seed_boot=config["bootstrap"]["seed"],
     script:
         "../workflow/head_clusters.py"

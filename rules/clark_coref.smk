@@ -4,9 +4,9 @@
 rule coref_heads:
     """Antecedent selection accuracy per head and mention type, with the three baselines (Clark Table 2)."""
     input:
-        shards=attention_shards(config["coref"]["corpus"]),
-        counts=inputs_of(config["coref"]["corpus"], "counts.json"),
-        paper=config["coref"]["paper_numbers"],
+        shards=attention_shards(config["clark_coref"]["corpus"]),
+        counts=inputs_of(config["clark_coref"]["corpus"], "counts.json"),
+        paper=config["clark_coref"]["paper_numbers"],
     output:
         table=table("coref_heads"),
         boot=table("coref_heads", "boot"),
@@ -23,21 +23,21 @@ rule coref_heads:
         mem_mb=job_mem_mb("coref_heads"),
         runtime=job_runtime("coref_heads"),
     params:
-        how=config["coref"]["how"],
-        same_head_fallback=config["coref"]["same_head_fallback"],
-        corpus=config["coref"]["corpus"],
+        how=config["clark_coref"]["how"],
+        same_head_fallback=config["clark_coref"]["same_head_fallback"],
+        corpus=config["clark_coref"]["corpus"],
         bootstrap=config["bootstrap"],
     script:
         "../workflow/coref_heads.py"
 
 
-if config["coref"]["gap_corpus"]:
+if config["clark_coref"]["gap_corpus"]:
 
     rule gap_heads:
         """Extra: GAP pronoun -> name accuracy per head, by pronoun gender, with distance baselines."""
         input:
-            shards=attention_shards(config["coref"]["gap_corpus"]),
-            counts=inputs_of(config["coref"]["gap_corpus"], "counts.json"),
+            shards=attention_shards(config["clark_coref"]["gap_corpus"]),
+            counts=inputs_of(config["clark_coref"]["gap_corpus"], "counts.json"),
         output:
             table=table("gap_heads"),
             per_head=table("gap_heads", "per_head"),
@@ -53,14 +53,14 @@ if config["coref"]["gap_corpus"]:
             mem_mb=job_mem_mb("gap_heads"),
             runtime=job_runtime("gap_heads"),
         params:
-            how=config["coref"]["how"],
-            corpus=config["coref"]["gap_corpus"],
+            how=config["clark_coref"]["how"],
+            corpus=config["clark_coref"]["gap_corpus"],
         script:
             "../workflow/gap_heads.py"
 
 
 rule clark_coref:
-    """Clark sec. 4.3 coreference: Table 2 (and the GAP extra when coref.gap_corpus is set), figures
+    """Clark sec. 4.3 coreference: Table 2 (and the GAP extra when clark_coref.gap_corpus is set), figures
     and tables, for every model."""
     input:
         (
@@ -71,7 +71,7 @@ rule clark_coref:
                 rules.coref_heads.output.per_head,
                 rules.coref_heads.output.counts,
             )
-            if config["coref"]["corpus"] in CORPORA
+            if config["clark_coref"]["corpus"] in CORPORA
             else []
         ),
         (
@@ -81,6 +81,6 @@ rule clark_coref:
                 rules.gap_heads.output.per_head,
                 rules.gap_heads.output.counts,
             )
-            if config["coref"]["gap_corpus"] in CORPORA
+            if config["clark_coref"]["gap_corpus"] in CORPORA
             else []
         ),

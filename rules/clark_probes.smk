@@ -1,7 +1,7 @@
 # Clark et al. 2019 sec. 5, Table 3: attention-based dependency probes.
 
 # the probes train for minutes on these treebanks' maps: extracted first, so that probes_train starts early
-EARLY_CORPORA.update({config["clark_sec5"]["probes"]["train"], config["clark_sec5"]["probes"]["dev"]})
+EARLY_CORPORA.update({config["clark_probes"]["train"], config["clark_probes"]["dev"]})
 
 
 rule probes_train:
@@ -9,10 +9,10 @@ rule probes_train:
     learning rate and epochs chosen on held-out train sentences; dev UAS and the held-out curves
     (Clark Table 3). Rule probes draws them beside the paper's."""
     input:
-        train=attention_shards(config["clark_sec5"]["probes"]["train"]),
-        dev=attention_shards(config["clark_sec5"]["probes"]["dev"]),
-        train_records=inputs_of(config["clark_sec5"]["probes"]["train"]),
-        dev_records=inputs_of(config["clark_sec5"]["probes"]["dev"]),
+        train=attention_shards(config["clark_probes"]["train"]),
+        dev=attention_shards(config["clark_probes"]["dev"]),
+        train_records=inputs_of(config["clark_probes"]["train"]),
+        dev_records=inputs_of(config["clark_probes"]["dev"]),
     output:
         table=table("probes_train"),
         curves=table("probes_train", "curves"),
@@ -35,17 +35,17 @@ rule probes_train:
         spec=model_spec,
         max_len=config["max_len"],
         batch_size=config["batch_size"],
-        max_train_sentences=config["clark_sec5"]["probes"]["max_train_sentences"],
-        vectors=config["clark_sec5"]["probes"]["vectors"],
-        how=config["clark_sec5"]["probes"]["how"],
-        epochs=config["clark_sec5"]["probes"]["epochs"],
-        probe_batch_size=config["clark_sec5"]["probes"]["batch_size"],
-        heldout_fraction=config["clark_sec5"]["probes"]["heldout_fraction"],
-        lr=config["clark_sec5"]["probes"]["lr"],
-        mlp_hidden=config["clark_sec5"]["probes"]["mlp_hidden"],
-        random_init=config["clark_sec5"]["probes"]["random_init"],
-        seed=training_seed("clark_sec5", "probes"),
-        punct_pos=config["clark_sec5"]["probes"]["punct_pos"],
+        max_train_sentences=config["clark_probes"]["max_train_sentences"],
+        vectors=config["clark_probes"]["vectors"],
+        how=config["clark_probes"]["how"],
+        epochs=config["clark_probes"]["epochs"],
+        probe_batch_size=config["clark_probes"]["batch_size"],
+        heldout_fraction=config["clark_probes"]["heldout_fraction"],
+        lr=config["clark_probes"]["lr"],
+        mlp_hidden=config["clark_probes"]["mlp_hidden"],
+        random_init=config["clark_probes"]["random_init"],
+        seed=training_seed("clark_probes"),
+        punct_pos=config["clark_probes"]["punct_pos"],
     script:
         "../workflow/probes_train.py"
 
@@ -69,8 +69,8 @@ rule probes:
         runtime=job_runtime("probes"),
     params:
         spec=model_spec,
-        dev_name=config["clark_sec5"]["probes"]["dev"],
-        paper_uas=config["clark_sec5"]["probes"]["paper_uas"],
+        dev_name=config["clark_probes"]["dev"],
+        paper_uas=config["clark_probes"]["paper_uas"],
         bootstrap=config["bootstrap"],
     script:
         "../workflow/probes.py"

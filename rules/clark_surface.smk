@@ -24,10 +24,10 @@ rule surface_sums:
         mem_mb=job_mem_mb("surface_sums"),
         runtime=job_runtime("surface_sums"),
     params:
-        js_segments=config["clark_sec5"]["head_clusters"]["n_segments"],
-        smoothing_eps=config["clark_sec5"]["head_clusters"]["smoothing_eps"],
-        segment=config["surface"]["example_segment"],
-        window=config["surface"]["example_window"],
+        js_segments=config["clark_clusters"]["n_segments"],
+        smoothing_eps=config["clark_clusters"]["smoothing_eps"],
+        segment=config["clark_surface"]["example_segment"],
+        window=config["clark_surface"]["example_window"],
     script:
         "../workflow/surface_sums.py"
 
@@ -49,7 +49,7 @@ rule relative_position:
         runtime=job_runtime("relative_position"),
     params:
         # the replicate table: the same table on each seeded resample of the segments (scorecard intervals)
-        replicates=config["bootstrap"]["replicates"],
+        replicates=config["bootstrap"]["resamples"],
         seed=config["bootstrap"]["seed"],
     script:
         "../workflow/relative_position.py"
@@ -73,7 +73,7 @@ rule special_tokens:
         runtime=job_runtime("special_tokens"),
     params:
         # the replicate table: the same table on each seeded resample of the segments (scorecard intervals)
-        replicates=config["bootstrap"]["replicates"],
+        replicates=config["bootstrap"]["resamples"],
         seed=config["bootstrap"]["seed"],
     script:
         "../workflow/special_tokens.py"
@@ -97,7 +97,7 @@ rule sep_attention:
         runtime=job_runtime("sep_attention"),
     params:
         # the replicate table: the same table on each seeded resample of the segments (scorecard intervals)
-        replicates=config["bootstrap"]["replicates"],
+        replicates=config["bootstrap"]["resamples"],
         seed=config["bootstrap"]["seed"],
     script:
         "../workflow/sep_attention.py"
@@ -121,7 +121,7 @@ rule entropy:
         runtime=job_runtime("entropy"),
     params:
         # the replicate table: the same table on each seeded resample of the segments (scorecard intervals)
-        replicates=config["bootstrap"]["replicates"],
+        replicates=config["bootstrap"]["resamples"],
         seed=config["bootstrap"]["seed"],
     script:
         "../workflow/entropy.py"
@@ -146,8 +146,8 @@ rule example_heads:
         mem_mb=job_mem_mb("example_heads"),
         runtime=job_runtime("example_heads"),
     params:
-        segment=config["surface"]["example_segment"],
-        window=config["surface"]["example_window"],
+        segment=config["clark_surface"]["example_segment"],
+        window=config["clark_surface"]["example_window"],
     script:
         "../workflow/example_heads.py"
 
@@ -182,13 +182,13 @@ rule mlm_head:
         wiki_seed=CORPORA["wiki"]["seed"],
         max_len=config["max_len"],
         segment_ids=config["segment_ids"],
-        n_train=config["clark_sec5"]["mlm_head"]["n_train"],
-        n_heldout=config["clark_sec5"]["mlm_head"]["n_heldout"],
-        epochs=config["clark_sec5"]["mlm_head"]["epochs"],
-        lr=config["clark_sec5"]["mlm_head"]["lr"],
-        batch_size=config["clark_sec5"]["mlm_head"]["batch_size"],
-        mask_prob=config["clark_sec5"]["mlm_head"]["mask_prob"],
-        seed=training_seed("clark_sec5", "mlm_head"),
+        n_train=config["clark_surface"]["mlm_head"]["n_train"],
+        n_heldout=config["clark_surface"]["mlm_head"]["n_heldout"],
+        epochs=config["clark_surface"]["mlm_head"]["epochs"],
+        lr=config["clark_surface"]["mlm_head"]["lr"],
+        batch_size=config["clark_surface"]["mlm_head"]["batch_size"],
+        mask_prob=config["clark_surface"]["mlm_head"]["mask_prob"],
+        seed=training_seed("clark_surface", "mlm_head"),
     script:
         "../workflow/mlm_head.py"
 
@@ -221,10 +221,10 @@ rule gradient_importance:
         max_len=config["max_len"],
         segment_ids=config["segment_ids"],
         policy=config["max_len_policy"],
-        n_segments=config["clark_sec5"]["gradient_importance"]["n_segments"],
-        mask_prob=config["clark_sec5"]["gradient_importance"]["mask_prob"],
-        batch_size=config["clark_sec5"]["gradient_importance"]["batch_size"],
-        seed=training_seed("clark_sec5", "gradient_importance"),
+        n_segments=config["clark_surface"]["gradient_importance"]["n_segments"],
+        mask_prob=config["clark_surface"]["gradient_importance"]["mask_prob"],
+        batch_size=config["clark_surface"]["gradient_importance"]["batch_size"],
+        seed=training_seed("clark_surface", "gradient_importance"),
     script:
         "../workflow/gradient_importance.py"
 

@@ -6,7 +6,7 @@ rule dep_heads:
     head / dependent'; best fixed-offset baseline; Table 1 (bars), heat-map grid."""
     input:
         shards=lambda wc: attention_shards(wc.corpus)(wc),
-        paper=config["dependency"]["paper_numbers"],
+        paper=config["clark_syntax"]["paper_numbers"],
     output:
         table=table("dep_heads", "{corpus}"),
         boot=table("dep_heads", "{corpus}", "boot"),
@@ -27,12 +27,12 @@ rule dep_heads:
         mem_mb=job_mem_mb("dep_heads"),
         runtime=job_runtime("dep_heads"),
     params:
-        how=config["dependency"]["how"],
-        reverse_mode=config["dependency"]["reverse"],
-        max_offset=config["dependency"]["max_offset"],
-        poss_clitics=config["dependency"]["poss_clitics"],
-        min_count=config["dependency"]["min_count"],
-        relations=config["dependency"]["relations"],
+        how=config["clark_syntax"]["how"],
+        reverse_mode=config["clark_syntax"]["reverse"],
+        max_offset=config["clark_syntax"]["max_offset"],
+        poss_clitics=config["clark_syntax"]["poss_clitics"],
+        min_count=config["clark_syntax"]["min_count"],
+        relations=config["clark_syntax"]["relations"],
         bootstrap=config["bootstrap"],
     script:
         "../workflow/dep_heads.py"
@@ -41,8 +41,8 @@ rule dep_heads:
 rule dobj_head_example:
     """The best dobj head's word-level map on one sentence with a direct object (Clark Fig. 5)."""
     input:
-        shards=attention_shards(config["dependency"]["example_corpus"]),
-        table=expand(rules.dep_heads.output.table, corpus=config["dependency"]["example_corpus"], allow_missing=True)[0],
+        shards=attention_shards(config["clark_syntax"]["example_corpus"]),
+        table=expand(rules.dep_heads.output.table, corpus=config["clark_syntax"]["example_corpus"], allow_missing=True)[0],
     output:
         table=table("dobj_head_example"),
         figure=figure("dobj_head_example", category="Clark sec. 4 (syntax)"),
@@ -56,11 +56,11 @@ rule dobj_head_example:
         mem_mb=job_mem_mb("dobj_head_example"),
         runtime=job_runtime("dobj_head_example"),
     params:
-        relation=config["dependency"]["example_relation"],
-        direction=config["dependency"]["example_direction"],
-        sentence=config["dependency"]["example_sentence"],
-        max_words=config["dependency"]["example_max_words"],
-        how=config["dependency"]["how"],
+        relation=config["clark_syntax"]["example_relation"],
+        direction=config["clark_syntax"]["example_direction"],
+        sentence=config["clark_syntax"]["example_sentence"],
+        max_words=config["clark_syntax"]["example_max_words"],
+        how=config["clark_syntax"]["how"],
     script:
         "../workflow/dobj_head_example.py"
 
@@ -79,6 +79,6 @@ rule clark_syntax:
             rules.dep_heads.output.rare,
             rules.dep_heads.output.baselines,
             rules.dep_heads.output.counts,
-            corpus=config["dependency"]["corpora"],
+            corpus=config["clark_syntax"]["corpora"],
         ),
         per_model(rules.dobj_head_example.output.figure, rules.dobj_head_example.output.table),

@@ -50,14 +50,14 @@ if config["overview"]["random_init_control"]:
         if not is_control(_spec):
             CONTROLS[_slug] = model_slug(control_spec(_spec))
             MODELS[CONTROLS[_slug]] = control_spec(_spec)
-# Training replicates (config replicates: trainings per family): replicate r = 1, 2, ... of a user's model
+# Training replicates (config trainings: per family): replicate r = 1, 2, ... of a user's model
 # is the same model (same spec, weights and inputs) with every training seed + r (training_seed), run
 # only through the rules whose tables the claims of the families with more than r trainings read; the
 # scorecard pools the replicates' tables into the claims' intervals. slug -> its replicates' slugs
 REPLICATES = {}
 REPLICATE_INDEX = {}  # replicate slug -> r
 for _slug in CONFIGURED:
-    REPLICATES[_slug] = [replicate_slug(_slug, r) for r in range(1, max(config["replicates"].values(), default=1))]
+    REPLICATES[_slug] = [replicate_slug(_slug, r) for r in range(1, max(config["trainings"].values(), default=1))]
     for _r, _rep in enumerate(REPLICATES[_slug], start=1):
         MODELS[_rep], REPLICATE_INDEX[_rep] = MODELS[_slug], _r
 MIRROR = os.environ.get("ATTN_MIRROR") or config["mirror"]
@@ -256,7 +256,7 @@ def per_model(*outputs, **wildcards):
 # The claim scorecard and the comparison (rules/overview.smk): which tables the claims of
 # config/paper_claims.yaml read, and which of them this workflow makes.
 CLAIMS_FILE = config["overview"]["claims"]
-_CLAIMS = read_claims(CLAIMS_FILE, trainings=config["replicates"])
+_CLAIMS = read_claims(CLAIMS_FILE, trainings=config["trainings"])
 CLAIM_TABLES = sorted({stem for claim in _CLAIMS for stem in claim_tables(claim)})
 # what the random-init control must make: the tables of the claims that read attention maps
 CONTROL_TABLES = sorted({stem for claim in _CLAIMS if claim.get("reads_maps") for stem in claim_tables(claim)})
@@ -312,8 +312,8 @@ UNTRAINED_TABLES = {stem for claim in _CLAIMS if not claim.get("trained") for st
 
 def replicated_tables(r):
     """The tables training replicate ``r`` makes: those of the claims whose training family
-    (``trained:`` in the claims file) has more than ``r`` trainings (config replicates)."""
-    families = {family for family, n in config["replicates"].items() if n > r}
+    (``trained:`` in the claims file) has more than ``r`` trainings (config trainings)."""
+    families = {family for family, n in config["trainings"].items() if n > r}
     trained = {stem for claim in _CLAIMS if claim.get("trained") in families for stem in claim_tables(claim)}
     return sorted(trained - UNTRAINED_TABLES)
 

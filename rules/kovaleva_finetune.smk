@@ -8,12 +8,12 @@
 #   resources/finetune/{model}/{task}/dev_metrics.json  its dev scores (+ pre-trained / majority)
 #   resources/attention_glue/{model}/{variant}/{task}/shard-0.npy/.json
 #                                                       maps (analysis.core.storage.Shards) of the first
-#                                                       kovaleva.change_examples dev inputs (seeded draw),
+#                                                       kovaleva_finetune.change_examples dev inputs (seeded draw),
 #                                                       variant = pretrained | finetuned; meta.label = gold
 #   GLUE_SHARDS[variant]: those maps of every configured task (an input list with {model})
 # GLUE dev inputs themselves: analysis.core.glue.read_split("resources/raw/glue", task, "dev").
 
-GLUE_TASKS = config["kovaleva"]["tasks"]
+GLUE_TASKS = config["kovaleva_finetune"]["tasks"]
 
 
 wildcard_constraints:
@@ -45,8 +45,8 @@ rule finetune:
         runtime=job_runtime("finetune"),
     params:
         spec=model_spec,
-        settings=config["kovaleva"]["finetune"],  # every key is used (and recorded in dev_metrics.json)
-        seed=training_seed("kovaleva"),
+        settings=config["kovaleva_finetune"]["finetune"],  # every key is used (and recorded in dev_metrics.json)
+        seed=training_seed("kovaleva_finetune"),
     script:
         "../workflow/finetune.py"
 
@@ -68,8 +68,8 @@ rule finetune_scores:
         mem_mb=job_mem_mb("finetune_scores"),
         runtime=job_runtime("finetune_scores"),
     params:
-        n_boot=config["kovaleva"]["learnt_bootstrap"],
-        seed=training_seed("kovaleva"),
+        n_boot=config["kovaleva_finetune"]["learnt_bootstrap"],
+        seed=training_seed("kovaleva_finetune"),
     script:
         "../workflow/finetune_scores.py"
 
@@ -96,9 +96,9 @@ rule glue_attention:
         runtime=job_runtime("glue_attention"),
     params:
         spec=model_spec,
-        n_examples=config["kovaleva"]["change_examples"],
-        seed=training_seed("kovaleva"),
-        max_len=config["kovaleva"]["finetune"]["max_len"],
+        n_examples=config["kovaleva_finetune"]["change_examples"],
+        seed=training_seed("kovaleva_finetune"),
+        max_len=config["kovaleva_finetune"]["finetune"]["max_len"],
         batch_size=config["batch_size"],
         precision=config["precision"],
     script:
@@ -131,8 +131,8 @@ rule finetune_change:
         mem_mb=job_mem_mb("finetune_change"),
         runtime=job_runtime("finetune_change"),
     params:
-        tasks=config["kovaleva"]["tasks"],
-        replicates=config["bootstrap"]["replicates"],
+        tasks=config["kovaleva_finetune"]["tasks"],
+        replicates=config["bootstrap"]["resamples"],
         seed=config["bootstrap"]["seed"],
     script:
         "../workflow/finetune_change.py"
@@ -157,8 +157,8 @@ rule finetune_special_tokens:
         mem_mb=job_mem_mb("finetune_special_tokens"),
         runtime=job_runtime("finetune_special_tokens"),
     params:
-        tasks=config["kovaleva"]["tasks"],
-        replicates=config["bootstrap"]["replicates"],
+        tasks=config["kovaleva_finetune"]["tasks"],
+        replicates=config["bootstrap"]["resamples"],
         seed=config["bootstrap"]["seed"],
         boot_variants=["finetuned"],  # the variant the claims read
     script:
@@ -190,11 +190,11 @@ rule disable_heads_scores:
         mem_mb=job_mem_mb("disable_heads_scores"),
         runtime=job_runtime("disable_heads_scores"),
     params:
-        n_examples=config["kovaleva"]["disable_examples"],
-        max_batch=config["kovaleva"]["disable_max_batch"],
-        max_len=config["kovaleva"]["finetune"]["max_len"],
-        seed=training_seed("kovaleva"),
-        n_permutations=config["kovaleva"]["disable_permutations"],
+        n_examples=config["kovaleva_finetune"]["disable_examples"],
+        max_batch=config["kovaleva_finetune"]["disable_max_batch"],
+        max_len=config["kovaleva_finetune"]["finetune"]["max_len"],
+        seed=training_seed("kovaleva_finetune"),
+        n_permutations=config["kovaleva_finetune"]["disable_permutations"],
     script:
         "../workflow/disable_heads_scores.py"
 
@@ -222,8 +222,8 @@ rule disable_heads:
         mem_mb=job_mem_mb("disable_heads"),
         runtime=job_runtime("disable_heads"),
     params:
-        tasks=config["kovaleva"]["tasks"],
-        replicates=config["bootstrap"]["replicates"],
+        tasks=config["kovaleva_finetune"]["tasks"],
+        replicates=config["bootstrap"]["resamples"],
         seed=config["bootstrap"]["seed"],
     script:
         "../workflow/disable_heads.py"

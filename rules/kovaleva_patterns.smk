@@ -6,7 +6,7 @@
 
 import yaml
 
-PAT_RECIPE = yaml.safe_load(open(config["patterns"]["recipe"]))
+PAT_RECIPE = yaml.safe_load(open(config["kovaleva_patterns"]["recipe"]))
 # the model whose maps were hand-labelled; on any other model the classifier is extrapolated
 # (analysis.kovaleva.pattern_labels.label_provenance: columns labels_from, extrapolated)
 PAT_LABELS_FROM = model_slug(PAT_RECIPE["model"])
@@ -21,8 +21,8 @@ PAT_CATEGORY = "Kovaleva (attention patterns)"
 rule pattern_features:
     """Regenerate the hand-labelled maps (recipe) and compute their features."""
     input:
-        labels=config["patterns"]["labels"],
-        recipe=config["patterns"]["recipe"],
+        labels=config["kovaleva_patterns"]["labels"],
+        recipe=config["kovaleva_patterns"]["recipe"],
         raw=[raw_sums(source) for source in PAT_SOURCES],
         code="analysis/kovaleva/pattern_features.py",  # the feature definitions: recompute when they change
     output:
@@ -68,11 +68,11 @@ rule pattern_classifier:
         mem_mb=job_mem_mb("pattern_classifier"),
         runtime=job_runtime("pattern_classifier"),
     params:
-        classifier=config["patterns"]["classifier"],
-        folds=config["patterns"]["cv_folds"],
-        seed=config["patterns"]["seed"],
+        classifier=config["kovaleva_patterns"]["classifier"],
+        folds=config["kovaleva_patterns"]["cv_folds"],
+        seed=config["kovaleva_patterns"]["seed"],
         labelled_model=PAT_RECIPE["model"],
-        cnn_epochs=config["patterns"]["cnn_epochs"],
+        cnn_epochs=config["kovaleva_patterns"]["cnn_epochs"],
     script:
         "../workflow/pattern_classifier.py"
 
@@ -126,7 +126,7 @@ rule patterns:
     input:
         classifier=rules.pattern_classifier.output.model,
         pretrained=GLUE_SHARDS["pretrained"],
-        finetuned=GLUE_SHARDS["finetuned"] if config["patterns"]["finetuned"] else [],
+        finetuned=GLUE_SHARDS["finetuned"] if config["kovaleva_patterns"]["finetuned"] else [],
     output:
         table=table("patterns"),
         layers=table("patterns", "by_layer"),
@@ -148,10 +148,10 @@ rule patterns:
         spec=model_spec,
         labelled_model=PAT_RECIPE["model"],
         labels_from=PAT_LABELS_FROM,  # for the caption: extrapolated where {model} differs
-        tasks=config["kovaleva"]["tasks"],
-        max_inputs=config["patterns"]["max_inputs"],
-        finetuned=config["patterns"]["finetuned"],
-        replicates=config["bootstrap"]["replicates"],
+        tasks=config["kovaleva_finetune"]["tasks"],
+        max_inputs=config["kovaleva_patterns"]["max_inputs"],
+        finetuned=config["kovaleva_patterns"]["finetuned"],
+        replicates=config["bootstrap"]["resamples"],
         seed=config["bootstrap"]["seed"],
         boot_variants=["finetuned"],  # the variant the claims read
     script:
@@ -177,7 +177,7 @@ rule pattern_examples:
         spec=model_spec,
         labelled_model=PAT_RECIPE["model"],
         labels_from=PAT_LABELS_FROM,  # for the caption: extrapolated where {model} differs
-        tasks=config["kovaleva"]["tasks"],
+        tasks=config["kovaleva_finetune"]["tasks"],
         min_tokens=24,  # examples drawn from inputs of at least this many word pieces (if every type has one)
     script:
         "../workflow/pattern_examples.py"

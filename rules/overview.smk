@@ -90,7 +90,7 @@ rule explorer:
         mem_mb=job_mem_mb("explorer"),
         runtime=job_runtime("explorer"),
     params:
-        min_count=config["dependency"]["min_count"],
+        min_count=config["clark_syntax"]["min_count"],
         max_mb=config["overview"]["explorer"]["max_mb"],
     script:
         "../workflow/explorer.py"

@@ -67,7 +67,7 @@ rule staying_true_permutation:
         n_explain=config["staying_true"]["n_explain"],
         n_permutations=config["staying_true"]["n_permutations"],
         seed=training_seed("explanation"),
-        n_boot=config["bootstrap"]["replicates"],
+        n_boot=config["bootstrap"]["resamples"],
         boot_seed=config["bootstrap"]["seed"],
     script:
         "../workflow/staying_true_permutation.py"
@@ -100,7 +100,7 @@ rule staying_true_adversary:
         seed=training_seed("explanation"),
         batch_size=config["explanation"]["batch_size"],
         adversary=config["staying_true"]["adversary"],
-        n_boot=config["bootstrap"]["replicates"],
+        n_boot=config["bootstrap"]["resamples"],
         boot_seed=config["bootstrap"]["seed"],
     script:
         "../workflow/staying_true_adversary.py"
@@ -129,7 +129,7 @@ rule staying_true_single_token:
     params:
         task=config["explanation"]["task"],
         n_explain=config["staying_true"]["n_explain"],
-        n_boot=config["bootstrap"]["replicates"],
+        n_boot=config["bootstrap"]["resamples"],
         boot_seed=config["bootstrap"]["seed"],
     script:
         "../workflow/staying_true_single_token.py"

@@ -91,7 +91,7 @@ def test_compare_three_models(roberta_dir, tmp_path):
     copy_into(work / "tests" / "fixtures", FIXTURE_ITEMS, ROOT / "tests" / "fixtures")
     overlay = {
         "model": ["embedded:all-MiniLM-L6-v2", "tiny-random-bert", str(roberta_dir)],
-        "dependency": {"corpora": ["gum_sd_dev"]},
+        "clark_syntax": {"corpora": ["gum_sd_dev"]},
         "corpora": {"wiki": {"n_shards": 1}, "gum_sd_dev": {"n_shards": 1}},  # fewer extraction jobs
         "overview": {
             "scorecard_rules": CHEAP_RULES,

@@ -132,7 +132,7 @@ def test_shipped_configs_validate(configs):
     [
         (lambda c: c.update(max_len_polcy="error"), "max_len_polcy"),
         (lambda c: c["corpora"]["wsj_dp"].update(max_sentence=5), "max_sentence"),
-        (lambda c: c["clark_sec5"]["probes"].update(epoch=3), "epoch"),
+        (lambda c: c["clark_probes"].update(epoch=3), "epoch"),
         (lambda c: c["explanation"]["adversarial"].update(step=3), "step"),
         (lambda c: c["corpora"]["gap_dev"].update(files="x"), "files"),
     ],
@@ -154,9 +154,9 @@ def test_apply_defaults_follows_refs_and_reader_branches():
     apply_defaults(cfg, SCHEMA)
     assert cfg["corpora"]["a"]["n_shards"] == 1 and cfg["corpora"]["a"]["seed"] == 0
     assert cfg["corpora"]["b"] == {"reader": "gap", "source": "g", "n_shards": 1}  # gap takes no seed
-    assert cfg["clark_sec5"]["probes"]["epochs"] == 8  # through $ref
-    given = {"clark_sec5": {"probes": {"epochs": 3}}}
-    assert apply_defaults(given, SCHEMA)["clark_sec5"]["probes"]["epochs"] == 3  # never overwritten
+    assert cfg["clark_probes"]["epochs"] == 8  # through $ref
+    given = {"clark_probes": {"epochs": 3}}
+    assert apply_defaults(given, SCHEMA)["clark_probes"]["epochs"] == 3  # never overwritten
 
 
 ALIAS = re.compile(r"^(\w+) = (config(?:\[\"\w+\"\])+)\s*$", re.M)
@@ -164,7 +164,7 @@ KEYS = re.compile(r"\[\"([\w-]+)\"\]")
 
 
 def config_reads(text: str):
-    """Literal key paths read from config in a rules file, through aliases like DEP = config["dependency"]."""
+    """Literal key paths read from config in a rules file, through aliases like DEP = config["clark_syntax"]."""
     aliases = {m.group(1): KEYS.findall(m.group(2)) for m in ALIAS.finditer(text)}
     for m in re.finditer(r"\b(config|[A-Z][A-Z0-9_]*)((?:\[\"[\w-]+\"\])+)", text):
         base = [] if m.group(1) == "config" else aliases.get(m.group(1))
@@ -189,3 +189,41 @@ def test_scripts_read_no_config_and_have_no_fallback_defaults():
         text = path.read_text()
         assert "snakemake.config" not in text, f"{path.name} reads the config: pass what it needs as params"
         assert not re.search(r"snakemake\.params\.get\(|params\[[^\]]+\]\.get\(", text), f"{path.name}: a default"
+
+
+RENAMED = yaml.safe_load((ROOT / "config" / "schema" / "renamed.yaml").read_text())
+
+
+def test_renamed_keys_name_the_new_key_most_specific_first():
+    from analysis.core.config_defaults import renamed_keys
+
+    renamed = {"a": "x", "a.b": "y.b", "c.d": "c.e"}
+    assert renamed_keys({"a": {"b": 1}, "c": {"d": 2}}, renamed) == [
+        "config key 'a.b' was renamed to 'y.b'",
+        "config key 'c.d' was renamed to 'c.e'",
+    ]  # 'a' holds only 'b', already named
+    assert renamed_keys({"a": {"b": 1, "z": 2}}, renamed) == [
+        "config key 'a.b' was renamed to 'y.b'",
+        "config key 'a' was renamed to 'x'",
+    ]
+    assert renamed_keys({"c": {"e": 1}, "x": {}}, renamed) == []
+
+
+def test_renamed_keys_are_gone_from_the_schema_and_their_new_names_are_in_it():
+    for old, new in RENAMED.items():
+        assert not schema_has(tuple(old.split("."))), f"{old} is still in the schema"
+        for target in re.split(r", | and ", new):
+            assert schema_has(tuple(target.split("."))), f"{old} -> {target}: not in the schema"
+
+
+def test_an_old_key_is_refused_with_its_new_name():
+    import subprocess
+
+    run = subprocess.run(
+        ["snakemake", "-n", "--quiet", "--config", "kovaleva={tasks: [RTE]}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode != 0
+    assert "config key 'kovaleva' was renamed to 'kovaleva_finetune'" in run.stdout + run.stderr

@@ -6,7 +6,7 @@ import pytest
 
 from analysis.clark import head_clusters as hc
 
-# config/config.yaml: clark_sec5.head_clusters.thresholds
+# config/config.yaml: clark_clusters.thresholds
 THRESHOLDS = {"next": 0.5, "prev": 0.5, "cls": 0.5, "sep": 0.5, "punct": 0.3, "broad": 0.7}
 
 

@@ -29,7 +29,7 @@ MODEL = "tiny-random-bert"
 CONFIGFILES = ["config/smoke.yaml", "tests/fixtures/smoke_mirror.yaml", "tests/fixtures/interrupt.yaml"]
 # the smoke run's 3 fine-tuning steps can end before the kill lands: here (reference run included)
 # the tiny model trains for 40 epochs of its 3 steps, a few seconds
-LONGER_FINETUNING = {"kovaleva": {"finetune": {"epochs": 40, "max_steps": None}}}
+LONGER_FINETUNING = {"kovaleva_finetune": {"finetune": {"epochs": 40, "max_steps": None}}}
 # precision: auto decides on this machine's matmul rates, measured once per machine: the interrupted
 # runs get the reference run's record, as a second run on one machine would find it
 MACHINE_RECORD = "resources/machine/matmul_rates.json"

@@ -21,7 +21,7 @@ def test_overlay_of_the_shipped_config(capsys):
     assert seed_sensitivity.main(["overlay", "--config", str(ROOT / "config/config.yaml"), "--shift", "1"]) == 0
     overlay = yaml.safe_load(capsys.readouterr().out)
     config = yaml.safe_load((ROOT / "config/config.yaml").read_text())
-    assert overlay["kovaleva"] == {"seed": config["kovaleva"]["seed"] + 1}
+    assert overlay["kovaleva_finetune"] == {"seed": config["kovaleva_finetune"]["seed"] + 1}
     assert overlay["corpora"]["wiki"] == {"seed": config["corpora"]["wiki"]["seed"] + 1}
 
 

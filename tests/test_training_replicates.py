@@ -69,7 +69,7 @@ def test_every_trained_claim_names_its_family():
     """The claims on fine-tuned models, classifiers, probes and regularised models name their
     family, and the families are config replicates' keys."""
     schema = yaml.safe_load((ROOT / "config" / "schema" / "config.schema.yaml").read_text())
-    assert tuple(schema["properties"]["replicates"]["properties"]) == TRAININGS
+    assert tuple(schema["properties"]["trainings"]["properties"]) == TRAININGS
     expected = {"clark5.": "probes", "kovaleva.": "finetune", "serrano.": "classifiers", "jain.": "classifiers"}
     expected |= {"tutek.": "staying_true", "clark3.sep_gradients_small": "mlm_head"}
     for c in read_claims(ROOT / "config" / "paper_claims.yaml"):

@@ -194,10 +194,10 @@ OVERVIEW = {"explorer_maps", "explorer", "scorecard"}
         # scorecard re-reads the tables its claims name, explorer the sec. 3 tables and dep_heads.full;
         # explorer_maps reads the wiki maps (so a change that re-extracts them reruns it too)
         ({"explanation": {"n_permutations": 7}}, {"permutation", "scorecard"}),
-        ({"clark_sec5": {"probes": {"paper_uas": {"attention-only": 60}}}}, {"probes", "scorecard"}),
-        ({"surface": {"example_window": 30}}, {"example_heads"} | WIKI_READERS | OVERVIEW),
+        ({"clark_probes": {"paper_uas": {"attention-only": 60}}}, {"probes", "scorecard"}),
+        ({"clark_surface": {"example_window": 30}}, {"example_heads"} | WIKI_READERS | OVERVIEW),
         (
-            {"dependency": {"relations": ["nsubj", "det"]}},
+            {"clark_syntax": {"relations": ["nsubj", "det"]}},
             {"dep_heads", "dobj_head_example"} | DEP_READERS | {"scorecard", "explorer"},
         ),
         ({"overview": {"explorer": {"n_examples": 2}}}, {"example_heads"} | WIKI_READERS | OVERVIEW),

@@ -23,7 +23,7 @@ write_table(summary, snakemake.output.table)
 # the scorecard's intervals: the summary on resamples of the documents
 boot = snakemake.params.bootstrap
 write_table(
-    tally.replicate_summary(unit_weights(len(tally.by_unit), boot["replicates"], boot["seed"])), snakemake.output.boot
+    tally.replicate_summary(unit_weights(len(tally.by_unit), boot["resamples"], boot["seed"])), snakemake.output.boot
 )
 population = population_label(reader_counts)
 write_json(

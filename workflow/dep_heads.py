@@ -41,7 +41,7 @@ write_table(full, snakemake.output.full)
 write_table(pd.DataFrame(baselines(sc)), snakemake.output.baselines)
 write_table(main, snakemake.output.table)
 # the scorecard's intervals: Table 1's relations on resamples of the scored sentences
-weights = unit_weights(len(sc.by_sentence), p.bootstrap["replicates"], p.bootstrap["seed"])
+weights = unit_weights(len(sc.by_sentence), p.bootstrap["resamples"], p.bootstrap["seed"])
 write_table(table1_replicates(sc, list(dict.fromkeys(main["relation"])), weights), snakemake.output.boot)
 write_table(rare, snakemake.output.rare)
 write_json(counts, snakemake.output.counts)

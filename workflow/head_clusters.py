@@ -17,7 +17,7 @@ from analysis.shared.rule_io import save_figure, setup_logging, use_threads, wri
 log = setup_logging(snakemake)
 use_threads(snakemake)
 p = snakemake.params
-# the head distances summed shard by shard (surface_sums: the first clark_sec5.head_clusters.n_segments)
+# the head distances summed shard by shard (surface_sums: the first clark_clusters.n_segments)
 parts, metas = read_sums(snakemake.input.sums)
 header = metas[0]["header"]
 L, H = header["n_layers"], header["n_heads"]
@@ -28,7 +28,7 @@ counts = {
     "smoothing_eps": metas[0]["smoothing_eps"],
 }
 if counts["segments"] == 0:
-    raise ValueError("no segments to compute head distances on (clark_sec5.head_clusters.n_segments)")
+    raise ValueError("no segments to compute head distances on (clark_clusters.n_segments)")
 counts["segments_available"] = sum(m["examples"] for m in metas)
 counts["segments_skipped"] = counts["segments_available"] - counts["segments"]
 log.info("distances over %s", counts)

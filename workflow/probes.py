@@ -15,7 +15,7 @@ table = with_paper_uas(scores, p.paper_uas)
 write_table(table, snakemake.output.table)
 # the scorecard's intervals: every probe's UAS on the same resamples of the dev sentences
 sentences = pd.read_csv(snakemake.input.sentences, keep_default_na=False, dtype={"sentence": str})
-weights = unit_weights(sentences["sentence"].nunique(), p.bootstrap["replicates"], p.bootstrap["seed"])
+weights = unit_weights(sentences["sentence"].nunique(), p.bootstrap["resamples"], p.bootstrap["seed"])
 write_table(uas_replicates(sentences, weights), snakemake.output.boot)
 n_train, n_dev = int(table.train_sentences.iloc[0]), int(table.dev_sentences.iloc[0])
 fig = plot_probes(table, curves, p.spec, p.dev_name, n_train, n_dev)

@@ -15,7 +15,7 @@ log = setup_logging(snakemake)
 torch.set_num_threads(snakemake.threads)
 p, out = snakemake.params, snakemake.output
 if glue.get_task(p.task).is_regression:
-    raise ValueError(f"config beyond.rollout.task: {p.task} is a regression task; the targets need a class")
+    raise ValueError(f"config beyond_papers.rollout.task: {p.task} is a regression task; the targets need a class")
 ckpt = snakemake.input.checkpoint
 all_dev = glue.read_split(Path(snakemake.input.raw).parent, p.task, "dev")
 records = glue.select_rows(all_dev, p.n_examples, p.seed)

@@ -125,7 +125,7 @@ def behaviour_table(relative_position: pd.DataFrame, special_tokens: pd.DataFram
 
 def behaviour(row: pd.Series | dict, thresholds: dict) -> str:
     """First matching behaviour in order next, prev, [CLS], [SEP], punctuation, broad
-    (``thresholds``: one per behaviour, config ``clark_sec5.head_clusters.thresholds``)."""
+    (``thresholds``: one per behaviour, config ``clark_clusters.thresholds``)."""
     for key in ("next", "prev", "cls", "sep", "punct"):
         if row[key] > thresholds[key]:
             return key

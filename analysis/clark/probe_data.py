@@ -73,7 +73,7 @@ def sentences_from_examples(examples, punct_pos, how: str, counts: dict | None =
 
 def make_sentence(sid: str, meta: dict, punct_pos=(), words=None) -> Sentence:
     """A sentence of a dependency record; words whose gold POS is in ``punct_pos`` (config
-    clark_sec5.probes.punct_pos) are not scored."""
+    clark_probes.punct_pos) are not scored."""
     heads = np.asarray(meta["heads"], dtype=np.int64) + 1  # -1 (root) -> 0, word h -> h + 1
     pos = meta.get("pos") or [""] * len(heads)
     scored = np.array([p not in set(punct_pos) for p in pos], dtype=bool)

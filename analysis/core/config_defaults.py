@@ -56,3 +56,22 @@ def apply_defaults(instance, schema: dict, root: dict | None = None):
         if "if" not in part or _matches(part["if"], instance):
             apply_defaults(instance, part.get("then", part if "if" not in part else {}), root)
     return instance
+
+
+def renamed_keys(instance: dict, renamed: dict[str, str]) -> list[str]:
+    """One message per key of ``instance`` that ``renamed`` (old dotted path -> new) lists as
+    renamed; the most specific old path wins (``a.b`` before ``a``), each key named once."""
+    found, covered = [], set()
+    for old in sorted(renamed, key=lambda k: -k.count(".")):
+        node, parts = instance, old.split(".")
+        for part in parts:
+            if not isinstance(node, dict) or part not in node:
+                break
+            node = node[part]
+        else:
+            inner = {p for p in covered if p.startswith(old + ".")}
+            if inner and isinstance(node, dict) and set(node) <= {p.rsplit(".", 1)[1] for p in inner}:
+                continue  # every child was reported under its own new name
+            found.append(f"config key '{old}' was renamed to '{renamed[old]}'")
+            covered.add(old)
+    return found

