@@ -43,20 +43,35 @@ report: "report/workflow.rst"
 os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [workflow.basedir, os.environ.get("PYTHONPATH")])))
 
 
-include: "rules/common.smk"
-include: "rules/spine.smk"
-include: "rules/clark_surface.smk"
-include: "rules/clark_syntax.smk"
-include: "rules/clark_coref.smk"
-include: "rules/clark_probes.smk"
-include: "rules/clark_clusters.smk"
-include: "rules/kovaleva_finetune.smk"
-include: "rules/kovaleva_patterns.smk"
-include: "rules/explanation.smk"
-include: "rules/staying_true.smk"
-include: "rules/beyond_papers.smk"
+# The sections of the papers, in the order of rule all and the report: each is a rules file
+# rules/<section>.smk ending with its aggregate rule <section>, a config section <section> and a page
+# docs/<section with - for _>.md. The last, overview, reads the tables of every section before it.
+SECTIONS = [
+    "clark_surface",
+    "clark_syntax",
+    "clark_coref",
+    "clark_probes",
+    "clark_clusters",
+    "kovaleva_finetune",
+    "kovaleva_patterns",
+    "explanation",
+    "staying_true",
+    "beyond_papers",
+    "overview",
+]
+
+
+include: "rules/common.smk"  # models, controls and replicates; how outputs are named
+include: "rules/scheduling.smk"  # threads, cluster sizing, priorities, temporary maps
+include: "rules/spine.smk"  # sources -> prepared inputs -> attention shards
+
+
+for _section in SECTIONS:
+
+    include: f"rules/{_section}.smk"
+
+
 include: "rules/benchmark.smk"  # not in rule all: snakemake benchmark
-include: "rules/overview.smk"  # last: the scorecard reads the tables of every section above
 
 
 # Every figure and table of every paper section, for every configured model. (No docstring:
@@ -64,14 +79,4 @@ include: "rules/overview.smk"  # last: the scorecard reads the tables of every s
 rule all:
     default_target: True
     input:
-        rules.clark_surface.input,
-        rules.clark_syntax.input,
-        rules.clark_coref.input,
-        rules.clark_probes.input,
-        rules.clark_clusters.input,
-        rules.kovaleva_finetune.input,
-        rules.kovaleva_patterns.input,
-        rules.explanation.input,
-        rules.staying_true.input,
-        rules.beyond_papers.input,
-        rules.overview.input,
+        [getattr(rules, section).input for section in SECTIONS],

@@ -42,7 +42,9 @@ rule dobj_head_example:
     """The best dobj head's word-level map on one sentence with a direct object (Clark Fig. 5)."""
     input:
         shards=attention_shards(config["clark_syntax"]["example_corpus"]),
-        table=expand(rules.dep_heads.output.table, corpus=config["clark_syntax"]["example_corpus"], allow_missing=True)[0],
+        table=expand(
+            rules.dep_heads.output.table, corpus=config["clark_syntax"]["example_corpus"], allow_missing=True
+        )[0],
     output:
         table=table("dobj_head_example"),
         figure=figure("dobj_head_example", category="Clark sec. 4 (syntax)"),

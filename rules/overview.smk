@@ -1,6 +1,92 @@
 # What a reader looks at first: the claim scorecard (config/paper_claims.yaml evaluated on each
 # model's tables), the attention-map explorer, and (with several models) the models side by side.
 
+
+from analysis.scorecard.claims import read_claims
+from analysis.scorecard.evaluate import tables_read as claim_tables
+
+# The claim scorecard and the comparison (rules/overview.smk): which tables the claims of
+# config/paper_claims.yaml read, and which of them this workflow makes.
+CLAIMS_FILE = config["overview"]["claims"]
+_CLAIMS = read_claims(CLAIMS_FILE, trainings=config["trainings"])
+CLAIM_TABLES = sorted({stem for claim in _CLAIMS for stem in claim_tables(claim)})
+# what the random-init control must make: the tables of the claims that read attention maps
+CONTROL_TABLES = sorted({stem for claim in _CLAIMS if claim.get("reads_maps") for stem in claim_tables(claim)})
+_SECTION_TARGETS = []
+
+
+def section_targets():
+    """Every file the paper sections' aggregate rules ask for (every model): the tables a claim
+    can read. Computed on first use, when every rule is defined."""
+    if not _SECTION_TARGETS:
+        for name in SECTIONS:
+            if name != "overview":
+                _SECTION_TARGETS.extend(str(f) for f in getattr(rules, name).input)
+    return set(_SECTION_TARGETS)
+
+
+def scorecard_rules_left_out():
+    chosen = config["overview"]["scorecard_rules"]
+    return [] if chosen is None else sorted({t.split(".")[0] for t in CLAIM_TABLES} - set(chosen))
+
+
+def scorecard_tables(wildcards):
+    """The claims' tables this workflow makes for the model, of the rules chosen in
+    overview.scorecard_rules (null: all); claims on any other table are 'not run'."""
+    left_out = set(scorecard_rules_left_out())
+    # each table, and its replicates (<stem>.boot.csv, for the claims' intervals) where its rule makes them
+    paths = [
+        f"results/{wildcards.model}/tables/{stem}{suffix}.csv"
+        for stem in CLAIM_TABLES
+        if stem.split(".")[0] not in left_out
+        for suffix in ("", ".boot")
+    ]
+    return [p for p in paths if p in section_targets()]
+
+
+def scorecard_control_tables(wildcards):
+    """The random-init control's tables of the claims that read attention maps (none without a control)."""
+    if wildcards.model not in CONTROLS:
+        return []
+    chosen = {os.path.basename(p)[: -len(".csv")] for p in scorecard_tables(wildcards)}
+    control = f"results/{CONTROLS[wildcards.model]}/tables"
+    return [f"{control}/{stem}.csv" for stem in CONTROL_TABLES if stem in chosen] + [
+        f"{control}/{stem}.boot.csv" for stem in CONTROL_TABLES if f"{stem}.boot" in chosen
+    ]
+
+
+# tables no training changes (read by a claim on no training, e.g. the [SEP] premise of the gradient claim)
+UNTRAINED_TABLES = {stem for claim in _CLAIMS if not claim.get("trained") for stem in claim_tables(claim)}
+
+
+def replicated_tables(r):
+    """The tables training replicate ``r`` makes: those of the claims whose training family
+    (``trained:`` in the claims file) has more than ``r`` trainings (config trainings)."""
+    families = {family for family, n in config["trainings"].items() if n > r}
+    trained = {stem for claim in _CLAIMS if claim.get("trained") in families for stem in claim_tables(claim)}
+    return sorted(trained - UNTRAINED_TABLES)
+
+
+def scorecard_replicate_tables(wildcards):
+    """The training replicates' tables (and replicate tables) of the claims trained in them."""
+    chosen = {os.path.basename(p)[: -len(".csv")] for p in scorecard_tables(wildcards)}
+    return [
+        f"results/{rep}/tables/{name}.csv"
+        for rep in REPLICATES.get(wildcards.model, [])
+        for stem in replicated_tables(REPLICATE_INDEX[rep])
+        for name in (stem, f"{stem}.boot")
+        if name in chosen
+    ]
+
+
+def compare_figure(panel):
+    return report(
+        f"results/compare/figures/compare.{panel}.png",
+        caption=f"../report/compare.{panel}.rst",
+        category="Models side by side",
+    )
+
+
 SCORECARD_CATEGORY = "0. Claim scorecard (start here)"  # the report lists categories sorted: this one first
 
 

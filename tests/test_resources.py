@@ -12,6 +12,7 @@ import yaml
 
 from analysis.core import resources as R
 from analysis.core.config_defaults import apply_defaults
+from analysis.heavy_rules import HEAVY
 from conftest import ROOT
 
 MINILM = R.Shape(layers=6, heads=12, hidden=384, ffn=1536)
@@ -80,22 +81,22 @@ def test_measured_peaks_fit_under_the_requests(rule, wc):
     """Peak RSS measured on the default run (MiniLM, benchmarks/*.tsv): extraction of a wiki shard
     770 MB, fine-tuning RTE 2,650 MB; each request leaves room above it."""
     measured = {"extract_attention": 770, "finetune": 2650}[rule]
-    mem, _ = R.job_request(rule, MINILM, config(), wc, threads=1)
+    mem, _ = R.job_request(HEAVY[rule], MINILM, config(), wc, threads=1)
     assert measured * 1.3 <= mem <= measured * 4
 
 
 def test_smoke_asks_for_little_and_bert_large_for_more():
     smoke, default = config("config/smoke.yaml"), config()
     tiny = R.model_shape("tiny-random-bert")
-    for rule in R.HEAVY:
+    for rule, estimate in HEAVY.items():
         wc = {"corpus": "wiki", "shard": "0", "task": "RTE"}
-        mem, minutes = R.job_request(rule, tiny, smoke, wc, threads=2)
+        mem, minutes = R.job_request(estimate, tiny, smoke, wc, threads=2)
         assert mem <= 2000 and minutes == R.MIN_RUNTIME, rule
-        small = R.job_request(rule, MINILM, default, wc, threads=2)
-        large = R.job_request(rule, LARGE, default, wc, threads=2)
+        small = R.job_request(estimate, MINILM, default, wc, threads=2)
+        large = R.job_request(estimate, LARGE, default, wc, threads=2)
         assert large[0] >= small[0] and large[1] >= small[1], rule
     # fine-tuning bert-large: weights, gradients and Adam (5.4 GB) plus 32 x 128 tokens' activations
-    assert R.job_request("finetune", LARGE, default, {"task": "SST-2"})[0] >= 16000
+    assert R.job_request(HEAVY["finetune"], LARGE, default, {"task": "SST-2"})[0] >= 16000
 
 
 def test_inputs_follow_the_config_and_the_prepared_records():
@@ -105,8 +106,8 @@ def test_inputs_follow_the_config_and_the_prepared_records():
     assert count("ewt_dev") == R.FULL_CORPUS  # no cap in the config: all of it
     assert R.counter(cfg, {"ewt_dev": 2001})("ewt_dev") == 2001
     assert R.shard_inputs(cfg, "wiki", count) == 250  # 1000 segments in 4 shards
-    few = R.work("extract_attention", MINILM, cfg, {"corpus": "ewt_dev", "shard": "0"}, {"ewt_dev": 100})
-    many = R.work("extract_attention", MINILM, cfg, {"corpus": "ewt_dev", "shard": "0"})
+    few = R.work(HEAVY["extract_attention"], MINILM, cfg, {"corpus": "ewt_dev", "shard": "0"}, {"ewt_dev": 100})
+    many = R.work(HEAVY["extract_attention"], MINILM, cfg, {"corpus": "ewt_dev", "shard": "0"})
     assert few.gflop < many.gflop and few.mb == many.mb  # extraction streams: memory is one batch's
 
 
@@ -117,8 +118,8 @@ def test_gpu_rate_and_threads_set_the_time():
     slow = merge(cfg, {"resources": {"gpu_gflops": 50}})
     wc = {"task": "SST-2"}
     assert (
-        R.job_request("disable_heads_scores", LARGE, slow, wc)[1]
-        > R.job_request("disable_heads_scores", LARGE, cfg, wc)[1]
+        R.job_request(HEAVY["disable_heads_scores"], LARGE, slow, wc)[1]
+        > R.job_request(HEAVY["disable_heads_scores"], LARGE, cfg, wc)[1]
     )
 
 
@@ -142,7 +143,7 @@ def test_every_job_rule_declares_its_sizing_under_its_own_name():
 
 def test_the_heavy_rules_are_those_that_ask_for_a_gpu():
     gpu = {name for name, body in job_rules().items() if re.search(r"^\s+gpu=1,", body, re.M)}
-    assert gpu == set(R.HEAVY)
+    assert gpu == set(HEAVY)
 
 
 def test_the_table_tool_prints_the_three_models():

@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from analysis.core import resources as sizing  # noqa: E402
 from analysis.core.config_defaults import apply_defaults  # noqa: E402
+from analysis.heavy_rules import HEAVY  # noqa: E402
 from analysis.shared.rule_io import write_text  # noqa: E402
 
 BEGIN, END = "<!-- resource-table:begin -->", "<!-- resource-table:end -->"
@@ -91,7 +92,7 @@ def table(config: dict, threads: int, counted: dict | None = None) -> str:
         label = ".".join([rule, *(v for k, v in wildcards.items() if k != "variant")])
         cells = []
         for shape in MODELS.values():
-            mem, minutes = sizing.job_request(rule, shape, config, wildcards, threads, counted=counted)
+            mem, minutes = sizing.job_request(HEAVY.get(rule), shape, config, wildcards, threads, counted=counted)
             cells.append(f"{mem / 1000:g} GB, {minutes} min")
         lines.append(f"| `{label}` | " + " | ".join(cells) + " |")
     return "\n".join(lines)

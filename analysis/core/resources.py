@@ -1,7 +1,7 @@
 """What a job asks a cluster for, from the run rather than the papers' worst case: memory (``mem_mb``)
 and wall time (``runtime``, minutes) from the model's shape (its config.json; no weights are loaded),
 the sequence length, the batch and the number of inputs. Plain functions of numbers and of the
-config dict: ``rules/common.smk`` binds them to each rule (``mem_mb=job_mem_mb("finetune")``),
+config dict: ``rules/scheduling.smk`` binds them to each rule (``mem_mb=job_mem_mb("finetune")``),
 ``tools/resource_table.py`` prints them for the docs. Guesses are named constants, calibrated on
 measured runs (benchmarks/*.tsv of the default run).
 
@@ -31,12 +31,8 @@ STARTUP_S = 60  # imports, loading the model and the inputs
 TIME_SAFETY = 3
 MIN_RUNTIME = 10  # minutes
 WRITE_MB_S = 100  # disk bandwidth assumed for the maps written
-FULL_CORPUS = 5000  # inputs assumed for a corpus with no cap in the config (n_segments, max_sentences ...)
-WORDS_SQ = 1000  # mean squared words per treebank sentence (GUM train: 750), for the probes' word-level maps
-STATE_PIECES = 32  # mean word pieces per SST-2 sentence kept as float16 states (attention classifiers)
-VECTORS_MB = 500  # GloVe 6B 50-d in memory (probes)
-PROBE_S = 1.2e-8  # seconds per sentence x epoch x learning-rate run x head x word^2 (probes_train: 173 s, MiniLM)
 LOO_PIECES = 32  # forward passes per input of a leave-one-out / erasure loop over its word pieces
+FULL_CORPUS = 5000  # inputs assumed for a corpus with no cap in the config (n_segments, max_sentences ...)
 # GLUE (train, dev) sizes, for train_examples / dev_examples / disable_examples of null (= all)
 GLUE_SIZES = {
     "CoLA": (8551, 1043), "SST-2": (67349, 872), "MRPC": (3668, 408), "STS-B": (5749, 1500), "QQP": (363846, 40430),
@@ -203,148 +199,41 @@ def glue_split(task: str, split: str, n: int | None) -> int:
 
 
 # -- the heavy rules' work, from the config and the job's wildcards ---------------------------------------
-def _extract(s: Shape, n_inputs: float, n: int, batch: int, passes: float = 1.0) -> Work:
+def extraction_work(s: Shape, n_inputs: float, n: int, batch: int, passes: float = 1.0) -> Work:
     """Forward passes that keep the maps (float16 on disk) over ``n_inputs`` inputs of ``n`` tokens."""
     written = maps_mb(s, n_inputs, n)
     return Work(passes * n_inputs * forward_gflop(s, n), inference_mb(s, batch, n), written / WRITE_MB_S)
 
 
 def _extract_attention(s, c, wc, count):  # inputs split at max_len, precision auto's calibration: 1.5 passes
-    return _extract(s, shard_inputs(c, wc["corpus"], count), c["max_len"], c["batch_size"], passes=1.5)
-
-
-def _glue_attention(s, c, wc, count):
-    return _extract(s, c["kovaleva_finetune"]["change_examples"], c["kovaleva_finetune"]["finetune"]["max_len"], c["batch_size"])
-
-
-def _finetune(s, c, wc, count):
-    ft = c["kovaleva_finetune"]["finetune"]
-    n, batch = ft["max_len"], ft["batch_size"]
-    steps = math.ceil(glue_split(wc["task"], "train", ft["train_examples"]) * ft["epochs"] / batch)
-    steps = min(steps, ft["max_steps"] or steps)
-    dev = glue_split(wc["task"], "dev", ft["dev_examples"])
-    return Work((3 * steps * batch + 2 * dev) * forward_gflop(s, n), training_mb(s, batch, n))
-
-
-def _disable_heads_scores(s, c, wc, count):
-    k = c["kovaleva_finetune"]
-    n = k["finetune"]["max_len"]
-    rows = glue_split(wc["task"], "dev", k["disable_examples"]) * (s.n_heads + s.layers + 1)
-    return Work(rows * forward_gflop(s, n), inference_mb(s, k["disable_max_batch"], n, maps=False))
-
-
-def _mlm_head(s, c, wc, count):
-    m = c["clark_surface"]["mlm_head"]
-    n_in = m["n_train"] + m["n_heldout"]
-    head = s.vocab * s.hidden * 4 * 4 / 2**20 + 1024 * s.vocab * 4 * 2 / 2**20  # head + Adam, logits
-    hidden = n_in * c["max_len"] * m["mask_prob"] * s.hidden * 4 / 2**20  # masked tokens' states
-    return Work(n_in * forward_gflop(s, c["max_len"]), inference_mb(s, 32, c["max_len"], False) + head + hidden)
-
-
-def _gradient_importance(s, c, wc, count):
-    g = c["clark_surface"]["gradient_importance"]
-    n_in = g["n_segments"] or count("wiki")
-    n = c["max_len"]
-    return Work(3 * n_in * forward_gflop(s, n), training_mb(s, g["batch_size"], n, optimizer=False))
-
-
-def _probes_train(s, c, wc, count):
-    p = c["clark_probes"]
-    sentences = min(p["max_train_sentences"] or math.inf, count(p["train"])) + count(p["dev"])
-    copies = 2 if p["random_init"] else 1
-    held = sentences * s.n_heads * WORDS_SQ * 4 * copies / 2**20
-    runs = sum(len(v) for v in p["lr"].values())
-    loops = PROBE_S * sentences * p["epochs"] * runs * s.n_heads * WORDS_SQ
-    extract = (copies - 1) * sentences * forward_gflop(s, c["max_len"])
-    return Work(extract, held + VECTORS_MB + inference_mb(s, c["batch_size"], c["max_len"]), loops)
-
-
-def _attn_classifiers(s, c, wc, count):
-    e = c["explanation"]
-    n_in = glue_split(e["task"], "train", e["n_train"]) + glue_split(e["task"], "dev", e["n_dev"])
-    gflop = n_in * forward_gflop(s, c["max_len"])
-    mb = inference_mb(s, 64, c["max_len"], maps=False) + n_in * STATE_PIECES * s.hidden * 2 / 2**20
-    if "transformer_finetuned" in e["encoders"]:
-        f = e["finetuned_transformer"]
-        gflop += 3 * f["n_train"] * f["epochs"] * forward_gflop(s, c["max_len"])
-        mb = max(mb, training_mb(s, f["batch_size"], c["max_len"]))
-    return Work(gflop, mb)
-
-
-def _explain(passes: int):
-    """erasure, permutation, ...: ``passes`` forward passes per explained input (states, leave-one-out)."""
-
-    def work(s, c, wc, count):
-        e = c["explanation"]
-        return Work(e["n_explain"] * passes * forward_gflop(s, c["max_len"]), inference_mb(s, 64, c["max_len"]))
-
-    return work
-
-
-def _rollout(s, c, wc, count):
-    r = c["beyond_papers"]["rollout"]
-    n_in, t = glue_split(r["task"], "dev", r["n_examples"]), set(r.get("targets", ["gradient", "blankout"]))
-    passes = 1 + 3 * ("gradient" in t) + LOO_PIECES * len(t - {"gradient"})  # gradient: fwd + bwd; erasure: per piece
-    return _extract(s, n_in, c["kovaleva_finetune"]["finetune"]["max_len"], r["batch_size"], passes=passes)
-
-
-def _head_importance_scores(s, c, wc, count):
-    h, n = c["beyond_papers"]["head_importance"], c["kovaleva_finetune"]["finetune"]["max_len"]
-    n_in = glue_split(wc["task"], h.get("split", "dev"), h["n_examples"])
-    return Work(3 * n_in * forward_gflop(s, n), training_mb(s, h["batch_size"], n, optimizer=False))
-
-
-def _head_pruning_scores(s, c, wc, count):
-    p, n = c["beyond_papers"]["pruning"], c["kovaleva_finetune"]["finetune"]["max_len"]
-    passes = (math.ceil(1 / p["step"]) + 1) * (1 + p["random_orders"])
-    n_in = glue_split(wc["task"], "dev", p["n_examples"])
-    return Work(passes * n_in * forward_gflop(s, n), inference_mb(s, c["beyond_papers"]["head_importance"]["batch_size"], n))
+    return extraction_work(s, shard_inputs(c, wc["corpus"], count), c["max_len"], c["batch_size"], passes=1.5)
 
 
 def _benchmark(s, c, wc, count):  # a naive batch-1 loop, a plain batched loop, extract_shard per precision
     b = c["benchmark"]
-    return _extract(s, b["n_segments"], c["max_len"], c["batch_size"], passes=2 + 1.5 * len(b["precisions"]))
+    return extraction_work(s, b["n_segments"], c["max_len"], c["batch_size"], passes=2 + 1.5 * len(b["precisions"]))
 
 
-def _pattern_features(s, c, wc, count):
-    return _extract(s, 100, c["max_len"], c["batch_size"])  # the labelled maps' inputs (config/patterns)
-
-
-# the rules that ask for a GPU (resources: gpu=1) and their work; every other rule reads tables,
-# streams maps one input at a time or trains small CPU models: LIGHT
-HEAVY = {
+# the spine's heavy rules (they ask for a GPU: resources gpu=1) and their work; the papers' heavy rules
+# keep theirs in their packages (analysis/<paper>/work.py), gathered in analysis/heavy_rules.py
+SPINE_WORK = {
     "measure_matmul": lambda s, c, wc, count: Work(),
     "extract_attention": _extract_attention,
-    "glue_attention": _glue_attention,
-    "finetune": _finetune,
-    "disable_heads_scores": _disable_heads_scores,
-    "mlm_head": _mlm_head,
-    "gradient_importance": _gradient_importance,
-    "probes_train": _probes_train,
-    "pattern_features": _pattern_features,
-    "attn_classifiers": _attn_classifiers,
-    "erasure": _explain(2),
-    "erasure_cls": _explain(1 + LOO_PIECES),
-    "permutation": _explain(2),
-    "adversarial": _explain(2),
-    "rank_agreement": _explain(2 + LOO_PIECES),
-    "rollout": _rollout,
-    "head_importance_scores": _head_importance_scores,
-    "head_pruning_scores": _head_pruning_scores,
     "benchmark": _benchmark,
 }
 LIGHT_MB, LIGHT_S = 500, 120  # tables, figures, maps streamed one input at a time, small CPU models
 
 
-def work(rule: str, shape: Shape | None, config: dict, wildcards: dict | None = None, counted=None) -> Work:
-    """The work of one job of ``rule``; a rule that is not HEAVY: LIGHT_MB + 16 inputs' maps.
-    ``counted``: corpus -> prepared inputs, where known (see ``counter``)."""
-    if rule in HEAVY:
-        return HEAVY[rule](shape, config, dict(wildcards or {}), counter(config, counted))
+def work(estimate, shape: Shape | None, config: dict, wildcards: dict | None = None, counted=None) -> Work:
+    """The work of one job: ``estimate(shape, config, wildcards, count)`` for a heavy rule (see
+    SPINE_WORK), None for any other: LIGHT_MB + 16 inputs' maps. ``counted``: corpus -> prepared
+    inputs, where known (see ``counter``)."""
+    if estimate is not None:
+        return estimate(shape, config, dict(wildcards or {}), counter(config, counted))
     return Work(mb=LIGHT_MB + (maps_mb(shape, 16, config["max_len"], 4) if shape else 0), seconds=LIGHT_S)
 
 
-def job_request(rule, shape, config, wildcards=None, threads=1, attempt=1, counted=None) -> tuple[int, int]:
-    """(mem_mb, runtime in minutes) of one job of ``rule`` (HEAVY rules at the GPU's rate)."""
-    w = work(rule, shape, config, wildcards, counted)
-    return request_mb(w, attempt), request_minutes(w, rate(config, rule in HEAVY, threads), attempt)
+def job_request(estimate, shape, config, wildcards=None, threads=1, attempt=1, counted=None) -> tuple[int, int]:
+    """(mem_mb, runtime in minutes) of one job; a heavy rule's (``estimate`` given) at the GPU's rate."""
+    w = work(estimate, shape, config, wildcards, counted)
+    return request_mb(w, attempt), request_minutes(w, rate(config, estimate is not None, threads), attempt)
