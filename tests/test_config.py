@@ -74,18 +74,32 @@ def schema_has(path) -> bool:
     return True
 
 
-def test_schema_defaults_are_config_yaml():
+def test_config_yaml_sets_only_schema_defaults():
+    """config/config.yaml holds what a user changes, each value the schema's default (so the default
+    run is the schema's), and the corpora, which the user names (each option a known one)."""
     defaults = apply_defaults({}, SCHEMA)
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    for path, value in leaves(defaults):
-        if path[0] in ("corpora", "sources"):  # named by the user (corpora) or by config/sources.yaml
+    assert {"model", "corpora", "bootstrap", "trainings"} <= set(config)
+    for path, value in leaves(config):
+        if path[0] == "corpora":  # named by the user; their options' defaults are checked below
             continue
-        assert lookup(config, path) == value, f"config.yaml {'.'.join(path)} differs from the schema default"
+        assert lookup(defaults, path) == value, f"config.yaml {'.'.join(path)} differs from the schema default"
     for path, _ in leaves(config):
-        if path[0] != "corpora":  # corpora are named by the user; their options' defaults are checked below
+        if path[0] != "corpora":
             # the key's own default, or (open maps such as paper_uas) the default of the map holding it
             has = any("default" in resolve(_node(path[:n])) for n in range(len(path), 1, -1))
             assert has or len(path) == 1 and "default" in resolve(_node(path)), f"{'.'.join(path)}: no default"
+
+
+def test_the_key_reference_of_the_docs_is_the_schema():
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "tools/config_reference.py", "--check"], cwd=ROOT, capture_output=True)
+    assert run.returncode == 0, run.stdout
+    page = (ROOT / "docs" / "configuration.md").read_text()
+    for key in ("bootstrap.resamples", "kovaleva_finetune.finetune.lr", "clark_probes.paper_uas"):
+        assert f"| `{key}` |" in page
 
 
 def _node(path):
@@ -138,10 +152,10 @@ def test_shipped_configs_validate(configs):
     ],
 )
 def test_unknown_keys_fail_with_their_name(change, name):
-    cfg = load("config/config.yaml")
+    cfg = apply_defaults(load("config/config.yaml"), SCHEMA)
     change(cfg)
     with pytest.raises(Exception, match=re.escape(f"'{name}' was unexpected")):
-        validate(apply_defaults(cfg, SCHEMA), str(SCHEMA_PATH))
+        validate(cfg, str(SCHEMA_PATH))
 
 
 @pytest.mark.parametrize("path", ["config/sources.yaml", "tests/fixtures/sources.yaml"])

@@ -21,8 +21,11 @@ def test_overlay_of_the_shipped_config(capsys):
     assert seed_sensitivity.main(["overlay", "--config", str(ROOT / "config/config.yaml"), "--shift", "1"]) == 0
     overlay = yaml.safe_load(capsys.readouterr().out)
     config = yaml.safe_load((ROOT / "config/config.yaml").read_text())
-    assert overlay["kovaleva_finetune"] == {"seed": config["kovaleva_finetune"]["seed"] + 1}
     assert overlay["corpora"]["wiki"] == {"seed": config["corpora"]["wiki"]["seed"] + 1}
+    # seeds config.yaml leaves to the schema's defaults (all 0) are shifted too
+    assert overlay["kovaleva_finetune"] == {"seed": 1}
+    assert overlay["clark_surface"] == {"mlm_head": {"seed": 1}, "gradient_importance": {"seed": 1}}
+    assert overlay["bootstrap"] == {"seed": 1} and overlay["explanation"]["seed"] == 1
 
 
 def test_compare_counts_flips(tmp_path, capsys):

@@ -1,6 +1,6 @@
 """Does a verdict survive a change of seed? Two small jobs around a second run of the workflow.
 
-``overlay``: a config overlay that shifts every ``seed`` key of the config by ``--shift`` (corpus
+``overlay``: a config overlay that shifts every ``seed`` key of the config (its schema defaults filled in) by ``--shift`` (corpus
 samples, trainings, CV, MDS, bootstrap): run the workflow with it in a second checkout (or with
 another ``--directory``) so the two runs' results do not overwrite each other.
 
@@ -21,6 +21,11 @@ from pathlib import Path
 
 import pandas as pd
 import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the analysis package, installed or not
+from analysis.core.config_defaults import apply_defaults  # noqa: E402
+
+SCHEMA = Path(__file__).resolve().parent.parent / "config" / "schema" / "config.schema.yaml"
 
 HOLDS = {"holds", "holds, also at random init"}
 FAILS = {"does not hold"}
@@ -66,7 +71,8 @@ def main(argv=None) -> int:
     cmp_.add_argument("b", type=Path)
     args = ap.parse_args(argv)
     if args.cmd == "overlay":
-        config = yaml.safe_load(Path(args.config).read_text())
+        # every seed the run uses: the config's and the schema's defaults for the keys it leaves out
+        config = apply_defaults(yaml.safe_load(Path(args.config).read_text()), yaml.safe_load(SCHEMA.read_text()))
         print(f"# every seed of {args.config} + {args.shift} (tools/seed_sensitivity.py)")
         print(yaml.safe_dump(shifted_seeds(config, args.shift), sort_keys=False), end="")
         return 0
