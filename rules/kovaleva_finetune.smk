@@ -11,7 +11,7 @@
 #                                                       kovaleva_finetune.change_examples dev inputs (seeded draw),
 #                                                       variant = pretrained | finetuned; meta.label = gold
 #   GLUE_SHARDS[variant]: those maps of every configured task (an input list with {model})
-# GLUE dev inputs themselves: analysis.core.glue.read_split("resources/raw/glue", task, "dev").
+# GLUE dev inputs themselves: analysis.core.glue.reader.read_split("resources/raw/glue", task, "dev").
 
 GLUE_TASKS = config["kovaleva_finetune"]["tasks"]
 

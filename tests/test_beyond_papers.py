@@ -29,18 +29,10 @@ from analysis.beyond.rollout import (
     rollout,
     rollout_per_layer,
 )
-from analysis.beyond.rollout_compare import (
-    blank_id,
-    blank_out,
-    input_gradients,
-    leave_one_out,
-    paired_table,
-    spearman_table,
-    summary_table,
-    token_table,
-)
+from analysis.beyond.rollout_compare import blank_id, blank_out, input_gradients, leave_one_out, token_table
+from analysis.beyond.rollout_tables import paired_table, spearman_table, summary_table
+from analysis.core.glue.batches import collate, encode
 from analysis.core.models import TINY, load_model, shape_of
-from analysis.shared.glue_batches import collate, encode
 
 # 2 layers, 2 heads, 3 tokens (rows = attending token, columns = attended token).
 HAND = np.array(

@@ -1,4 +1,4 @@
-"""Antecedent selection per head and the baselines (analysis/clark/coref_heads.py), the 2-fold best head
+"""Antecedent selection per head and the baselines (analysis/clark/coref/heads.py), the 2-fold best head
 (analysis/shared/head_selection.py), on hand-made cases."""
 
 from types import SimpleNamespace
@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from analysis.clark.coref_heads import (
+from analysis.clark.coref.heads import (
     Case,
     head_correct,
     population_label,
@@ -14,7 +14,7 @@ from analysis.clark.coref_heads import (
     score,
     window_cases,
 )
-from analysis.clark.coref_plots import plot_coref_heads
+from analysis.clark.coref.plots import plot_coref_heads
 from analysis.core.corpora import prepare
 from analysis.core.word_level import word_maps
 from analysis.shared.head_selection import fold_of, two_fold
@@ -284,7 +284,7 @@ def test_split_windows_are_refused():
 
 def test_replicates_resample_documents_and_choose_the_best_head_again():
     """Two documents: d1's one case is right for head 1 only, d2's two cases for head 2 only."""
-    from analysis.clark.coref_heads import Tally
+    from analysis.clark.coref.heads import Tally
 
     tally = Tally(1, 2)
     case = SimpleNamespace(type="pronoun", baseline_correct={b: b == "nearest" for b in tally.baselines})

@@ -6,19 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.clark.dep_examples import best_head_row, example_arcs, example_table, pick_example
-from analysis.clark.dep_heads import (
-    ALL,
-    ALL_NO_ROOT,
-    DepScorer,
-    offset_prediction,
-    predictions,
-    score_examples,
-    word_text,
-)
-from analysis.clark.dep_heads_plots import plot_dep_heads, plot_dep_heads_grid, plot_dobj_head_example
-from analysis.clark.dep_replicates import table1_replicates
-from analysis.clark.dep_tables import baselines, grid_table, paper_table, summary, table1, tidy
+from analysis.clark.syntax.baselines import arc_baseline, offset_prediction, root_baseline
+from analysis.clark.syntax.examples import best_head_row, example_arcs, example_table, pick_example
+from analysis.clark.syntax.plots import plot_dep_heads, plot_dep_heads_grid, plot_dobj_head_example
+from analysis.clark.syntax.predictions import predictions, word_text
+from analysis.clark.syntax.replicates import table1_replicates
+from analysis.clark.syntax.scorer import ALL, ALL_NO_ROOT, DepScorer, score_examples
+from analysis.clark.syntax.tables import baselines, grid_table, paper_table, summary, table1, tidy
 from analysis.core.word_level import word_maps
 from analysis.shared.plots import close
 
@@ -361,6 +355,22 @@ def test_offset_baseline_clamps_like_the_authors_code():
     sc.add_word_maps(np.full((1, 1, 3, 3), 1 / 3), np.arange(3), [2, 2, -1], ["x", "x", "root"], "s")
     base = {(r["relation"], r["offset"]): r["accuracy"] for r in baselines(sc) if r["direction"] == "dep->head"}
     assert base["x", 3] == 1.0 and base["x", 1] == 0.5  # old: +3 never right
+
+
+def test_the_baselines_of_one_arc_by_hand():
+    offsets = [-2, -1, 1, 2]
+    # "a b c d", arc b -> d (d=1, h=3), no clitic (v = d): dep->head 1 + o = 3 for o = 2 only;
+    # head->dep 3 + o = 1 for o = -2 only
+    assert arc_baseline(1, 3, 1, 4, offsets, "transpose").tolist() == [
+        [False, False, False, True],
+        [True] + [False] * 3,
+    ]
+    # through a clitic at v = 2: dep->head 2 + 1 = 3, and 2 + 2 clamps to the last word, 3;
+    # head->dep, row reading: 3 + o in {d, v} = {1, 2} for o = -2, -1; transpose: v only, o = -1
+    assert arc_baseline(1, 3, 2, 4, offsets, "row").tolist() == [[False, False, True, True], [True, True, False, False]]
+    assert arc_baseline(1, 3, 2, 4, offsets, "transpose")[1].tolist() == [False, True, False, False]
+    # the root arc of word 1: 1 - 2 falls before the first word (the root); no offset finds a root's dependent
+    assert root_baseline(1, 4, offsets).tolist() == [[True, False, False, False], [False] * 4]
 
 
 def test_paper_numbers_have_auxpass():

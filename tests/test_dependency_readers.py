@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 
 from analysis.core.corpora import prepare
-from analysis.core.corpora.dependency import check_tree, read_treebank
+from analysis.core.corpora.dependency import read_treebank
 from analysis.core.corpora.splits import read_splits
+from analysis.core.corpora.treebank_formats import check_tree
 
 FIX = Path(__file__).parent / "fixtures" / "dependency"
 

@@ -229,8 +229,8 @@ def test_disable_heads_grid_and_figure():
 
 
 def test_batched_metrics_match_the_shared_ones():
+    from analysis.core.glue import metrics
     from analysis.kovaleva.disable_heads_null import BATCHED
-    from analysis.shared import metrics
 
     rng = np.random.default_rng(0)
     gold_cls, gold_reg = rng.integers(0, 2, 30), rng.normal(size=30).round(1)  # rounded: ties in gold

@@ -187,7 +187,7 @@ def test_staying_true_replicates_by_hand_and_at_weights_one():
 
 def test_staying_true_adversary_replicates_read_the_curve_of_the_resampled_means():
     from analysis.explanation.replicates import staying_true_adversary_replicates
-    from analysis.explanation.staying_true_adversary import equal_jsd_summary
+    from analysis.explanation.staying_true_curves import equal_jsd_summary
 
     # two models x two weights x two instances
     inst = pd.DataFrame(

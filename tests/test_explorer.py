@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.scorecard.explorer import LEVELS, dequantise, explorer_html, head_numbers, quantisation_step, quantise
+from analysis.overview.explorer import LEVELS, dequantise, explorer_html, head_numbers, quantisation_step, quantise
 from conftest import ROOT
 
 rng = np.random.default_rng(0)
@@ -27,7 +27,7 @@ def test_quantisation_error_within_half_a_step():
 
 
 def test_examples_are_left_out_to_stay_under_the_size_limit():
-    from analysis.scorecard.explorer import fit_examples
+    from analysis.overview.explorer import fit_examples
 
     payloads = [{"maps": "x" * 1000, "n": 10} for _ in range(5)]
     assert len(fit_examples(payloads, 60_000 + 3 * 1320)) == 3

@@ -5,12 +5,13 @@ import pandas as pd
 import pytest
 import torch
 
-from analysis.core import glue
+from analysis.core.glue.batches import collate, encode
+from analysis.core.glue.reader import read_split, select_rows
+from analysis.core.glue.tasks import get_task
 from analysis.core.models import TINY, load_model
 from analysis.kovaleva import finetune
 from analysis.kovaleva.finetune_change import head_cosines, mean_cosines
 from analysis.kovaleva.finetune_tables import scores_table
-from analysis.shared import glue_batches
 from conftest import FIXTURES, random_maps
 
 
@@ -27,21 +28,21 @@ def test_linear_schedule_warmup_then_decay():
 
 
 def test_encode_truncates_and_counts(tokenizer):
-    recs = glue.read_split(FIXTURES / "glue", "RTE", "train")
-    items, counts = glue_batches.encode(tokenizer, recs, max_len=8)
+    recs = read_split(FIXTURES / "glue", "RTE", "train")
+    items, counts = encode(tokenizer, recs, max_len=8)
     assert counts == {"examples": 2, "truncated": 2}
     assert all(len(it["input_ids"]) == 8 for it in items)
-    batch = glue_batches.collate(items, tokenizer.pad_token_id)
+    batch = collate(items, tokenizer.pad_token_id)
     assert batch["labels"].tolist() == [1, 0] and batch["labels"].dtype == torch.long
-    sts, _ = glue_batches.encode(tokenizer, glue.read_split(FIXTURES / "glue", "STS-B", "train"), max_len=64)
-    assert glue_batches.collate(sts, tokenizer.pad_token_id)["labels"].dtype == torch.float
+    sts, _ = encode(tokenizer, read_split(FIXTURES / "glue", "STS-B", "train"), max_len=64)
+    assert collate(sts, tokenizer.pad_token_id)["labels"].dtype == torch.float
 
 
 @pytest.mark.parametrize("task", ["SST-2", "STS-B"])
 def test_training_is_seeded_and_learns_the_fixture(tokenizer, task):
     """A few steps at a high rate fit the training fixture; two runs give identical weights."""
-    t = glue.get_task(task)
-    items, _ = glue_batches.encode(tokenizer, glue.read_split(FIXTURES / "glue", task, "train"), 32)
+    t = get_task(task)
+    items, _ = encode(tokenizer, read_split(FIXTURES / "glue", task, "train"), 32)
     runs = []
     for _ in range(2):
         torch.manual_seed(0)
@@ -71,7 +72,7 @@ def test_training_is_seeded_and_learns_the_fixture(tokenizer, task):
 
 
 def test_max_steps_caps_training(tokenizer):
-    items, _ = glue_batches.encode(tokenizer, glue.read_split(FIXTURES / "glue", "SST-2", "train"), 32)
+    items, _ = encode(tokenizer, read_split(FIXTURES / "glue", "SST-2", "train"), 32)
     model = load_model(TINY, head="classification", device="cpu", num_labels=2)
     hist = finetune.train(
         model,
@@ -208,10 +209,10 @@ def test_dev_set_loads_a_checkpoint_and_its_seeded_dev_rows(tokenizer, tmp_path)
     model = load_model(TINY, head="classification", device="cpu", num_labels=2)
     model.save_pretrained(tmp_path / "ckpt")
     tokenizer.save_pretrained(tmp_path / "ckpt")
-    all_dev = glue.read_split(FIXTURES / "glue", "SST-2", "dev")
+    all_dev = read_split(FIXTURES / "glue", "SST-2", "dev")
     dev = finetune.load_dev_set(FIXTURES / "glue", "SST-2", tmp_path / "ckpt", 2, seed=0, max_len=16)
     assert dev.rows_total == len(all_dev) and len(dev.items) == dev.counts["examples"] == min(2, len(all_dev))
-    assert [it["id"] for it in dev.items] == [r["id"] for r in glue.select_rows(all_dev, 2, 0)]
+    assert [it["id"] for it in dev.items] == [r["id"] for r in select_rows(all_dev, 2, 0)]
     batches, order = dev.batches(1)
     assert sorted(order) == list(range(len(dev.items)))
     assert [int(b["labels"][0]) for b in batches] == [dev.items[i]["label"] for i in order]

@@ -1,12 +1,12 @@
-"""GAP reader (analysis/core/corpora/gap.py) and pronoun -> name accuracy per head (analysis/clark/gap_heads.py)."""
+"""GAP reader (analysis/core/corpora/gap.py), pronoun -> name accuracy per head (analysis/clark/coref/gap_heads.py)."""
 
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from analysis.clark.coref_plots import plot_gap_heads
-from analysis.clark.gap_heads import baseline_picks, score
+from analysis.clark.coref.gap_heads import baseline_picks, score
+from analysis.clark.coref.plots import plot_gap_heads
 from analysis.core.corpora import prepare
 from analysis.core.corpora.gap import read_gap, window
 from analysis.shared.plots import close

@@ -6,16 +6,16 @@ import shutil
 import numpy as np
 import pytest
 
-from analysis.core import glue
 from analysis.core.corpora import prepare
-from analysis.shared import metrics
+from analysis.core.glue import metrics
+from analysis.core.glue.reader import GlueFormatError, read_split, select_rows
 from conftest import FIXTURES, mirror_dir
 
 GLUE = FIXTURES / "glue"
 
 
 def test_sst2_single_sentences():
-    recs = glue.read_split(GLUE, "SST-2", "train")
+    recs = read_split(GLUE, "SST-2", "train")
     assert [r["words"] for r in recs] == [
         [["it", "is", "a", "charming", "film", "."]],
         [["bleak", "and", "dull"]],
@@ -26,32 +26,32 @@ def test_sst2_single_sentences():
 
 
 def test_mrpc_bom_header_and_bare_quotes():
-    recs = glue.read_split(GLUE, "MRPC", "dev")
+    recs = read_split(GLUE, "MRPC", "dev")
     assert len(recs) == 2  # the BOM header is skipped, the quotes do not merge rows
     assert recs[0]["words"] == [["He", "said", '"', "yes", '"', "."], ["He", "agreed", "."]]
     assert [r["meta"]["label"] for r in recs] == [1, 0]
 
 
 def test_rte_labels_and_stsb_scores():
-    rte = glue.read_split(GLUE, "RTE", "dev")
+    rte = read_split(GLUE, "RTE", "dev")
     assert [r["meta"]["label"] for r in rte] == [1, 0]  # entailment = 1
     assert rte[1]["words"][0] == ["It", "rained", '"a', 'lot".']
-    sts = glue.read_split(GLUE, "STS-B", "dev")
+    sts = read_split(GLUE, "STS-B", "dev")
     assert [r["meta"]["label"] for r in sts] == [5.0, 0.25]
     assert sts[0]["words"][1] == ["An", "air", "plane", "is", "taking", "off."]
 
 
 def test_cola_no_header_no_final_newline():
-    recs = glue.read_split(GLUE, "CoLA", "dev")
+    recs = read_split(GLUE, "CoLA", "dev")
     assert [r["words"][0] for r in recs] == [["Bill", "likes", "himself."], ["Himself", "likes", "Bill."]]
     assert [r["meta"]["label"] for r in recs] == [1, 0]
     assert recs[0]["meta"]["line"] == 1
 
 
 def test_qnli_has_no_train_split():
-    assert len(glue.read_split(GLUE, "QNLI", "dev")) == 1
+    assert len(read_split(GLUE, "QNLI", "dev")) == 1
     with pytest.raises(ValueError, match="no 'train' split"):
-        glue.read_split(GLUE, "QNLI", "train")
+        read_split(GLUE, "QNLI", "train")
 
 
 @pytest.mark.parametrize(
@@ -66,22 +66,22 @@ def test_qnli_has_no_train_split():
 def test_malformed_rows_name_file_and_line(tmp_path, content, message):
     (tmp_path / "SST-2").mkdir()
     (tmp_path / "SST-2" / "dev.tsv").write_text(content)
-    with pytest.raises(glue.GlueFormatError, match=message):
-        glue.read_split(tmp_path, "SST-2", "dev")
+    with pytest.raises(GlueFormatError, match=message):
+        read_split(tmp_path, "SST-2", "dev")
 
 
 def test_bad_score(tmp_path):
     shutil.copytree(GLUE / "STS-B", tmp_path / "STS-B")
     p = tmp_path / "STS-B" / "dev.tsv"
     p.write_text(p.read_text().replace("0.250", "n/a"))
-    with pytest.raises(glue.GlueFormatError, match=r"dev.tsv:3: score 'n/a'"):
-        glue.read_split(tmp_path, "STS-B", "dev")
+    with pytest.raises(GlueFormatError, match=r"dev.tsv:3: score 'n/a'"):
+        read_split(tmp_path, "STS-B", "dev")
 
 
 def test_limit_and_seeded_sample_and_corpus_reader():
-    assert [r["id"] for r in glue.read_split(GLUE, "SST-2", "train", limit=2)] == ["SST-2-train-0", "SST-2-train-1"]
-    a = glue.read_split(GLUE, "SST-2", "train", limit=2, seed=3)
-    assert a == glue.read_split(GLUE, "SST-2", "train", limit=2, seed=3)
+    assert [r["id"] for r in read_split(GLUE, "SST-2", "train", limit=2)] == ["SST-2-train-0", "SST-2-train-1"]
+    a = read_split(GLUE, "SST-2", "train", limit=2, seed=3)
+    assert a == read_split(GLUE, "SST-2", "train", limit=2, seed=3)
     assert [int(r["id"].rsplit("-", 1)[1]) for r in a] == sorted(int(r["id"].rsplit("-", 1)[1]) for r in a)
     recs, counts = prepare("glue", GLUE, None, task="RTE", split="dev", limit=1)
     assert len(recs) == 1 and counts == {"rows": 2, "records": 1, "not_used": 1}
@@ -124,10 +124,10 @@ def test_real_files_row_counts():
         ("QNLI", "dev"): 5463,
     }
     for (task, split), n in expected.items():
-        assert len(glue.read_split(root, task, split)) == n, (task, split)
+        assert len(read_split(root, task, split)) == n, (task, split)
 
 
 def test_select_rows_picks_as_read_split_does():
-    full = glue.read_split(GLUE, "SST-2", "dev")
+    full = read_split(GLUE, "SST-2", "dev")
     for limit, seed in [(3, 0), (3, None), (None, 0), (len(full) + 5, 1)]:
-        assert glue.select_rows(full, limit, seed) == glue.read_split(GLUE, "SST-2", "dev", limit=limit, seed=seed)
+        assert select_rows(full, limit, seed) == read_split(GLUE, "SST-2", "dev", limit=limit, seed=seed)

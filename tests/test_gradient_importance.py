@@ -3,9 +3,9 @@ import pytest
 import torch
 from transformers.models.bert import modeling_bert
 
-from analysis.clark import gradient_importance as gi
-from analysis.clark import mlm_head as mh
-from analysis.clark import mlm_head_fit as mf
+from analysis.clark.surface import gradient_importance as gi
+from analysis.clark.surface import mlm_head as mh
+from analysis.clark.surface import mlm_head_fit as mf
 from analysis.core.extraction import encode_records
 from analysis.core.models import TINY, load_tokenizer
 

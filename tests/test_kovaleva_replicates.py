@@ -9,8 +9,8 @@ import pytest
 
 from analysis.kovaleva import replicates as R
 from analysis.kovaleva.finetune_change import mean_cosines, special_attention_by_layer
-from analysis.kovaleva.pattern_classifier import share_table
 from analysis.kovaleva.pattern_features import CLASSES
+from analysis.kovaleva.pattern_shares import share_table
 
 
 def _maps(n_layers, n_heads, n, seed):
@@ -88,22 +88,44 @@ def test_share_replicates_reproduce_the_point_table_and_a_hand_example():
         R.share_replicates(pred.assign(label="Other"), np.ones((1, 2), dtype=int), CLASSES)
 
 
+def test_pattern_share_replicates_stack_the_chosen_variants_by_hand():
+    # one input per (variant, task): every replicate draws it once, so its shares are the input's own
+    pred = pd.DataFrame(
+        {
+            "variant": ["pretrained"] * 5 + ["finetuned"] * 2,
+            "task": ["RTE", "RTE", "RTE", "MRPC", "MRPC", "RTE", "RTE"],
+            "input_id": ["r", "r", "r", "m", "m", "r", "r"],
+            "label": ["Vertical", "Vertical", "Block", "Diagonal", "Diagonal", "Block", "Block"],
+        }
+    )
+    boot = R.pattern_share_replicates(pred, ["pretrained"], 2, 0, CLASSES)
+    assert boot.columns.tolist() == ["variant", "task", "label", "share", "replicate"]
+    assert set(boot.variant) == {"pretrained"} and boot.task.tolist() == ["RTE"] * 10 + ["MRPC"] * 10
+    rte = boot[boot.task == "RTE"].set_index(["replicate", "label"]).share
+    # RTE: 2 of its 3 maps Vertical, 1 Block; MRPC: both Diagonal
+    assert [rte[r, "Vertical"] for r in (0, 1)] == [2 / 3, 2 / 3] and rte[1, "Block"] == 1 / 3
+    assert boot[(boot.task == "MRPC") & (boot.label == "Diagonal")].share.tolist() == [1.0, 1.0]
+    assert boot.share.sum() == pytest.approx(4.0)  # each of 2 tasks x 2 replicates sums to 1
+    none = R.pattern_share_replicates(pred, [], 2, 0, CLASSES)
+    assert none.empty and none.columns.tolist() == ["variant", "task", "label", "share", "replicate"]
+
+
 @pytest.mark.parametrize("task", ["RTE", "MRPC", "CoLA", "STS-B"])
 def test_layer_change_replicates_reproduce_score_table(task):
-    from analysis.core import glue
+    from analysis.core.glue import metrics
+    from analysis.core.glue.tasks import get_task
     from analysis.kovaleva.disable_heads import score_table
-    from analysis.shared import metrics
 
     rng = np.random.default_rng(1)
     n, n_layers, n_heads = 40, 3, 2
-    regression = glue.get_task(task).is_regression
+    regression = get_task(task).is_regression
     n_out = 1 if regression else 2
     gold = rng.random(n) * 5 if regression else rng.integers(0, 2, n)
     base = rng.normal(size=(n, n_out))
     var = base + rng.normal(scale=0.8, size=(n_layers * (n_heads + 1), n, n_out))
     table = score_table(task, base, var, gold, n_layers, n_heads)
     layers = np.stack([metrics.predictions(task, var[k]) for k in range(n_heads, len(var), n_heads + 1)])
-    t_metrics = list(glue.get_task(task).metrics)
+    t_metrics = list(get_task(task).metrics)
     boot = R.layer_change_replicates(t_metrics, gold, metrics.predictions(task, base), layers, np.arange(n)[None])
     assert list(boot.columns) == ["metric", "scope", "layer", "change", "replicate"]
     point = table[table.scope == "layer"][["metric", "layer", "change"]].sort_values(["metric", "layer"])

@@ -5,10 +5,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis.core.glue.metrics import accuracy
 from analysis.kovaleva.finetune import majority_predictions, score_intervals
 from analysis.scorecard.evaluate import evaluate_claim, tables_read
 from analysis.shared.bootstrap import gain_interval, resamples, score_interval
-from analysis.shared.metrics import accuracy
 
 
 def test_resamples_are_seeded_row_indices():

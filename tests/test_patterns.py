@@ -6,9 +6,11 @@ import pandas as pd
 import pytest
 
 from analysis.kovaleva import pattern_classifier as C
+from analysis.kovaleva import pattern_cnn as CNN
 from analysis.kovaleva import pattern_features as F
 from analysis.kovaleva import pattern_labels as Lab
 from analysis.kovaleva import pattern_plots
+from analysis.kovaleva import pattern_shares as S
 
 # [CLS] a a a [SEP] b b b [SEP]
 KINDS = "COOOSOOOS"
@@ -171,7 +173,7 @@ def test_cross_validate_refuses_a_singleton_class():
 
 def test_share_table_sums_to_one():
     pred = pd.DataFrame({"task": ["A", "A", "A", "B"], "label": ["Vertical", "Vertical", "Block", "Heterogeneous"]})
-    t = C.share_table(pred, ["task"])
+    t = S.share_table(pred, ["task"])
     assert t.groupby("task")["share"].sum().to_dict() == pytest.approx({"A": 1.0, "B": 1.0})
     a = t[t["task"] == "A"].set_index("label")["share"]
     assert a["Vertical"] == pytest.approx(2 / 3) and a["Diagonal"] == 0
@@ -221,7 +223,7 @@ def test_save_and_load_maps_roundtrip(tmp_path):
 
 
 def test_downsample_map_keeps_a_vertical_stripe_and_marks_special_columns():
-    img = C.downsample_map(vertical(), KINDS, size=8, over=4)
+    img = CNN.downsample_map(vertical(), KINDS, size=8, over=4)
     assert img.shape == (2, 8, 8)
     assert img[0].max() == pytest.approx(1.0)
     assert img[0][:, 0].min() > 0.5 and img[0][:, 3].max() == 0  # [CLS] column bright, a middle one empty
@@ -235,9 +237,9 @@ def test_cnn_cross_validate_runs_and_reports_every_class():
     images, y = [], []
     for proto, label in maps:
         for _ in range(6):
-            images.append(C.downsample_map(_noisy(proto, rng, 0.05), KINDS, size=8))
+            images.append(CNN.downsample_map(_noisy(proto, rng, 0.05), KINDS, size=8))
             y.append(label)
-    t = C.cnn_cross_validate(np.stack(images), np.array(y), folds=3, seed=0, epochs=30)
+    t = CNN.cnn_cross_validate(np.stack(images), np.array(y), folds=3, seed=0, epochs=30)
     assert set(t["label"]) == {"Vertical", "Diagonal", "Block", "macro avg", "weighted avg"}
     assert t.set_index("label").loc["weighted avg", "f1"] > 0.6
 
@@ -296,13 +298,13 @@ def test_classify_shards_task_shares_and_most_confident():
         "shard_too_long": 1,
     }
     assert pred.loc[(pred.layer == 1) & (pred["head"] == 2), "label"].tolist() == ["Diagonal", "Diagonal"]
-    tab = C.task_shares(pred, [counts], "logistic", "tiny-random-bert")
+    tab = S.task_shares(pred, [counts], "logistic", "tiny-random-bert")
     assert list(tab.columns[:4]) == ["model", "classifier", "variant", "task"]
     assert tab["share"].sum() == pytest.approx(1.0) and (tab["inputs_classified"] == 2).all()
-    pick = C.most_confident(pred, min_tokens=N)
+    pick = S.most_confident(pred, min_tokens=N)
     assert list(pick["label"]) == [c for c in F.CLASSES if c in set(pred["label"])]
     assert (pick["input_id"] == "a").all()  # ties: the first in order
-    assert len(C.most_confident(pred, min_tokens=N + 1)) == len(pick)  # no input long enough: all inputs
+    assert len(S.most_confident(pred, min_tokens=N + 1)) == len(pick)  # no input long enough: all inputs
 
     from analysis.shared.plots import close
 
@@ -361,8 +363,8 @@ def test_labelled_examples_label_shares_and_images():
     assert set(shares["source"]) == {"MRPC", "wiki", "all"} and (shares["batch"] == 1).all()
     assert shares[shares.source == "all"]["n_maps"].iloc[0] == 20
     maps = {0: (vertical(), KINDS, SEQ), 1: (diagonal(), KINDS, SEQ)}
-    images = C.map_images(maps, [1, 0])
-    assert images.shape == (2, 2, 32, 32) and (images[1] == C.downsample_map(vertical(), KINDS)).all()
+    images = CNN.map_images(maps, [1, 0])
+    assert images.shape == (2, 2, 32, 32) and (images[1] == CNN.downsample_map(vertical(), KINDS)).all()
 
 
 def test_pattern_figures():

@@ -9,8 +9,8 @@ import pytest
 import torch
 
 import analysis.core.precision as precision
+from analysis.benchmark.extraction import model_flops, run_benchmark
 from analysis.core.extraction import encode_records, extract_shard, iter_maps
-from analysis.core.extraction_benchmark import model_flops, run_benchmark
 
 RECORDS = [
     {"id": "p", "words": [["The", "cat", "sat", "on", "the", "mat", "."], ["It", "purred", ","]]},

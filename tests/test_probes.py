@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from analysis.clark.probe_data import (
+from analysis.clark.probes.data import (
     attach_vectors,
     attach_words,
     make_sentence,
@@ -10,9 +10,9 @@ from analysis.clark.probe_data import (
     sentences_from_model,
     subset_records,
 )
-from analysis.clark.probe_models import AttnProbe, MLPProbe, with_root_attention
-from analysis.clark.probe_replicates import sentence_table, uas_replicates
-from analysis.clark.probe_training import (
+from analysis.clark.probes.models import AttnProbe, MLPProbe, with_root_attention
+from analysis.clark.probes.replicates import sentence_table, uas_replicates
+from analysis.clark.probes.training import (
     batches,
     evaluate,
     fit_epochs,
@@ -392,7 +392,7 @@ def test_train_probes_in_table_order_and_run_probe_is_seeded():
 def test_plot_probes():
     import pandas as pd
 
-    from analysis.clark.probe_plots import plot_probes
+    from analysis.clark.probes.plots import plot_probes
     from analysis.shared.plots import close
 
     table = pd.DataFrame(
@@ -451,3 +451,41 @@ def test_uas_replicates_resample_the_same_sentences_for_every_probe():
         uas_replicates(
             sentence_table({"a": per_sentence["a"], "c": per_sentence["b"][:2]}, {**ids, "c": ["s1", "s2"]}), weights
         )
+
+
+def test_random_init_probe_by_hand_with_a_probe_that_does_not_learn():
+    """At learning rate 0 the attention-and-words probe keeps its zero weights: every candidate
+    scores 0, so every word's head is the first candidate, the root, and the loss is log(candidates)."""
+    from analysis.clark.probes.data import Sentence
+    from analysis.clark.probes.random_init import random_init_probe
+    from analysis.clark.probes.training import RANDOM_INIT
+
+    def sentence(sid, heads):
+        W = len(heads)
+        return Sentence(
+            sid,
+            [f"w{i}" for i in range(W)],
+            np.array(heads),
+            np.ones(W, dtype=bool),
+            attn=np.full((2, W + 2, W + 2), 1 / (W + 2), dtype=np.float16),
+            extra={"vec": np.ones((W, 3), dtype=np.float32)},
+        )
+
+    # train: two 2-word sentences, word 1 the root, word 2 its dependent (one held out, one fitted);
+    # dev: 3 words, word 1 the root, words 2 and 3 its dependents
+    sents = {"train": [sentence("a", [0, 1]), sentence("b", [0, 1])], "dev": [sentence("d", [0, 1, 1])]}
+    row, curve, per_sentence, dev_ids = random_init_probe(
+        sents, n_heads=2, dim=3, lrs=[0.0], epochs=2, batch_size=4, heldout_fraction=0.5, seed=0
+    )
+    # held out: 1 of 2 words has the root as head, 2 candidates each; dev: 1 of 3, 3 candidates each
+    assert [(r["epoch"], r["heldout_uas"], r["chosen"]) for r in curve] == [(1, 0.5, True), (2, 0.5, False)]
+    assert [r["heldout_loss"] for r in curve] == pytest.approx([np.log(2)] * 2)
+    assert {k: row[k] for k in ("probe", "n_words", "lr", "epochs", "heldout_uas")} == {
+        "probe": RANDOM_INIT,
+        "n_words": 3,
+        "lr": 0.0,
+        "epochs": 1,
+        "heldout_uas": 0.5,
+    }
+    assert row["uas"] == pytest.approx(1 / 3) and row["loss"] == pytest.approx(np.log(3))
+    assert per_sentence.tolist() == [[1, 3]] and dev_ids == ["d"]

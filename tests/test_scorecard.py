@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis.overview.compare import best_per_relation, scorecard_matrix, stack
 from analysis.scorecard.claims import read_claims, scorecard
-from analysis.scorecard.compare import best_per_relation, scorecard_matrix, stack
 from analysis.scorecard.evaluate import (
     ALSO_RANDOM,
     INCONCLUSIVE,
@@ -230,7 +230,7 @@ def test_compare_helpers():
 
 def test_compare_panels_draw(tmp_path):
     """Every compare panel draws from hand-made stacked tables of two models of different depth."""
-    from analysis.scorecard import compare
+    from analysis.overview import compare
     from analysis.shared.rule_io import save_figure
 
     by_layer = stack(
@@ -291,7 +291,7 @@ def test_compare_panels_draw(tmp_path):
 
 
 def test_coref_systems_share_labels_across_models():
-    from analysis.scorecard.compare import coref_systems
+    from analysis.overview.compare import coref_systems
 
     coref = pd.DataFrame(
         {
@@ -309,7 +309,7 @@ def test_coref_systems_share_labels_across_models():
 
 
 def test_explorer_examples_are_shared_between_shards():
-    from analysis.scorecard.explorer import shard_share, spread_indices
+    from analysis.overview.explorer import shard_share, spread_indices
 
     assert [shard_share(8, 4, k) for k in range(4)] == [2, 2, 2, 2]
     assert [shard_share(10, 4, k) for k in range(4)] == [3, 3, 2, 2]  # 10 = 3 + 3 + 2 + 2

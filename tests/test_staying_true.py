@@ -31,14 +31,12 @@ from analysis.explanation.staying_true import (
 from analysis.explanation.staying_true_adversary import (
     AdversaryConfig,
     adversary_objective,
-    common_jsd_level,
-    equal_jsd_summary,
     levelled_off,
     relative_changes,
     run_adversary,
     train_adversary,
-    tvd_at_jsd,
 )
+from analysis.explanation.staying_true_curves import common_jsd_level, equal_jsd_summary, tvd_at_jsd
 from analysis.explanation.staying_true_tests import (
     models_under_test,
     permutation_summary,

@@ -46,7 +46,7 @@ READERS = {
             accumulate(Shards([path]), stats)
     """,
     "surface_sums": """
-        from analysis.clark.surface_sums import shard_sums
+        from analysis.clark.surface.sums import shard_sums
         from analysis.core.storage import Shard
         shard_sums(Shard(path), 0, None, 0.0, "auto", 40)  # sec. 3 sums, head distances, example
     """,
@@ -55,7 +55,7 @@ READERS = {
         mean_cosines(Shards([path]), Shards([path]))
     """,
     "dep_heads": """
-        from analysis.clark.dep_heads import score_examples
+        from analysis.clark.syntax.scorer import score_examples
         score_examples(Shards([path]), 2, 4, max_offset=3, how="mean", reverse="row")
     """,
     "iteration": """

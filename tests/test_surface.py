@@ -2,8 +2,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.clark import surface_plots
-from analysis.clark.surface import example_maps, example_segment, pick_example_heads, pick_example_segment
+from analysis.clark.surface import plots as surface_plots
+from analysis.clark.surface.examples import example_maps, example_segment, pick_example_heads, pick_example_segment
 from analysis.shared.attention_stats import (
     accumulate,
     entropy_rows,

@@ -1,12 +1,12 @@
-"""Replicate tables of the sec. 3 surface tables: segments resampled (analysis.clark.surface_boot)."""
+"""Replicate tables of the sec. 3 surface tables: segments resampled (analysis.clark.surface.boot)."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.clark.head_clusters import distance_table, layer_blocks, layer_table
-from analysis.clark.surface_boot import by_layer_frame, per_head_frame, replicate_means, replicate_tables, unit_stats
-from analysis.clark.surface_sums import SURFACE_STATS, combine, shard_sums
+from analysis.clark.clusters.distances import distance_table, layer_blocks, layer_table
+from analysis.clark.surface.boot import by_layer_frame, per_head_frame, replicate_means, replicate_tables, unit_stats
+from analysis.clark.surface.sums import SURFACE_STATS, combine, shard_sums
 from analysis.core.storage import Shard
 from analysis.shared.attention_stats import RATIOS, by_layer, per_head_table
 from analysis.shared.bootstrap import unit_weights

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from analysis.clark import surface
-from analysis.clark.head_clusters import pairwise_js
-from analysis.clark.surface_sums import SURFACE_STATS, candidate_index, combine, pick_candidate, shard_sums
+from analysis.clark.clusters.distances import pairwise_js
+from analysis.clark.surface import examples as surface
+from analysis.clark.surface.sums import SURFACE_STATS, candidate_index, combine, pick_candidate, shard_sums
 from analysis.core.storage import Shard, Shards, write_shard
 from analysis.shared.attention_stats import accumulate
 from conftest import random_maps

@@ -20,7 +20,7 @@ import os
 import torch
 from analysis.shared.rule_io import use_threads
 before = torch.get_num_threads()
-use_threads(snakemake)
+use_threads(snakemake.threads)
 open(snakemake.output[0], "w").write(f"{os.environ.get('OMP_NUM_THREADS')} {before} {torch.get_num_threads()}")
 """
 
@@ -36,11 +36,26 @@ def test_a_job_uses_its_threads_and_no_more(tmp_path: Path):
     assert (omp, before, after) == ("1", "1", "1")
 
 
-def test_every_torch_script_sets_its_threads():
+def rules_with_threads() -> list[str]:
+    """Every rule of rules/*.smk that declares ``threads:``."""
+    found = []
+    for smk in sorted((ROOT / "rules").glob("*.smk")):
+        for m in re.finditer(r"^\s*rule (\w+):\n(.*?)(?=^\s*rule |\Z)", smk.read_text(), re.M | re.S):
+            if re.search(r"^\s+threads:", m.group(2), re.M):
+                found.append(m.group(1))
+    return found
+
+
+def test_every_script_sets_its_threads_one_way():
+    """One idiom: ``use_threads(snakemake.threads)`` (analysis.shared.rule_io), never torch's own setter."""
+    assert len(rules_with_threads()) >= 20
+    for rule in rules_with_threads():
+        assert "use_threads(snakemake.threads)" in (ROOT / "workflow" / f"{rule}.py").read_text(), rule
     for script in sorted((ROOT / "workflow").glob("*.py")):
         text = script.read_text()
+        assert "set_num_threads" not in text, f"{script.name}: use rule_io.use_threads(snakemake.threads)"
         if "import torch" in text:
-            assert "use_threads(snakemake)" in text or "torch.set_num_threads(snakemake.threads)" in text, script.name
+            assert "use_threads(snakemake.threads)" in text, script.name
 
 
 def job_threads_in_dry_run(*args) -> dict[str, set[int]]:

@@ -66,7 +66,9 @@ def corpus_rows(root: dict):
             if key in ("reader", "source"):
                 continue
             sub = resolve(sub, root)
-            default = flow(sub["default"]) if "default" in sub else "(required)" if key in block.get("required", []) else "-"
+            default = (
+                flow(sub["default"]) if "default" in sub else "(required)" if key in block.get("required", []) else "-"
+            )
             yield f"corpora.<name>.{key} (reader {readers})", default, one_line(sub.get("description", ""))
 
 

@@ -1,13 +1,11 @@
-import torch
-
 from analysis.explanation.adversarial import AdversarySearch, run_adversarial
 from analysis.explanation.plots import plot_adversarial
 from analysis.explanation.replicates import ADVERSARIAL, instance_weights, median_replicates
 from analysis.explanation.setup import rule_classifiers
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
 
 setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 classifiers = rule_classifiers(snakemake)
 search = snakemake.params.search
 search = AdversarySearch(**{**search, "report_tolerances": tuple(search["report_tolerances"])})

@@ -9,10 +9,10 @@ from analysis.explanation.classifiers import TrainConfig
 from analysis.explanation.finetuned_transformer import FinetuneConfig
 from analysis.explanation.frozen_transformer import FrozenTransformer
 from analysis.explanation.sst2 import read_sst2
-from analysis.shared.rule_io import setup_logging, write_table
+from analysis.shared.rule_io import setup_logging, use_threads, write_table
 
 log = setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 raw_dir = Path(snakemake.input[0]).parent
 train, train_counts = read_sst2(
     raw_dir, "train", snakemake.params.n_train, snakemake.params.seed, task=snakemake.params.task

@@ -1,13 +1,12 @@
 import pandas as pd
-import torch
 
-from analysis.core.extraction_benchmark import run_benchmark
+from analysis.benchmark.extraction import run_benchmark
 from analysis.core.inputs import read_jsonl
 from analysis.core.models import load_model, load_tokenizer
-from analysis.shared.rule_io import setup_logging, write_table
+from analysis.shared.rule_io import setup_logging, use_threads, write_table
 
 log = setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 p = snakemake.params
 parts = []
 for spec, path in zip(p.specs, snakemake.input):

@@ -1,6 +1,6 @@
 import pandas as pd
 
-from analysis.scorecard.compare import (
+from analysis.overview.compare import (
     best_per_relation,
     coref_systems,
     plot_compare_coref,

@@ -1,7 +1,7 @@
 import json
 
-from analysis.clark.coref_heads import population_label, read_paper_numbers, score
-from analysis.clark.coref_plots import plot_coref_heads
+from analysis.clark.coref.heads import population_label, read_paper_numbers, score
+from analysis.clark.coref.plots import plot_coref_heads
 from analysis.core.storage import Shards
 from analysis.shared.bootstrap import unit_weights
 from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table

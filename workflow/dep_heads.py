@@ -1,9 +1,9 @@
 import pandas as pd
 
-from analysis.clark.dep_heads import score_examples
-from analysis.clark.dep_heads_plots import plot_dep_heads, plot_dep_heads_grid
-from analysis.clark.dep_replicates import table1_replicates
-from analysis.clark.dep_tables import baselines, grid_table, paper_table, table1, tidy
+from analysis.clark.syntax.plots import plot_dep_heads, plot_dep_heads_grid
+from analysis.clark.syntax.replicates import table1_replicates
+from analysis.clark.syntax.scorer import score_examples
+from analysis.clark.syntax.tables import baselines, grid_table, paper_table, table1, tidy
 from analysis.core.storage import Shards
 from analysis.shared.bootstrap import unit_weights
 from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table

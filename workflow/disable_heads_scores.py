@@ -1,19 +1,18 @@
 from pathlib import Path
 
 import numpy as np
-import torch
 
-from analysis.core import glue
+from analysis.core.glue import metrics
+from analysis.core.glue.tasks import get_task
 from analysis.core.models import shape_of
 from analysis.kovaleva import finetune
 from analysis.kovaleva.disable_heads import disabled_logits, score_table, variants
 from analysis.kovaleva.disable_heads_null import max_gain_table
 from analysis.kovaleva.replicates import save_layer_predictions
-from analysis.shared import metrics
-from analysis.shared.rule_io import setup_logging, write_json, write_table
+from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
 
 log = setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 task, p = snakemake.wildcards.task, snakemake.params
 dev = finetune.load_dev_set(
     Path(snakemake.input.raw).parent, task, snakemake.input.checkpoint, p.n_examples, p.seed, p.max_len
@@ -52,5 +51,5 @@ cost.update(
     threads=snakemake.threads,
 )
 write_json(cost, snakemake.output.cost)
-best = table[table.metric == glue.get_task(task).main_metric].sort_values("change").iloc[[0, -1]]
+best = table[table.metric == get_task(task).main_metric].sort_values("change").iloc[[0, -1]]
 log.info("%s: %s\nworst/best variants:\n%s", task, cost, best.to_string())

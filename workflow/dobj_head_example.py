@@ -1,7 +1,7 @@
 import pandas as pd
 
-from analysis.clark.dep_examples import best_head_row, example_arcs, example_map, example_table, pick_example
-from analysis.clark.dep_heads_plots import plot_dobj_head_example
+from analysis.clark.syntax.examples import best_head_row, example_arcs, example_map, example_table, pick_example
+from analysis.clark.syntax.plots import plot_dobj_head_example
 from analysis.core.storage import Shards
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 

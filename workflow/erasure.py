@@ -1,13 +1,11 @@
-import torch
-
 from analysis.explanation.erasure import run_erasure
 from analysis.explanation.plots import plot_erasure_set, plot_erasure_single
 from analysis.explanation.replicates import erasure_replicates, instance_weights
 from analysis.explanation.setup import rule_classifiers
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
 
 setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 classifiers = rule_classifiers(snakemake)
 p = snakemake.params
 single, sets, summary = run_erasure(classifiers, p.seed, p.random_orders, p.erase_all)

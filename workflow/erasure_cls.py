@@ -1,12 +1,10 @@
-import torch
-
 from analysis.explanation.erasure_cls import resolve_cls_layer, run_erasure_cls
 from analysis.explanation.plots import plot_erasure_cls_set, plot_erasure_cls_single
 from analysis.explanation.setup import load_for_tests, load_probe
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
 
 setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 bundle, dev, tf = load_for_tests(
     snakemake.input.model,
     snakemake.input.glue,

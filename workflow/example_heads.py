@@ -1,8 +1,8 @@
 import pandas as pd
 
-from analysis.clark.surface import example_maps, pick_example_heads
-from analysis.clark.surface_plots import plot_example_heads
-from analysis.clark.surface_sums import pick_candidate, read_sums
+from analysis.clark.surface.examples import example_maps, pick_example_heads
+from analysis.clark.surface.plots import plot_example_heads
+from analysis.clark.surface.sums import pick_candidate, read_sums
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 log = setup_logging(snakemake)

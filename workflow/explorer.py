@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.scorecard.explorer import explorer_html, fit_examples, head_numbers
+from analysis.overview.explorer import explorer_html, fit_examples, head_numbers
 from analysis.shared.rule_io import setup_logging, write_text
 
 log = setup_logging(snakemake)

@@ -2,7 +2,7 @@ import json
 from pathlib import Path
 
 from analysis.core.storage import Shard
-from analysis.scorecard.explorer import example_payload, pick_from_shard, shard_share
+from analysis.overview.explorer import example_payload, pick_from_shard, shard_share
 from analysis.shared.rule_io import setup_logging, write_text
 
 log = setup_logging(snakemake)

@@ -1,13 +1,11 @@
-import torch
-
 from analysis.core.extraction import extract_shard
 from analysis.core.inputs import read_jsonl
 from analysis.core.models import load_model, load_tokenizer
 from analysis.core.precision import machine_rates
-from analysis.shared.rule_io import setup_logging, write_json
+from analysis.shared.rule_io import setup_logging, use_threads, write_json
 
 log = setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)  # the job's CPU budget, never more (no oversubscription)
+use_threads(snakemake.threads)  # the job's CPU budget, never more (no oversubscription)
 p = snakemake.params
 k, n_shards = int(snakemake.wildcards.shard), p.n_shards
 records = read_jsonl(snakemake.input.records)[k::n_shards]

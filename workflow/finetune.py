@@ -4,25 +4,27 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from analysis.core import glue
+from analysis.core.glue import metrics
+from analysis.core.glue.batches import encode
+from analysis.core.glue.reader import read_split, select_rows
+from analysis.core.glue.tasks import get_task
 from analysis.core.model_names import model_slug
 from analysis.core.models import load_model, load_tokenizer
 from analysis.kovaleva import finetune
-from analysis.shared import glue_batches, metrics
-from analysis.shared.rule_io import setup_logging, write_json, write_table
+from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
 
 log = setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 task, spec, s, seed = snakemake.wildcards.task, snakemake.params.spec, snakemake.params.settings, snakemake.params.seed
-t = glue.get_task(task)
+t = get_task(task)
 raw = Path(snakemake.input[0]).parent
 tok = load_tokenizer(spec)
 
-train_all, dev_all = glue.read_split(raw, task, "train"), glue.read_split(raw, task, "dev")
-train_recs = glue.select_rows(train_all, s["train_examples"], seed)
-dev_recs = glue.select_rows(dev_all, s["dev_examples"], seed)
-train_items, train_counts = glue_batches.encode(tok, train_recs, s["max_len"])
-dev_items, dev_counts = glue_batches.encode(tok, dev_recs, s["max_len"])
+train_all, dev_all = read_split(raw, task, "train"), read_split(raw, task, "dev")
+train_recs = select_rows(train_all, s["train_examples"], seed)
+dev_recs = select_rows(dev_all, s["dev_examples"], seed)
+train_items, train_counts = encode(tok, train_recs, s["max_len"])
+dev_items, dev_counts = encode(tok, dev_recs, s["max_len"])
 log.info("%s: train %s, dev %s (max_len %d)", task, train_counts, dev_counts, s["max_len"])
 
 torch.manual_seed(seed)  # the new head's initialisation

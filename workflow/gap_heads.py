@@ -1,7 +1,7 @@
 import json
 
-from analysis.clark.coref_plots import plot_gap_heads
-from analysis.clark.gap_heads import score
+from analysis.clark.coref.gap_heads import score
+from analysis.clark.coref.plots import plot_gap_heads
 from analysis.core.storage import Shards
 from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
 

@@ -1,17 +1,15 @@
 from pathlib import Path
 
-import torch
-
-from analysis.core import glue
 from analysis.core.extraction import extract_shard
+from analysis.core.glue.reader import read_split
 from analysis.core.models import load_model, load_tokenizer
 from analysis.core.precision import machine_rates
-from analysis.shared.rule_io import setup_logging
+from analysis.shared.rule_io import setup_logging, use_threads
 
 log = setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)  # the job's CPU budget, never more
+use_threads(snakemake.threads)  # the job's CPU budget, never more
 wc, p = snakemake.wildcards, snakemake.params
-records = glue.read_split(Path(snakemake.input.raw).parent, wc.task, "dev", limit=p.n_examples, seed=p.seed)
+records = read_split(Path(snakemake.input.raw).parent, wc.task, "dev", limit=p.n_examples, seed=p.seed)
 # the same inputs and tokenizer for both variants; only the weights differ
 source = snakemake.input.checkpoint if wc.variant == "finetuned" else p.spec
 model = load_model(source, head="base")

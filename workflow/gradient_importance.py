@@ -1,17 +1,16 @@
 import json
 
 import pandas as pd
-import torch
 
-from analysis.clark.gradient_importance import accumulate, plot_gradient_importance
-from analysis.clark.mlm_head import head_description, load_fitted_head, load_mlm
+from analysis.clark.surface.gradient_importance import accumulate, plot_gradient_importance
+from analysis.clark.surface.mlm_head import head_description, load_fitted_head, load_mlm
 from analysis.core.extraction import encode_records
 from analysis.core.inputs import read_jsonl, seeded_subset
 from analysis.core.models import load_tokenizer
-from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
+from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_json, write_table
 
 log = setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 p = snakemake.params
 tok = load_tokenizer(p.spec)
 model, info = load_mlm(p.spec)

@@ -1,14 +1,12 @@
 import time
 from pathlib import Path
 
-import torch
-
 from analysis.beyond.head_gates import head_importance, importance_table
 from analysis.kovaleva import finetune
-from analysis.shared.rule_io import setup_logging, write_table
+from analysis.shared.rule_io import setup_logging, use_threads, write_table
 
 log = setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 task, p = snakemake.wildcards.task, snakemake.params
 # the authors estimate importance on training data, never on the rows the pruning curve is scored on
 rows = finetune.load_dev_set(

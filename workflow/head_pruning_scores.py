@@ -2,15 +2,14 @@ import time
 from pathlib import Path
 
 import pandas as pd
-import torch
 
 from analysis.beyond.head_gates import pruning_table
 from analysis.core.models import shape_of
 from analysis.kovaleva import finetune
-from analysis.shared.rule_io import setup_logging, write_table
+from analysis.shared.rule_io import setup_logging, use_threads, write_table
 
 log = setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 task, p = snakemake.wildcards.task, snakemake.params
 dev = finetune.load_dev_set(
     Path(snakemake.input.raw).parent, task, snakemake.input.checkpoint, p.n_examples, p.seed, p.max_len

@@ -3,7 +3,7 @@ from analysis.core.precision import measure_machine
 from analysis.shared.rule_io import setup_logging, use_threads, write_json
 
 log = setup_logging(snakemake)
-use_threads(snakemake)
+use_threads(snakemake.threads)
 record = measure_machine(default_device())
 log.info("matmul rates on %s: %s", record["fingerprint"], record["matmul_rate"])
 write_json(record, snakemake.output[0])

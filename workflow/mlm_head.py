@@ -3,16 +3,16 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from analysis.clark.mlm_head import load_mlm
-from analysis.clark.mlm_head_fit import check_resegmented, score_or_fit_head, training_segments
+from analysis.clark.surface.mlm_head import load_mlm
+from analysis.clark.surface.mlm_head_fit import check_resegmented, score_or_fit_head, training_segments
 from analysis.core.corpora.wikipedia import read_articles, segments
 from analysis.core.extraction import encode_records
 from analysis.core.inputs import read_jsonl
 from analysis.core.models import load_tokenizer
-from analysis.shared.rule_io import setup_logging, write_json, write_table
+from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
 
 log = setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 p = snakemake.params
 seed = int(p.seed)
 tok = load_tokenizer(p.spec)

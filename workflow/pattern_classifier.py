@@ -1,22 +1,20 @@
 import pandas as pd
-import torch
 
 from analysis.kovaleva.pattern_classifier import (
-    cnn_cross_validate,
     confusion_table,
     cross_validate,
     cv_table,
     feature_matrix,
     make_classifier,
-    map_images,
     save_classifier,
 )
+from analysis.kovaleva.pattern_cnn import cnn_cross_validate, map_images
 from analysis.kovaleva.pattern_labels import label_shares, load_maps
 from analysis.kovaleva.pattern_plots import plot_pattern_classifier
 from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
 
 log = setup_logging(snakemake)
-use_threads(snakemake)
+use_threads(snakemake.threads)
 p = snakemake.params
 df = pd.read_csv(snakemake.input.table)
 X, y, groups = feature_matrix(df, snakemake.input.table)  # folds grouped by input: no input on both sides
@@ -29,7 +27,7 @@ for kind in ("logistic", "boosting"):
     log.info("%s: %s", kind, t[["label", "f1"]].round(3).to_dict("records"))
 if p.cnn_epochs:
     # the paper's approach, as a comparator (CV only; the feature model is the one applied)
-    torch.set_num_threads(1)  # a tiny net: more threads only add overhead
+    use_threads(1)  # a tiny net: more threads only add overhead
     images = map_images(load_maps(snakemake.input.maps), df["map"])
     t = cnn_cross_validate(images, y, folds=p.folds, seed=p.seed, epochs=p.cnn_epochs, groups=groups)
     tables.append(t)

@@ -1,10 +1,10 @@
 import pandas as pd
 
 from analysis.core.storage import Shards
-from analysis.kovaleva.pattern_classifier import most_confident
 from analysis.kovaleva.pattern_features import CLASSES
 from analysis.kovaleva.pattern_labels import with_provenance
 from analysis.kovaleva.pattern_plots import plot_pattern_examples
+from analysis.kovaleva.pattern_shares import most_confident
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 log = setup_logging(snakemake)

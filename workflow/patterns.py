@@ -1,11 +1,12 @@
 import pandas as pd
 
 from analysis.core.storage import Shards
-from analysis.kovaleva.pattern_classifier import classify_shards, load_classifier, share_table, task_shares
+from analysis.kovaleva.pattern_classifier import classify_shards, load_classifier
 from analysis.kovaleva.pattern_features import CLASSES
 from analysis.kovaleva.pattern_labels import label_provenance, with_provenance
 from analysis.kovaleva.pattern_plots import plot_patterns
-from analysis.kovaleva.replicates import share_replicates, task_weights
+from analysis.kovaleva.pattern_shares import share_table, task_shares
+from analysis.kovaleva.replicates import pattern_share_replicates
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 log = setup_logging(snakemake)
@@ -41,15 +42,7 @@ write_table(tab, snakemake.output.table)
 layers = share_table(pred, ["variant", "task", "layer"])
 write_table(with_provenance(layers, p.labelled_model, p.spec), snakemake.output.layers)
 # replicates: the shares on resampled inputs of each task (all heads of an input together)
-boots = [
-    share_replicates(g, task_weights(g["input_id"].nunique(), p.replicates, p.seed, task), CLASSES).assign(
-        variant=variant, task=task
-    )
-    for (variant, task), g in pred.groupby(["variant", "task"], sort=False)
-    if variant in p.boot_variants
-]
-boot = pd.concat(boots, ignore_index=True) if boots else pd.DataFrame(columns=["label", "share", "replicate"])
-write_table(boot.reindex(columns=["variant", "task", "label", "share", "replicate"]), snakemake.output.boot)
+write_table(pattern_share_replicates(pred, p.boot_variants, p.replicates, p.seed, CLASSES), snakemake.output.boot)
 
 fig = plot_patterns(tab, pred, p.tasks, [v for v, _ in variants], p.spec.split(":")[-1], clf)
 save_figure(fig, snakemake.output.figure)

@@ -1,13 +1,11 @@
-import torch
-
 from analysis.explanation.permutation import run_permutation
 from analysis.explanation.plots import plot_permutation
 from analysis.explanation.replicates import PERMUTATION, instance_weights, median_replicates
 from analysis.explanation.setup import rule_classifiers
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
 
 setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 classifiers = rule_classifiers(snakemake)
 df = run_permutation(classifiers, snakemake.params.n_permutations, snakemake.params.seed)
 write_table(df, snakemake.output.table)

@@ -1,8 +1,8 @@
 import pandas as pd
 
-from analysis.clark.probe_plots import plot_probes
-from analysis.clark.probe_replicates import uas_replicates
-from analysis.clark.probe_training import with_paper_uas
+from analysis.clark.probes.plots import plot_probes
+from analysis.clark.probes.replicates import uas_replicates
+from analysis.clark.probes.training import with_paper_uas
 from analysis.shared.bootstrap import unit_weights
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 

@@ -1,23 +1,16 @@
 import pandas as pd
-import torch
 
-from analysis.clark.probe_data import (
-    attach_vectors,
-    attach_words,
-    random_init_sentences,
-    sentences_from_examples,
-    subset_records,
-)
-from analysis.clark.probe_models import AttnProbe
-from analysis.clark.probe_replicates import sentence_table
-from analysis.clark.probe_training import RANDOM_INIT, probes_table, run_probe, split_batches, train_probes
+from analysis.clark.probes.data import attach_vectors, attach_words, sentences_from_examples, subset_records
+from analysis.clark.probes.random_init import random_init_control
+from analysis.clark.probes.replicates import sentence_table
+from analysis.clark.probes.training import RANDOM_INIT, probes_table, train_probes
 from analysis.core.inputs import read_jsonl
 from analysis.core.storage import Shards
-from analysis.shared.rule_io import setup_logging, write_json, write_table
+from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
 from analysis.shared.vectors import load_vectors
 
 log = setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 p = snakemake.params
 seed = int(p.seed)
 punct = tuple(p.punct_pos)
@@ -46,26 +39,25 @@ log.info("sentences: %s (learning rate and epochs chosen on the held-out train s
 if p.random_init:
     # maps of a randomly initialised model of the same shape, computed here (not stored as shards)
     dev_shards = Shards(snakemake.input.dev)
-    rsents = random_init_sentences(
+    row, curve, per_sentence[RANDOM_INIT], dev_ids[RANDOM_INIT] = random_init_control(
         p.spec,
         records,
         (dev_shards.n_layers, dev_shards.n_heads),
         {s.id for s in sents["dev"]},
-        p.max_len,
-        int(p.batch_size),
-        punct,
-        p.how,
+        vectors,
         counts,
+        max_len=p.max_len,
+        batch_size=int(p.batch_size),
+        punct_pos=punct,
+        how=p.how,
+        n_heads=sents["train"][0].attn.shape[0],
+        lrs=p.lr[RANDOM_INIT],
+        epochs=epochs,
+        probe_batch_size=batch_size,
+        heldout_fraction=fraction,
+        seed=seed,
+        log=log,
     )
-    for split in rsents:
-        attach_vectors(rsents[split], vectors)
-        log.info("%s (random init): %s", split, counts[f"{split}_random_init"])
-    data = split_batches(rsents, fraction, seed, batch_size)
-    n_heads = sents["train"][0].attn.shape[0]
-    row, curve, per_sentence[RANDOM_INIT] = run_probe(
-        RANDOM_INIT, lambda: AttnProbe(n_heads, dim=vectors.dim), data, p.lr[RANDOM_INIT], epochs, seed, log
-    )
-    dev_ids[RANDOM_INIT] = [s.id for s in rsents["dev"]]
     results.append(row)
     curves.extend(curve)
 

@@ -1,13 +1,11 @@
-import torch
-
 from analysis.explanation.plots import plot_rank_agreement
 from analysis.explanation.rank_agreement import run_rank_agreement
 from analysis.explanation.replicates import RANK_AGREEMENT, instance_weights, median_replicates
 from analysis.explanation.setup import rule_classifiers
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
 
 setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 classifiers = rule_classifiers(snakemake)
 df = run_rank_agreement(classifiers)
 write_table(df, snakemake.output.table)

@@ -1,6 +1,6 @@
-from analysis.clark.surface_boot import replicate_tables
-from analysis.clark.surface_plots import plot_relative_position
-from analysis.clark.surface_sums import combine, read_sums
+from analysis.clark.surface.boot import replicate_tables
+from analysis.clark.surface.plots import plot_relative_position
+from analysis.clark.surface.sums import combine, read_sums
 from analysis.shared.attention_stats import per_head_table
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 

@@ -1,26 +1,26 @@
 import time
 from pathlib import Path
 
-import torch
-
 from analysis.beyond.plots import plot_rollout_example, plot_rollout_spearman
-from analysis.beyond.rollout_compare import paired_table, pick_example, spearman_table, summary_table, token_table
-from analysis.core import glue
+from analysis.beyond.rollout_compare import token_table
+from analysis.beyond.rollout_tables import paired_table, pick_example, spearman_table, summary_table
+from analysis.core.glue.batches import encode
+from analysis.core.glue.reader import read_split, select_rows
+from analysis.core.glue.tasks import get_task
 from analysis.core.inputs import seeded_subset
 from analysis.core.models import load_model, load_tokenizer
-from analysis.shared import glue_batches
-from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
+from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_json, write_table
 
 log = setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 p, out = snakemake.params, snakemake.output
-if glue.get_task(p.task).is_regression:
+if get_task(p.task).is_regression:
     raise ValueError(f"config beyond_papers.rollout.task: {p.task} is a regression task; the targets need a class")
 ckpt = snakemake.input.checkpoint
-all_dev = glue.read_split(Path(snakemake.input.raw).parent, p.task, "dev")
-records = glue.select_rows(all_dev, p.n_examples, p.seed)
+all_dev = read_split(Path(snakemake.input.raw).parent, p.task, "dev")
+records = select_rows(all_dev, p.n_examples, p.seed)
 tok = load_tokenizer(ckpt)
-items, counts = glue_batches.encode(tok, records, p.max_len)
+items, counts = encode(tok, records, p.max_len)
 model = load_model(ckpt, head="classification")
 ids = [it["id"] for it in items]
 flow_ids = set(seeded_subset(ids, p.flow_examples, p.seed)) if p.flow_examples != 0 else set()

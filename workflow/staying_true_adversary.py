@@ -6,12 +6,13 @@ import torch
 from analysis.explanation.replicates import instance_weights, staying_true_adversary_replicates
 from analysis.explanation.sst2 import read_sst2
 from analysis.explanation.staying_true import StayingTrueConfig, load_variants
-from analysis.explanation.staying_true_adversary import AdversaryConfig, equal_jsd_summary, run_adversary
+from analysis.explanation.staying_true_adversary import AdversaryConfig, run_adversary
+from analysis.explanation.staying_true_curves import equal_jsd_summary
 from analysis.explanation.staying_true_plots import plot_staying_true_adversary
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
 
 log = setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 p = snakemake.params
 bundle = torch.load(snakemake.input.model, weights_only=False)
 vocab, models = load_variants(bundle)

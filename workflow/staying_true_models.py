@@ -5,10 +5,10 @@ import torch
 
 from analysis.explanation.sst2 import read_sst2
 from analysis.explanation.staying_true import StayingTrueConfig, train_variants
-from analysis.shared.rule_io import setup_logging, write_table
+from analysis.shared.rule_io import setup_logging, use_threads, write_table
 
 log = setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 p = snakemake.params
 raw_dir = Path(snakemake.input[0]).parent
 # the explanation rules' SST-2 subset (same task, size and seed as attn_classifiers)

@@ -1,12 +1,10 @@
-import torch
-
 from analysis.explanation.replicates import instance_weights, staying_true_single_token_replicates
 from analysis.explanation.staying_true_plots import plot_staying_true_single_token
 from analysis.explanation.staying_true_tests import models_under_test, run_single_token, single_token_summary
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
 
 setup_logging(snakemake)
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 p = snakemake.params
 models = models_under_test(snakemake.input.model, snakemake.input.glue, p.task, p.n_explain)
 df = run_single_token(models)

@@ -1,9 +1,9 @@
-from analysis.clark.surface_sums import shard_sums, write_sums
+from analysis.clark.surface.sums import shard_sums, write_sums
 from analysis.core.storage import Shard
 from analysis.shared.rule_io import setup_logging, use_threads
 
 log = setup_logging(snakemake)
-use_threads(snakemake)
+use_threads(snakemake.threads)
 p = snakemake.params
 shard = Shard(snakemake.input.shard)
 first = sum(len(Shard(j)) for j in snakemake.input.earlier)  # global index of the shard's first segment

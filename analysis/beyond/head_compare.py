@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.core import glue
-from analysis.shared.metrics import spearman
+from analysis.core.glue.metrics import spearman
+from analysis.core.glue.tasks import get_task
 
 
 def with_disabled(importance: pd.DataFrame, disabled: pd.DataFrame) -> pd.DataFrame:
@@ -27,7 +27,7 @@ def with_disabled(importance: pd.DataFrame, disabled: pd.DataFrame) -> pd.DataFr
 
 
 def _main_metric(task: str) -> str:
-    return glue.get_task(task).main_metric
+    return get_task(task).main_metric
 
 
 def spearman_by_task(merged: pd.DataFrame) -> pd.DataFrame:

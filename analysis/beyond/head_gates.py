@@ -26,9 +26,9 @@ import numpy as np
 import pandas as pd
 import torch
 
-from analysis.core import glue
+from analysis.core.glue import metrics
+from analysis.core.glue.tasks import get_task
 from analysis.core.models import shape_of
-from analysis.shared import metrics
 from analysis.shared.attention_modules import self_attention_modules
 
 
@@ -177,7 +177,7 @@ def pruning_table(model, batches, gold, task: str, importance: np.ndarray, step:
         curve = pruning_curve(model, batches, gold, task, order, step)
         frames.append(curve.assign(task=task, order=name, draw=draw))
     out = pd.concat(frames, ignore_index=True)
-    out["main_metric"] = out.metric == glue.get_task(task).main_metric
+    out["main_metric"] = out.metric == get_task(task).main_metric
     return out[["task", "order", "draw", "pruned", "fraction", "metric", "main_metric", "score"]]
 
 

@@ -1,1 +1,1 @@
-"""Clark, Khandelwal, Levy, Manning 2019, "What Does BERT Look At?": the science of every Clark rule."""
+"""Clark, Khandelwal, Levy, Manning 2019, "What Does BERT Look At?": one sub-package per rules/clark_<section>.smk."""

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.explanation.erasure import vs_attention_rows
-from analysis.explanation.staying_true_adversary import equal_jsd_summary
+from analysis.explanation.staying_true_curves import equal_jsd_summary
 from analysis.shared.bootstrap import unit_weights
 
 REPLICATE = "replicate"

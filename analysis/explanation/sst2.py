@@ -7,9 +7,9 @@ def read_sst2(
     raw_dir, split: str, limit: int | None = None, seed: int = 0, task: str = "SST-2"
 ) -> tuple[list[tuple[list[str], int]], dict]:
     """SST-2 ``<raw_dir>/SST-2/<split>.tsv`` -> [(words, label)], counts, read with the
-    project's GLUE reader (:func:`analysis.core.glue.read_split`: malformed rows raise with
+    project's GLUE reader (:func:`analysis.core.glue.reader.read_split`: malformed rows raise with
     file:line). ``limit`` keeps a seeded random subset (in file order)."""
-    from analysis.core.glue import read_split, select_rows
+    from analysis.core.glue.reader import read_split, select_rows
 
     full = read_split(raw_dir, task, split)
     recs = select_rows(full, limit, seed)

@@ -187,10 +187,10 @@ def score_table(task: str, base_logits, var_logits, gold, n_layers: int, n_heads
     absolute change of the predicted score (regression); for classification also ``gained``
     / ``lost`` (examples that became right / wrong) and ``mcnemar_p`` (exact two-sided
     McNemar test on them: is the change more than noise?)."""
-    from analysis.core import glue
-    from analysis.shared import metrics
+    from analysis.core.glue import metrics
+    from analysis.core.glue.tasks import get_task
 
-    t = glue.get_task(task)
+    t = get_task(task)
     base_pred = metrics.predictions(task, base_logits)
     base = metrics.evaluate(task, base_pred, gold)
     rows = []

@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from analysis.core import glue
-from analysis.shared import metrics
+from analysis.core.glue import metrics
+from analysis.core.glue.tasks import get_task
 
 
 def _accuracy(pred, gold):
@@ -55,7 +55,7 @@ def _spearman(pred, gold):
     return _pearson(rankdata(pred, axis=-1), rankdata(gold))  # average ranks for ties, as metrics.spearman
 
 
-# vectorised over leading axes (draws, heads); the same values as analysis.shared.metrics (tested)
+# vectorised over leading axes (draws, heads); the same values as analysis.core.glue.metrics (tested)
 BATCHED = {"accuracy": _accuracy, "f1": _f1, "mcc": _mcc, "pearson": _pearson, "spearman": _spearman}
 
 
@@ -79,7 +79,7 @@ def max_gain_null(base_pred, head_preds, gold, metric: str, n_perm: int, seed: i
 def max_gain_table(task: str, base_logits, head_logits, heads: list[tuple[int, int]], gold, n_perm: int, seed: int):
     """One row per metric of ``task``: the best single disabled head (layer, head 1-indexed), its
     change, and the permutation p-value of that best change (``max_gain_null``)."""
-    t = glue.get_task(task)
+    t = get_task(task)
     base_pred = metrics.predictions(task, base_logits)
     preds = np.stack([metrics.predictions(task, lg) for lg in head_logits])
     gold = np.asarray(gold)

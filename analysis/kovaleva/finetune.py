@@ -5,8 +5,8 @@ model's pooled [CLS] output (``AutoModelForSequenceClassification``), AdamW, lin
 then linear decay, dropout as configured by the model, everything seeded. The loss is the
 model's own (cross-entropy, or mean squared error when ``num_labels == 1``).
 
-Inputs are prepared-input records from ``analysis.core.glue.read_split``, encoded and batched
-by ``analysis.shared.glue_batches`` (pairs longer than ``max_len`` word pieces truncated, counted).
+Inputs are prepared-input records from ``analysis.core.glue.reader.read_split``, encoded and batched
+by ``analysis.core.glue.batches`` (pairs longer than ``max_len`` word pieces truncated, counted).
 """
 
 from __future__ import annotations
@@ -19,9 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from analysis.core import glue
-from analysis.shared import bootstrap, metrics
-from analysis.shared.glue_batches import collate, encode, eval_batches
+from analysis.core.glue import metrics
+from analysis.core.glue.batches import collate, encode, eval_batches
+from analysis.core.glue.reader import read_split, select_rows
+from analysis.core.glue.tasks import get_task
+from analysis.shared import bootstrap
 
 log = logging.getLogger(__name__)
 
@@ -145,7 +147,7 @@ def train(
 def majority_predictions(task: str, train_items: list[dict], n_dev: int) -> np.ndarray:
     """The training set's majority class for every dev row (its mean score for regression)."""
     labels = [it["label"] for it in train_items]
-    if glue.get_task(task).is_regression:
+    if get_task(task).is_regression:
         return np.full(n_dev, float(np.mean(labels)))
     return np.full(n_dev, int(np.bincount(labels).argmax()))
 
@@ -165,7 +167,7 @@ def score_intervals(task: str, pred, baseline_pred, gold, n_boot: int, seed: int
             "score": list(bootstrap.score_interval(metrics.METRICS[m], pred, gold, n_boot, seed)),
             "gain": list(bootstrap.gain_interval(metrics.METRICS[m], pred, baseline_pred, gold, n_boot, seed)),
         }
-        for m in glue.get_task(task).metrics
+        for m in get_task(task).metrics
     }
 
 
@@ -201,8 +203,8 @@ def load_dev_set(
     None = all), encoded with the checkpoint's tokenizer."""
     from analysis.core.models import load_model, load_tokenizer
 
-    all_dev = glue.read_split(raw_dir, task, split)
+    all_dev = read_split(raw_dir, task, split)
     checkpoint = str(checkpoint)
     tokenizer = load_tokenizer(checkpoint)
-    items, counts = encode(tokenizer, glue.select_rows(all_dev, n_examples, seed), max_len)
+    items, counts = encode(tokenizer, select_rows(all_dev, n_examples, seed), max_len)
     return DevSet(load_model(checkpoint, head="classification"), tokenizer, items, counts, len(all_dev))

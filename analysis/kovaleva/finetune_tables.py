@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.core import glue
+from analysis.core.glue.tasks import get_task
 
 
 def scores_table(infos: list[dict], intervals: list[dict] | None = None) -> pd.DataFrame:
@@ -23,7 +23,7 @@ def scores_table(infos: list[dict], intervals: list[dict] | None = None) -> pd.D
     every row of the task: the premise of the claims read on its fine-tuned model)."""
     rows = []
     for k, info in enumerate(infos):
-        task = glue.get_task(info["task"])
+        task = get_task(info["task"])
         ci = intervals[k] if intervals is not None else None
         for metric in info["metrics"]:
             extra = {}
@@ -75,8 +75,8 @@ def disable_heads_cost(costs: list[dict]) -> pd.DataFrame:
 
 
 def main_metric_rows(table: pd.DataFrame) -> pd.DataFrame:
-    """The rows of each task's main metric (``analysis.core.glue.Task.main_metric``)."""
-    return table[table.metric == table.task.map(lambda t: glue.get_task(t).main_metric)]
+    """The rows of each task's main metric (``analysis.core.glue.tasks.Task.main_metric``)."""
+    return table[table.metric == table.task.map(lambda t: get_task(t).main_metric)]
 
 
 def disable_heads_summary(t: pd.DataFrame) -> str:

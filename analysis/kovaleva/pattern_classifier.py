@@ -1,26 +1,17 @@
-"""The pattern-type classifier (Kovaleva et al. 2019, Fig. 1-2) and its application.
-
-A small scikit-learn model on the map features of ``analysis.kovaleva.pattern_features``
-(``make_classifier``), cross-validated per class (``cross_validate``; rule
-pattern_classifier), then applied to every head's map on the GLUE dev inputs
-(``classify``, ``classify_shards``, ``share_table``; rules patterns and pattern_examples).
-The paper's approach, a tiny CNN on down-sampled maps (``cnn_cross_validate``), is
-cross-validated beside it as a comparator only.
+"""The pattern-type classifier (Kovaleva et al. 2019, Fig. 1-2): a small scikit-learn model on the
+map features of ``analysis.kovaleva.pattern_features`` (``make_classifier``), cross-validated per class
+(``cross_validate``; rule pattern_classifier), stored, then applied to every head's map on the GLUE dev
+inputs (``classify``, ``classify_shards``; rule patterns). What the predictions add up to (the share of
+each type, the most confident map of each): ``analysis.kovaleva.pattern_shares``; the paper's approach,
+a tiny CNN cross-validated beside it as a comparator only: ``analysis.kovaleva.pattern_cnn``.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterable
-
 import numpy as np
 import pandas as pd
 
-from analysis.core.models import SPECIAL_KINDS
 from analysis.kovaleva.pattern_features import CLASSES, FEATURES, shard_features
-
-log = logging.getLogger(__name__)
-
 
 # ---------------------------------------------------------------------------------------
 # the feature classifier and its cross-validation
@@ -64,7 +55,7 @@ def cv_splits(X, y, folds: int, seed: int, groups=None):
     return StratifiedGroupKFold(n_splits=folds, shuffle=True, random_state=seed).split(X, y, groups)
 
 
-def _per_class_table(kind: str, y, pred, labels: list, names: list[str]) -> pd.DataFrame:
+def per_class_table(kind: str, y, pred, labels: list, names: list[str]) -> pd.DataFrame:
     """Precision, recall, F1 and support per class (``labels`` as coded in ``y`` / ``pred``,
     ``names`` as written), then the macro and weighted averages."""
     from sklearn.metrics import precision_recall_fscore_support
@@ -102,7 +93,7 @@ def cross_validate(X: np.ndarray, y: np.ndarray, kind: str = "logistic", folds: 
     for tr, te in cv_splits(X, y, k, seed, groups):
         clf = make_classifier(kind, seed).fit(X[tr], y[tr])
         pred[te] = clf.predict(X[te])
-    table = _per_class_table(kind, y, pred, present, present)
+    table = per_class_table(kind, y, pred, present, present)
     table["folds"] = k
     cm = pd.DataFrame(confusion_matrix(y, pred, labels=present), index=present, columns=present)
     return table, cm, pred
@@ -188,146 +179,3 @@ def classify_shards(clf: dict, shards, max_inputs: int | None, variant: str, tas
         **{f"shard_{k}": v for k, v in shards.counts().items()},
     }
     return pred, counts
-
-
-def proportions(pred_labels: Iterable[str]) -> dict:
-    """Share of each class among ``pred_labels`` (every class present, zero if unseen)."""
-    s = pd.Series(list(pred_labels))
-    n = len(s)
-    return {c: (float((s == c).sum()) / n if n else 0.0) for c in CLASSES}
-
-
-def share_table(pred: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """Tidy shares of each class within each group of ``by``: columns by + label, share,
-    n_maps (maps in the group)."""
-    rows = []
-    for key, g in pred.groupby(by, sort=False):
-        key = key if isinstance(key, tuple) else (key,)
-        props = proportions(g["label"])
-        for c in CLASSES:
-            rows.append({**dict(zip(by, key)), "label": c, "share": props[c], "n_maps": len(g)})
-    return pd.DataFrame(rows)
-
-
-def task_shares(pred: pd.DataFrame, counts: list[dict], kind: str, spec: str) -> pd.DataFrame:
-    """Share of each type per (variant, task) with the input counts of ``classify_shards``."""
-    tab = share_table(pred, ["variant", "task"])
-    counts = pd.DataFrame(counts)
-    counts = counts.fillna({c: 0 for c in counts.columns if c.startswith("shard_")})  # a count absent = none
-    tab = tab.merge(counts, on=["variant", "task"], how="left")
-    tab.insert(0, "classifier", kind)
-    tab.insert(0, "model", spec)
-    return tab
-
-
-def most_confident(pred: pd.DataFrame, min_tokens: int) -> pd.DataFrame:
-    """The most confidently classified map of each type (ties broken by the order of ``pred``),
-    from inputs of at least ``min_tokens`` word pieces when every predicted type has one."""
-    # very short inputs give degenerate maps: prefer inputs with at least min_tokens word pieces
-    long_enough = pred[pred["n_tokens"] >= min_tokens]
-    if long_enough["label"].nunique() == pred["label"].nunique():
-        pred = long_enough
-    else:
-        log.warning("not every predicted type has a map of >= %d tokens; drawing from all inputs", min_tokens)
-    rows = []
-    for c in CLASSES:
-        cand = pred[pred["label"] == c]
-        if len(cand) == 0:
-            log.warning("no map classified as %s", c)
-            continue
-        # the most confident map of the class; ties broken by task, input, layer, head order
-        rows.append(cand.sort_values(f"p_{c}", ascending=False, kind="stable").iloc[0])
-    return pd.DataFrame(rows)
-
-
-# ---------------------------------------------------------------------------------------
-# comparator: a tiny CNN on down-sampled maps (the paper's approach), cross-validated only
-# ---------------------------------------------------------------------------------------
-
-
-def downsample_map(m: np.ndarray, kinds: str, size: int = 32, over: int = 4) -> np.ndarray:
-    """(2, size, size) image of a map of any length: channel 0 = the map resampled
-    (nearest-neighbour on a size*over grid, then block means), scaled to max 1; channel 1 =
-    where the special-token columns fall."""
-    n = len(m)
-    idx = np.minimum(((np.arange(size * over) + 0.5) * n / (size * over)).astype(int), n - 1)
-    small = np.asarray(m, dtype=np.float64)[np.ix_(idx, idx)].reshape(size, over, size, over).mean((1, 3))
-    small /= max(float(small.max()), 1e-12)
-    spec = np.array([c in SPECIAL_KINDS for c in kinds], dtype=np.float64)[idx].reshape(size, over).mean(1)
-    return np.stack([small, np.broadcast_to(spec, (size, size))]).astype(np.float32)
-
-
-def map_images(maps: dict, map_ids: Iterable) -> np.ndarray:
-    """(N, 2, 32, 32) ``downsample_map`` images of the labelled maps ``map_ids``
-    (``maps`` as from ``analysis.kovaleva.pattern_labels.load_maps``)."""
-    return np.stack([downsample_map(maps[int(m)][0], maps[int(m)][1]) for m in map_ids])
-
-
-def _tiny_cnn(n_classes: int):
-    import torch
-
-    nn = torch.nn
-    return nn.Sequential(
-        nn.Conv2d(2, 8, 3, padding=1),
-        nn.ReLU(),
-        nn.MaxPool2d(2),
-        nn.Conv2d(8, 16, 3, padding=1),
-        nn.ReLU(),
-        nn.MaxPool2d(2),
-        nn.Conv2d(16, 16, 3, padding=1),
-        nn.ReLU(),
-        nn.AdaptiveAvgPool2d(2),
-        nn.Flatten(),
-        nn.Linear(64, n_classes),
-    )
-
-
-def _fit_cnn(images, yi, n_classes: int, seed: int, epochs: int, batch_size: int, lr: float):
-    """A ``_tiny_cnn`` trained on ``images`` / class indices ``yi`` (class-weighted
-    cross-entropy, Adam, seeded)."""
-    import torch
-
-    torch.manual_seed(seed)
-    net = _tiny_cnn(n_classes)
-    opt = torch.optim.Adam(net.parameters(), lr=lr, weight_decay=1e-4)
-    counts = np.bincount(yi, minlength=n_classes)
-    w = torch.tensor(len(yi) / (n_classes * np.maximum(counts, 1)), dtype=torch.float32)
-    xt, yt = torch.from_numpy(images), torch.from_numpy(yi)
-    gen = torch.Generator().manual_seed(seed)
-    for _ in range(epochs):
-        perm = torch.randperm(len(yi), generator=gen)
-        for b in range(0, len(yi), batch_size):
-            i = perm[b : b + batch_size]
-            loss = torch.nn.functional.cross_entropy(net(xt[i]), yt[i], weight=w)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-    return net
-
-
-def cnn_cross_validate(
-    images: np.ndarray,
-    y: np.ndarray,
-    folds: int,
-    seed: int,
-    epochs: int,
-    batch_size: int = 32,
-    lr: float = 3e-3,
-    groups=None,
-) -> pd.DataFrame:
-    """Stratified k-fold F1 per class of a tiny CNN (3 conv layers, class-weighted
-    cross-entropy, Adam, seeded) on ``images`` (N, 2, S, S) from ``downsample_map``."""
-    import torch
-
-    y = np.asarray(y)
-    present = [c for c in CLASSES if (y == c).any()]
-    yi = np.array([present.index(c) for c in y])
-    k = int(min(folds, np.bincount(yi).min()))
-    pred = np.empty(len(y), dtype=int)
-    for tr, te in cv_splits(images, yi, k, seed, groups):
-        net = _fit_cnn(images[tr], yi[tr], len(present), seed, epochs, batch_size, lr)
-        with torch.no_grad():
-            pred[te] = net(torch.from_numpy(images[te])).argmax(1).numpy()
-    out = _per_class_table("cnn", yi, pred, list(range(len(present))), present)
-    out["folds"] = k
-    return out

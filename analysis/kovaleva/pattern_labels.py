@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.core.model_names import model_slug
-from analysis.kovaleva.pattern_classifier import share_table
 from analysis.kovaleva.pattern_features import CLASSES, feature_table
+from analysis.kovaleva.pattern_shares import share_table
 
 
 def label_provenance(labelled_model: str, spec: str) -> dict:
@@ -118,7 +118,7 @@ def labelled_set_inputs(recipe: dict, mirror) -> list[dict]:
     """The input records the labelled maps were drawn from, rebuilt from the recipe
     (``config/patterns/recipe.yaml``) and the raw sources under ``mirror``."""
     from analysis.core.corpora import prepare
-    from analysis.core.glue import read_split
+    from analysis.core.glue.reader import read_split
     from analysis.core.models import load_tokenizer
 
     mirror = Path(mirror)

@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.core.models import SPECIAL_KINDS
-from analysis.kovaleva.pattern_classifier import share_table
 from analysis.kovaleva.pattern_features import CLASSES
+from analysis.kovaleva.pattern_shares import share_table
 from analysis.shared.plots import new_figure
 
 COLORS = {

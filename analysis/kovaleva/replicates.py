@@ -99,6 +99,22 @@ def share_replicates(pred: pd.DataFrame, weights: np.ndarray, classes) -> pd.Dat
     )
 
 
+def pattern_share_replicates(pred: pd.DataFrame, variants, n_boot: int, seed: int, classes) -> pd.DataFrame:
+    """Rule patterns' replicates: for every (variant, task) of the map predictions ``pred`` whose
+    variant is one of ``variants``, the shares of ``classes`` on the task's inputs resampled
+    ``n_boot`` times (``task_weights``: seeded per task; all heads of an input together), stacked
+    (columns variant, task, label, share, replicate)."""
+    boots = [
+        share_replicates(g, task_weights(g["input_id"].nunique(), n_boot, seed, task), classes).assign(
+            variant=variant, task=task
+        )
+        for (variant, task), g in pred.groupby(["variant", "task"], sort=False)
+        if variant in variants
+    ]
+    boot = pd.concat(boots, ignore_index=True) if boots else pd.DataFrame(columns=["label", "share", "replicate"])
+    return boot.reindex(columns=["variant", "task", "label", "share", "replicate"])
+
+
 def _pearson(pred, gold):
     """Pearson r along the last axis (both may have leading axes); 0 where one side is constant."""
     p = pred - pred.mean(-1, keepdims=True)
@@ -108,7 +124,7 @@ def _pearson(pred, gold):
         return np.where(den > 0, (p * g).sum(-1) / den, 0.0)
 
 
-# the metrics of analysis.shared.metrics on rows of resampled predictions and gold labels
+# the metrics of analysis.core.glue.metrics on rows of resampled predictions and gold labels
 RESAMPLED = {
     **{m: BATCHED[m] for m in ("accuracy", "f1", "mcc")},
     "pearson": _pearson,

@@ -1,2 +1,2 @@
-"""The claim scorecard (config/paper_claims.yaml evaluated on a model's tables), the comparison
-of models side by side and the static attention-map explorer."""
+"""The claims engine: config/paper_claims.yaml evaluated on a model's tables (checks, values, training replicates
+pooled, the scorecard table and its pages). The explorer and the models compared: ``analysis.overview``."""

@@ -1,1 +1,1 @@
-"""Helpers shared by the papers' analyses: rule I/O, figure style, metrics, word vectors, head selection."""
+"""Helpers shared by the papers: rule I/O, figure style, bootstrap, word vectors, head selection, map statistics."""

@@ -21,12 +21,13 @@ def setup_logging(snakemake) -> logging.Logger:
     return logging.getLogger(f"rule.{snakemake.rule}")
 
 
-def use_threads(snakemake) -> None:
-    """Torch's intra-op threads = the job's ``threads`` (Snakemake sets OMP_NUM_THREADS for the
-    BLAS libraries; torch's own pool is set here), so ``--cores N`` is never oversubscribed."""
+def use_threads(threads: int) -> None:
+    """Torch's intra-op threads = ``threads``, the job's (``use_threads(snakemake.threads)``, the one
+    idiom of the rule scripts; Snakemake sets OMP_NUM_THREADS for the BLAS libraries, torch's own
+    pool is set here), so ``--cores N`` is never oversubscribed."""
     import torch
 
-    torch.set_num_threads(max(1, int(snakemake.threads)))
+    torch.set_num_threads(max(1, int(threads)))
 
 
 def _part(path: Path) -> Path:

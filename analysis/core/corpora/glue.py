@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from analysis.core.corpora import reader
-from analysis.core.glue import read_split, select_rows
+from analysis.core.glue.reader import read_split, select_rows
 
 
 @reader("glue")

@@ -1,7 +1,7 @@
 """GLUE inputs as word-piece ids and their padded batches: shared by the fine-tuning
 (Kovaleva et al.) and by the analyses that score a fine-tuned model (rollout, head importance).
 
-Inputs are prepared-input records from ``analysis.core.glue.read_split`` (``meta.label``).
+Inputs are prepared-input records from ``analysis.core.glue.reader.read_split`` (``meta.label``).
 Pairs longer than ``max_len`` word pieces are truncated (longest first), and counted.
 """
 

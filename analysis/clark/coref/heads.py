@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis.clark.head_tally import HeadTally
+from analysis.clark.coref.head_tally import HeadTally
 from analysis.core.corpora.coref.document import precedes
 from analysis.core.word_level import unit_of_word, word_maps
 from analysis.shared.head_selection import fold_of

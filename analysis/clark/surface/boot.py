@@ -4,7 +4,7 @@ the same per-head means and layer means on each bootstrap resample of the Wikipe
 The segment is the independent unit. A replicate draws as many segments as there are, with
 replacement (``analysis.shared.bootstrap.unit_weights``: how often each segment is drawn), so its
 sums are weighted sums of the segments' own statistics (``unit.<analysis>.<key>`` in the shards'
-sums, see ``analysis.clark.surface_sums``): one matrix product per statistic, ``weights @ units``,
+sums, see ``analysis.clark.surface.sums``): one matrix product per statistic, ``weights @ units``,
 then the same ratios as ``attention_stats.per_head_table`` and the same unweighted mean over a
 layer's heads as ``attention_stats.by_layer``. With every weight 1 this is the point table.
 

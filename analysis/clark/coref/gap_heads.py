@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from analysis.clark.head_tally import HeadTally
+from analysis.clark.coref.head_tally import HeadTally
 from analysis.core.word_level import unit_of_word, word_maps
 from analysis.shared.head_selection import fold_of
 

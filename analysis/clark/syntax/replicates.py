@@ -4,7 +4,7 @@ sentences (the independent unit: a sentence's arcs share its words and maps).
 
 A replicate draws as many sentences as were scored, with replacement
 (:func:`analysis.shared.bootstrap.unit_weights`); its tallies are the weighted sums of the
-sentences' own tallies (:attr:`analysis.clark.dep_heads.DepScorer.by_sentence`), and the best head
+sentences' own tallies (:attr:`analysis.clark.syntax.scorer.DepScorer.by_sentence`), and the best head
 and the best offset are chosen again in every replicate, as in the point table (so the interval
 includes the choice of the best of all heads)."""
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.clark.dep_heads import DIRECTIONS, DepScorer
+from analysis.clark.syntax.scorer import DIRECTIONS, DepScorer
 
 
 def sentence_tallies(sc: DepScorer, relation: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

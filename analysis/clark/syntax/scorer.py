@@ -1,8 +1,8 @@
 """Which heads track which dependency relation (Clark et al. 2019 sec. 4.2, Table 1): the scorer.
 
-Each attention head is read as a parser: on word-level maps (``analysis.core.word_level``),
-the prediction for word i is the word it attends to most, special tokens and i itself
-excluded. For every relation, two directions are scored per gold arc (dependent d, head h):
+Each attention head is read as a parser (:mod:`analysis.clark.syntax.predictions`): on word-level
+maps (``analysis.core.word_level``), the prediction for word i is the word it attends to most,
+special tokens and i itself excluded. For every relation, two directions are scored per gold arc (dependent d, head h):
 
 - ``dep->head``: does d's most-attended word equal h?
 - ``head->dep``: with ``reverse='transpose'`` (the workflow's default, the authors'
@@ -11,10 +11,10 @@ excluded. For every relation, two directions are scored per gold arc (dependent 
   attending to the dependent"), does h's most-attended word equal d? (capped: h has one
   guess for all its dependents).
 
-Baseline: a fixed relative offset, as in the authors' code: d's head is predicted to be the
-word at d + o, where positions before the first word are the root and positions after the last
-word are the last word (:func:`offset_prediction`); the best o in -k..k (o != 0) is chosen per
-relation and direction.
+Baseline (:mod:`analysis.clark.syntax.baselines`): a fixed relative offset, as in the authors'
+code: d's head is predicted to be the word at d + o, where positions before the first word are the
+root and positions after the last word are the last word; the best o in -k..k (o != 0) is chosen
+per relation and direction.
 
 ``poss`` (UD: ``nmod:poss``; as in the paper, sec. 4.2, and the authors' code): when the
 possessor is followed by a possessive clitic (``poss_clitics``; default the authors' ``'s`` and
@@ -32,8 +32,8 @@ Inputs over ``max_len`` pieces were split by the extraction into windows of whol
 (``meta['word_offset']``); an arc is scored only when both its words lie in one window,
 and the arcs lost to splitting are counted, per relation and in total.
 
-Tables from the scorer: :mod:`analysis.clark.dep_tables`; figures: :mod:`analysis.clark.dep_heads_plots`;
-the example head's map (Clark Fig. 5): :mod:`analysis.clark.dep_examples`.
+Tables from the scorer: :mod:`analysis.clark.syntax.tables`; figures: :mod:`analysis.clark.syntax.plots`;
+the example head's map (Clark Fig. 5): :mod:`analysis.clark.syntax.examples`.
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from analysis.clark.syntax.baselines import arc_baseline, baseline_offsets, root_baseline
+from analysis.clark.syntax.predictions import predictions, sentence_words, transposed_predictions
 from analysis.core.word_level import unit_of_word, word_maps
 
 DIRECTIONS = ("dep->head", "head->dep")
@@ -56,45 +58,15 @@ POSS_CLITICS = (
 UNLABELED = "_"  # the relation of unlabeled corpora: scored in All only
 
 
-def predictions(maps: np.ndarray, unit_word: np.ndarray) -> np.ndarray:
-    """Most-attended word of every unit, per head: ``maps`` (..., U, U) -> (..., U) word
-    indices (-1 for rows of special tokens). Special-token columns and the diagonal are
-    excluded; ties go to the first word."""
-    m = np.array(maps, dtype=np.float64, copy=True)
-    U = m.shape[-1]
-    special = unit_word < 0
-    m[..., :, special] = -np.inf
-    m[..., np.arange(U), np.arange(U)] = -np.inf
-    arg = m.argmax(-1)
-    words = unit_word[arg]
-    words[..., special] = -1
-    if (~special).sum() < 2:  # a one-word window: nothing to point at
-        words[...] = -1
-    return words
-
-
-def offset_prediction(word: int, offset: int, n_words: int) -> int:
-    """The fixed-offset baseline's predicted head of ``word`` in a sentence of ``n_words``
-    words, as in the authors' code: ``word + offset``, -1 (the root) before the first word,
-    the last word after it."""
-    return min(max(word + offset, -1), n_words - 1)
-
-
-def transposed_predictions(maps: np.ndarray, unit_word: np.ndarray) -> np.ndarray:
-    """For every unit j, the word attending most TO j (special-token rows and the
-    diagonal excluded): the released notebook's 'head->dep' reading."""
-    return predictions(np.swapaxes(maps, -1, -2), unit_word)
-
-
 class DepScorer:
     """Accumulates per-head, per-relation, per-direction correct counts and the offset
-    baselines over a stream of examples."""
+    baselines' (:mod:`analysis.clark.syntax.baselines`) over a stream of examples."""
 
     def __init__(self, n_layers: int, n_heads: int, max_offset: int, how: str, reverse: str, poss_clitics=POSS_CLITICS):
         if reverse not in ("row", "transpose"):
             raise ValueError(f"reverse must be 'row' or 'transpose', not {reverse!r}")
         self.shape = (n_layers, n_heads)
-        self.offsets = [o for o in range(-max_offset, max_offset + 1) if o != 0]
+        self.offsets = baseline_offsets(max_offset)
         self.how, self.reverse = how, reverse
         self.poss_clitics = {c.lower() for c in poss_clitics}
         self.correct: dict[str, np.ndarray] = {}  # rel -> (2, L, H)
@@ -119,7 +91,7 @@ class DepScorer:
         self._lost = {"split": 0, "truncation": 0, "no_pieces": 0, "root": 0}
         self._lost_rel: dict[str, int] = {}
         # each sentence's own tallies (sentence -> rel -> [hits (2, L, H), baseline (2, n_offsets), n]), the
-        # units that analysis.clark.dep_replicates resamples for the scorecard's intervals
+        # units that analysis.clark.syntax.replicates resamples for the scorecard's intervals
         self.by_sentence: dict[str, dict[str, list]] = {}
         self._current: str | None = None
 
@@ -197,7 +169,7 @@ class DepScorer:
             if d not in unit_of or d in info["scored"]:
                 continue
             if h < 0:  # the root arc: in All only, never right for a head
-                self._add((ALL,), np.zeros((2, *self.shape), bool), self._root_baseline(d, n_words))
+                self._add((ALL,), np.zeros((2, *self.shape), bool), root_baseline(d, n_words, self.offsets))
                 self.counts["root_arcs_scored"] += 1
             elif h in unit_of:
                 via = self._poss_via(d, h, rel, words, unit_of)
@@ -226,19 +198,8 @@ class DepScorer:
             hits[1] = (rev[..., unit_of[h]] == d) | (rev[..., unit_of[h]] == v)
         else:
             hits[1] = rev[..., unit_of[v]] == h
-        dependents = {v} if self.reverse == "transpose" else {d, v}
-        base = np.array(
-            [
-                [offset_prediction(v, o, n_words) == h for o in self.offsets],
-                [h + o in dependents for o in self.offsets],
-            ]
-        )
+        base = arc_baseline(d, h, v, n_words, self.offsets, self.reverse)
         self._add((*(() if rel == UNLABELED else (rel,)), *ALL_ROWS), hits, base)
-
-    def _root_baseline(self, d, n_words) -> np.ndarray:
-        """(2, n_offsets): offsets that put the root arc's word d before the first word are
-        right (dep->head); no offset finds a dependent of the root (head->dep)."""
-        return np.array([[offset_prediction(d, o, n_words) < 0 for o in self.offsets], [False] * len(self.offsets)])
 
     def _add(self, relations, hits, base) -> None:
         own = self.by_sentence.setdefault(self._current, {})
@@ -314,24 +275,6 @@ def score_examples(
             part=meta.get("part"),
             truncated=bool(meta.get("truncated")),
             # words only matter to the poss clitic rule: read back from the pieces when needed
-            words=_sentence_words(ex, len(meta["heads"])) if set(meta["rels"]) & set(POSS_RELATIONS) else None,
+            words=sentence_words(ex, len(meta["heads"])) if set(meta["rels"]) & set(POSS_RELATIONS) else None,
         )
     return sc
-
-
-# --------------------------------------------------------------------------- words read back from pieces
-
-
-def _sentence_words(ex, n_words: int) -> list[str]:
-    """The sentence's words as read back from the example's pieces (words outside this
-    window: empty strings)."""
-    out = [""] * n_words
-    for w in {int(w) for w in ex.word_ids if w >= 0 and w < n_words}:
-        out[w] = word_text(ex, w)
-    return out
-
-
-def word_text(ex, w: int) -> str:
-    """Word ``w`` of example ``ex`` as read back from its pieces (``##`` / ``Ġ`` / ``▁`` markers dropped)."""
-    pieces = [t for t, wid in zip(ex.tokens, ex.word_ids) if wid == w]
-    return "".join(p[2:] if p.startswith("##") else p.lstrip("Ġ▁") for p in pieces) or "?"

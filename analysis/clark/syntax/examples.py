@@ -1,6 +1,6 @@
 """The example head of Clark et al. 2019 Fig. 5 (syntax): the best head of one relation (from
 Table 1) and one sentence to draw it on, its word-level map, the gold arcs boxed on it, and
-every drawn value as a table (the figure: :func:`analysis.clark.dep_heads_plots.plot_dobj_head_example`)."""
+every drawn value as a table (the figure: :func:`analysis.clark.syntax.plots.plot_dobj_head_example`)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from analysis.clark.dep_heads import predictions, word_text
+from analysis.clark.syntax.predictions import predictions, word_text
 from analysis.core.word_level import unit_of_word, word_maps
 
 
 def best_head_row(table: pd.DataFrame, relation: str, direction: str, source: str = "dep_heads table") -> pd.Series:
-    """The Table 1 row (``analysis.clark.dep_tables.table1``'s main table) of ``relation`` in ``direction``."""
+    """The Table 1 row (``analysis.clark.syntax.tables.table1``'s main table) of ``relation`` in ``direction``."""
     rows = table[(table["relation"] == relation) & (table["direction"] == direction)]
     if rows.empty:
         raise ValueError(f"{source}: no row for relation {relation!r} (below min_count, or unlabeled corpus?)")

@@ -4,7 +4,7 @@ masked-LM model of a checkpoint, its head module, and BERT masking.
 Gradients of the masked-LM loss need a masked-LM head. A checkpoint trained with one
 (bert-base-uncased) is used as it is. A checkpoint without one (the embedded MiniLM, a
 sentence-transformers encoder) gets a head fitted on the *frozen* encoder
-(``analysis.clark.mlm_head_fit``, rule mlm_head), saved with ``head_state`` and loaded back
+(``analysis.clark.surface.mlm_head_fit``, rule mlm_head), saved with ``head_state`` and loaded back
 with ``load_fitted_head``. Whether a checkpoint has a trained head is read from
 ``from_pretrained``'s missing keys, never assumed from the model name.
 

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from analysis.clark.mlm_head import encoder_inputs, head_module, masked_batches
+from analysis.clark.surface.mlm_head import encoder_inputs, head_module, masked_batches
 from analysis.core.models import checked_attentions, shape_of
 from analysis.shared.plots import new_figure
 

@@ -1,4 +1,4 @@
-"""Clark et al. 2019 Table 1 from a :class:`analysis.clark.dep_heads.DepScorer`: every head's and
+"""Clark et al. 2019 Table 1 from a :class:`analysis.clark.syntax.scorer.DepScorer`: every head's and
 every offset's accuracy per relation and direction, the best head per relation and direction
 beside the best fixed-offset baseline and the paper's numbers, and the cells of the per-head
 heat-map grid."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.clark.dep_heads import ALL, ALL_NO_ROOT, ALL_ROWS, DIRECTIONS, DepScorer, rel_key
+from analysis.clark.syntax.scorer import ALL, ALL_NO_ROOT, ALL_ROWS, DIRECTIONS, DepScorer, rel_key
 
 
 def tidy(sc: DepScorer) -> list[dict]:

@@ -7,12 +7,12 @@ import numpy as np
 import pandas as pd
 from matplotlib.patches import Rectangle
 
-from analysis.clark.dep_heads import DIRECTIONS
+from analysis.clark.syntax.scorer import DIRECTIONS
 from analysis.shared.plots import attention_map, new_figure
 
 
 def plot_dep_heads(main, model: str, corpus: str):
-    """Clark Table 1 as bars, from :func:`analysis.clark.dep_tables.table1`'s ``main``: per relation,
+    """Clark Table 1 as bars, from :func:`analysis.clark.syntax.tables.table1`'s ``main``: per relation,
     the best head's accuracy in each direction vs the best offset baseline; the paper's numbers
     (bert-base, WSJ) as markers where it lists them, each on the bar it compares with."""
     rels = list(dict.fromkeys(main["relation"]))
@@ -62,7 +62,7 @@ def plot_dep_heads(main, model: str, corpus: str):
 
 
 def plot_dep_heads_grid(cells, model: str, corpus: str, n_layers: int, n_heads: int, ncols: int = 4):
-    """Layer x head accuracy heat-maps from :func:`analysis.clark.dep_tables.grid_table`, one panel
+    """Layer x head accuracy heat-maps from :func:`analysis.clark.syntax.tables.grid_table`, one panel
     per relation (in its better direction); the best head boxed. Layers and heads 1-indexed."""
     rels = list(dict.fromkeys(cells["relation"]))
     if not rels:
@@ -117,7 +117,7 @@ def plot_dobj_head_example(
 ):
     """Clark Fig. 5 (syntax): head ``layer``-``head``'s word-level map ``wm`` on one sentence with
     every gold arc boxed (grey), the ``relation`` arcs in red (``arcs`` from
-    :func:`analysis.clark.dep_examples.example_arcs`); a box at (row i, column j) means i's gold
+    :func:`analysis.clark.syntax.examples.example_arcs`); a box at (row i, column j) means i's gold
     head is j (dep->head) or i's dependent is j."""
     title = (
         f"{model}: head {layer}-{head}\nbest {relation} head ({direction}, accuracy {accuracy:.2f})\n"

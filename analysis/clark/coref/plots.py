@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.patches import Rectangle
 
-from analysis.clark.coref_heads import TYPES
-from analysis.clark.gap_heads import GROUPS
+from analysis.clark.coref.gap_heads import GROUPS
+from analysis.clark.coref.heads import TYPES
 from analysis.shared.plots import head_heatmap, new_figure
 
 

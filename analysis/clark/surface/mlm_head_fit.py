@@ -1,5 +1,5 @@
 """Fitting a masked-LM head on a frozen encoder (rule mlm_head), for checkpoints without a
-trained one (Clark et al. 2019, Fig. 3 needs the masked-LM loss; see ``analysis.clark.mlm_head``).
+trained one (Clark et al. 2019, Fig. 3 needs the masked-LM loss; see ``analysis.clark.surface.mlm_head``).
 
 The head is the architecture's own head module (for BERT: dense + GELU + LayerNorm, decoder
 tied to the frozen input embeddings, output bias), trained with Adam on the cached final
@@ -14,7 +14,7 @@ import logging
 import numpy as np
 import torch
 
-from analysis.clark.mlm_head import encoder_inputs, head_module, head_state, masked_batches
+from analysis.clark.surface.mlm_head import encoder_inputs, head_module, head_state, masked_batches
 
 log = logging.getLogger(__name__)
 

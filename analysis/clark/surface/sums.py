@@ -1,28 +1,29 @@
 """One pass over one shard of the Wikipedia maps for every sec. 3 / sec. 6 analysis.
 
-The surface statistics (``analysis.shared.attention_stats.*_stats``) and the head distances (``head_clusters``) are sums
-over segments, so each shard can be reduced on its own as soon as it is extracted and its maps
-deleted (rule ``surface_sums``; the maps are the workflow's largest files). ``combine`` adds the
-shards' sums: the same totals as one pass over every shard (up to float64 rounding of the order
-of addition, far below the tables' six significant digits).
+The surface statistics (``analysis.shared.attention_stats.*_stats``) and the head distances
+(``analysis.clark.clusters.distances``) are sums over segments, so each shard can be reduced on
+its own as soon as it is extracted and its maps deleted (rule ``surface_sums``; the maps are the
+workflow's largest files). ``combine`` adds the shards' sums: the same totals as one pass over
+every shard (up to float64 rounding of the order of addition, far below the tables' six
+significant digits).
 
 The segment drawn by ``example_heads`` is chosen here too: each shard keeps its own best
-candidate (``surface.pick_example_segment`` restricted to the shard, with global indices), and
+candidate (``examples.pick_example_segment`` restricted to the shard, with global indices), and
 ``pick_candidate`` picks among the shards' candidates, which is the same choice as over every
 segment at once.
 
 Each shard also keeps every segment's own statistics (``unit.<analysis>.<key>``, in segment
 order: (segments, layers, heads), or (segments,) for the counts and uniform baselines, which are
 the same for every head): the scorecard's replicate tables resample segments
-(``analysis.clark.surface_boot``).
+(``analysis.clark.surface.boot``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from analysis.clark.head_clusters import JSWorkspace, layer_blocks, pairwise_js
-from analysis.clark.surface import pick_example_segment
+from analysis.clark.clusters.distances import JSWorkspace, layer_blocks, pairwise_js
+from analysis.clark.surface.examples import pick_example_segment
 from analysis.shared.attention_stats import (
     entropy_stats,
     per_segment,
@@ -57,7 +58,7 @@ def shard_sums(shard, first: int, js_segments: int | None, eps: float, choice, w
     index < ``js_segments`` (None: all), and the candidate example for ``example_heads``.
     Returns (arrays: ``<analysis>.<key>`` -> float64 (L, H), ``unit.<analysis>.<key>`` -> the
     examples' own values, ``js`` (K, K) and its segments' own ``unit.js_layers``
-    (``head_clusters.layer_blocks``: (segments, L, L)), ``candidate_attn``; meta: counts and the candidate's id,
+    (``clusters.distances.layer_blocks``: (segments, L, L)), ``candidate_attn``; meta: counts and the candidate's id,
     tokens, global index, length and eligibility)."""
     L, H = shard.n_layers, shard.n_heads
     K = L * H

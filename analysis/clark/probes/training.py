@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from analysis.clark.probe_data import Sentence
-from analysis.clark.probe_models import AttnProbe, MLPProbe
+from analysis.clark.probes.data import Sentence
+from analysis.clark.probes.models import AttnProbe, MLPProbe
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Dev-set metrics of the GLUE tasks (``analysis.core.glue.TASKS`` names each task's metrics):
+"""Dev-set metrics of the GLUE tasks (``analysis.core.glue.tasks.TASKS`` names each task's metrics):
 accuracy, F1, Matthews correlation, Pearson and Spearman correlation; ``predictions`` turns
 model outputs into labels or scores and ``evaluate`` scores them with every metric of a task."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from analysis.core.glue import get_task
+from analysis.core.glue.tasks import get_task
 
 
 def accuracy(pred, gold) -> float:
@@ -66,5 +66,5 @@ def predictions(task: str, logits) -> np.ndarray:
 
 
 def evaluate(task: str, pred, gold) -> dict[str, float]:
-    """Every metric of ``task`` (see ``analysis.core.glue.TASKS``); ``pred`` from ``predictions``."""
+    """Every metric of ``task`` (see ``analysis.core.glue.tasks.TASKS``); ``pred`` from ``predictions``."""
     return {m: METRICS[m](pred, gold) for m in get_task(task).metrics}

@@ -15,10 +15,10 @@ Work per segment is O(heads^2 n^2): every head pair at once (upper triangle, in 
 rows to bound memory), element-wise in float32, each segment's per-pair sums added into a
 float64 accumulator. Maps are streamed from the shards one segment at a time.
 
-Behaviour labels come from the per-head surface tables of Clark sec. 3 (``behaviour_table``:
-mean attention to the previous / next token, to [CLS]-, [SEP]- and '.'/','-kind tokens, mean
-entropy relative to uniform, over every wiki segment) and thresholds from the config;
-``plot_head_clusters`` draws Fig. 6.
+Rule head_clusters sums the distances of the shards (``head_distances``: ``surface_sums`` computed
+each shard's), tidies them per head pair and per layer pair, and resamples the segments for the layer
+pairs' replicates (``layer_replicates``). The heads' MDS points and behaviour labels:
+:mod:`analysis.clark.clusters.points`; Fig. 6: :mod:`analysis.clark.clusters.plots`.
 """
 
 from __future__ import annotations
@@ -27,18 +27,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from analysis.shared.plots import new_figure
-
-BEHAVIOURS = ("next", "prev", "cls", "sep", "punct", "broad", "other")
-BEHAVIOUR_LABELS = {
-    "next": "next token",
-    "prev": "previous token",
-    "cls": "[CLS]",
-    "sep": "[SEP]",
-    "punct": ". or ,",
-    "broad": "broad",
-    "other": "other",
-}
+from analysis.shared.bootstrap import unit_weights
 
 
 def smooth(attn: torch.Tensor, eps: float) -> torch.Tensor:
@@ -109,31 +98,6 @@ def pairwise_js(
     return out.clamp_(min=0.0).numpy()
 
 
-def behaviour_table(relative_position: pd.DataFrame, special_tokens: pd.DataFrame, entropy: pd.DataFrame):
-    """Per head (layer, head 1-indexed): the numbers behind the behaviour labels, taken from
-    the surface tables (``relative_position``, ``special_tokens``, ``entropy``: every wiki
-    segment), so that Fig. 6's colours agree with Clark sec. 3's tables."""
-    keys = ["layer", "head"]
-    t = (
-        relative_position[[*keys, "prev", "next"]]
-        .merge(special_tokens[[*keys, "cls", "sep", "punct"]], on=keys, validate="1:1")
-        .merge(entropy[[*keys, "entropy", "uniform_entropy"]], on=keys, validate="1:1")
-    )
-    t["entropy_ratio"] = t["entropy"] / t["uniform_entropy"]
-    return t.sort_values(keys, ignore_index=True)
-
-
-def behaviour(row: pd.Series | dict, thresholds: dict) -> str:
-    """First matching behaviour in order next, prev, [CLS], [SEP], punctuation, broad
-    (``thresholds``: one per behaviour, config ``clark_clusters.thresholds``)."""
-    for key in ("next", "prev", "cls", "sep", "punct"):
-        if row[key] > thresholds[key]:
-            return key
-    if row["entropy_ratio"] > thresholds["broad"]:
-        return "broad"
-    return "other"
-
-
 def distance_table(dist: np.ndarray, n_heads: int) -> pd.DataFrame:
     """Tidy table: one row per ordered head pair (layer_a, head_a, layer_b, head_b, js_sum)."""
     K = dist.shape[0]
@@ -188,64 +152,43 @@ def layer_table(blocks: np.ndarray, n_heads: int) -> pd.DataFrame:
     )
 
 
-def mds_embedding(dist: np.ndarray, seed: int, n_init: int = 4) -> tuple[np.ndarray, float]:
-    """2-D metric MDS of a precomputed distance matrix (scikit-learn, seeded)."""
-    from sklearn.manifold import MDS
-
-    kwargs = dict(n_components=2, random_state=seed, n_init=n_init)
-    try:
-        mds = MDS(metric="precomputed", init="random", **kwargs)  # scikit-learn >= 1.8
-        xy = mds.fit_transform(dist)
-    except TypeError:  # pragma: no cover - older scikit-learn
-        mds = MDS(dissimilarity="precomputed", **kwargs)
-        xy = mds.fit_transform(dist)
-    return xy, float(mds.stress_)
-
-
-def head_points(heads: pd.DataFrame, xy: np.ndarray, n_layers: int, n_heads: int, thresholds: dict) -> pd.DataFrame:
-    """``behaviour_table``'s heads with their MDS coordinates (``xy``, in the distances'
-    layer-major order) and behaviour labels."""
-    if ((heads["layer"] - 1) * n_heads + heads["head"] - 1).tolist() != list(range(n_layers * n_heads)):
-        raise ValueError(f"surface tables hold {len(heads)} heads, not the {n_layers} x {n_heads} of the shards")
-    heads["x"], heads["y"] = xy[:, 0], xy[:, 1]
-    heads["behaviour"] = heads.apply(behaviour, axis=1, thresholds=thresholds)
-    return heads
+def head_distances(parts: list[dict], metas: list[dict]) -> tuple[np.ndarray, dict]:
+    """The head distances (K, K) summed over the shards' sums (``surface_sums``: ``js`` of each
+    shard's first segments, up to ``clark_clusters.n_segments`` in all) and what they were summed
+    over: segments, tokens, the smoothing ``eps``, the segments available and skipped."""
+    dist = sum(part["js"] for part in parts)
+    counts = {
+        "segments": sum(m["js_segments"] for m in metas),
+        "tokens": sum(m["js_tokens"] for m in metas),
+        "smoothing_eps": metas[0]["smoothing_eps"],
+    }
+    if counts["segments"] == 0:
+        raise ValueError("no segments to compute head distances on (clark_clusters.n_segments)")
+    counts["segments_available"] = sum(m["examples"] for m in metas)
+    counts["segments_skipped"] = counts["segments_available"] - counts["segments"]
+    return dist, counts
 
 
-def plot_head_clusters(points: pd.DataFrame, model: str, n_layers: int, subtitle: str, cls_token: str, sep_token: str):
-    """Clark Fig. 6: MDS points of the heads coloured by behaviour (legend names [CLS] and [SEP]
-    as ``cls_token``, ``sep_token``) and by layer."""
-    names = {**BEHAVIOUR_LABELS, "cls": cls_token, "sep": sep_token}
-    fig, axes = new_figure(10, 4.6, ncols=2, style="plain", sharex=True, sharey=True)
-    palette = dict(zip(BEHAVIOURS, ["#1f77b4", "#ff7f0e", "#d62728", "#9467bd", "#2ca02c", "#8c564b", "#bbbbbb"]))
-    ax = axes[0]
-    for b in BEHAVIOURS:
-        sub = points[points.behaviour == b]
-        if len(sub):
-            ax.scatter(
-                sub.x,
-                sub.y,
-                s=28,
-                c=palette[b],
-                label=f"{names[b]} ({len(sub)})",
-                edgecolors="k",
-                linewidths=0.3,
-                zorder=3 if b != "other" else 2,
-            )
-    ax.set_title("coloured by behaviour", fontsize=10)
-    ax.legend(fontsize=8, loc="best", framealpha=0.8)
-    ax = axes[1]
-    sc = ax.scatter(
-        points.x, points.y, s=28, c=points.layer, cmap="viridis", vmin=1, vmax=n_layers, edgecolors="k", linewidths=0.3
-    )
-    cb = fig.colorbar(sc, ax=ax, ticks=range(1, n_layers + 1))
-    cb.set_label("layer", fontsize=9)
-    cb.ax.tick_params(labelsize=8)
-    ax.set_title("coloured by layer", fontsize=10)
-    for ax in axes:
-        ax.set_xlabel("MDS dimension 1", fontsize=9)
-        ax.tick_params(labelsize=8)
-    axes[0].set_ylabel("MDS dimension 2", fontsize=9)
-    fig.suptitle(f"{model}: heads embedded by Jensen-Shannon distance of their attention (MDS){subtitle}", fontsize=11)
-    fig.tight_layout()
-    return fig
+def layer_distances(dist: np.ndarray, n_layers: int, n_heads: int) -> pd.DataFrame:
+    """``layer_table`` of the layer pairs' sums of the head distances ``dist`` (K, K)."""
+    return layer_table(layer_blocks(dist, n_layers, n_heads), n_heads)
+
+
+def replicate_blocks(units: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """(B, L, L): each replicate's layer blocks, the segments' own blocks ``units`` (S, L, L)
+    summed with the replicate's ``weights`` (B, S: how often it draws each segment)."""
+    L = units.shape[-1]
+    w = weights.astype(np.float64)
+    return (w @ units.reshape(len(units), -1)).reshape(len(w), L, L)
+
+
+def layer_replicates(parts: list[dict], n_heads: int, replicates: int, seed: int) -> pd.DataFrame:
+    """The replicates of ``layer_distances`` (scorecard intervals): the segments of the distances
+    (each shard's ``unit.js_layers``) resampled ``replicates`` times (seeded), stacked with ``replicate``."""
+    if any("unit.js_layers" not in part for part in parts):
+        raise ValueError(
+            "shard sums without the segments' own head distances (written before they were kept): rerun surface_sums"
+        )
+    units = np.concatenate([part["unit.js_layers"] for part in parts])
+    weights = unit_weights(len(units), int(replicates), int(seed))
+    return layer_table(replicate_blocks(units, weights), n_heads)
