@@ -90,7 +90,7 @@ def failed_run(run, work: Path) -> str:
 def smoke_run(request, tmp_path_factory):
     """The smoke run (--cores 2) on the tiny fixture mirror in tests/fixtures (always: a clean clone
     needs nothing else), and on the full offline mirror (../shared/data or ATTN_MIRROR) where it
-    exists. One run per session: tests/test_workflow_smoke.py checks it, tests/test_slurm.py
+    exists. One run per session: tests/e2e/test_workflow_smoke.py checks it, tests/e2e/test_slurm.py
     compares the SLURM run's files with it (before any test reruns a rule)."""
     setup = smoke_workdir(tmp_path_factory.mktemp("smoke"), request.param)
     if setup is None:

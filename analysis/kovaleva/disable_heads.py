@@ -18,7 +18,7 @@ inputs per disabled head ("variants") and every variant runs in one forward pass
 Cost: the layers below the target layer do not depend on which of its heads is disabled,
 so their output is computed once per batch (``output_hidden_states``) and only the layers
 from the target upwards are re-run per variant (``start_at_layer``): L(L+1)/2 instead of
-L^2 layer passes per head for an L-layer model. ``tests/test_disable_heads.py`` checks both
+L^2 layer passes per head for an L-layer model. ``tests/unit/kovaleva/test_disable_heads.py`` checks both
 against a hand-written re-implementation of a BERT layer with uniform probabilities.
 """
 

@@ -5,7 +5,6 @@ permutation and single-token runs, on tiny models built here."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -45,8 +44,9 @@ from analysis.explanation.staying_true_tests import (
     run_staying_true_permutation,
     single_token_probs,
 )
+from conftest import FIXTURES as ALL_FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "explanation"
+FIXTURES = ALL_FIXTURES / "explanation"
 SENTENCES = [([3, 4], 1), ([2], 0), ([2, 4, 3, 3], 0)]  # ids of a 5-word vocabulary
 
 

@@ -8,7 +8,6 @@ is positive iff the attention-weighted sum of h is > 0.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -31,8 +30,9 @@ from analysis.explanation.permutation import permutation_test
 from analysis.explanation.rank_agreement import kendall_tau
 from analysis.explanation.setup import load_explainers
 from analysis.explanation.sst2 import read_sst2
+from conftest import FIXTURES as ALL_FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "explanation"
+FIXTURES = ALL_FIXTURES / "explanation"
 
 
 class HandBuilt:

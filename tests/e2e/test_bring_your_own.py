@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import WORKFLOW, copy_into
-from doc_blocks import byo_user_files
+from helpers.doc_blocks import byo_user_files
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 TARGETS = ["results/my-bert/tables/dep_heads.my_ud.csv", "results/my-bert/tables/coref_heads.csv"]

@@ -1,4 +1,4 @@
-"""The smoke DAG on a SLURM cluster: a one-node cluster from the Debian packages (tests/slurm_cluster.py;
+"""The smoke DAG on a SLURM cluster: a one-node cluster from the Debian packages (tests/helpers/slurm_cluster.py;
 .ci/run installs them) runs three sections of config/smoke.yaml through profiles/slurm as it is, with
 the SLURM executor plugin and only the account given (`--default-resources slurm_account=ci`), and
 every result file it writes equals the local smoke run's. Skips, saying why, only where the cluster
@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from conftest import SNAKEMAKE, failed_run, smoke_workdir
-from slurm_cluster import ACCOUNT, ClusterUnavailable, SlurmCluster
+from helpers.slurm_cluster import ACCOUNT, ClusterUnavailable, SlurmCluster
 
 pytestmark = pytest.mark.slow
 # the local smoke run gives heavy jobs 1 thread (job_threads auto = half of --cores 2); the cluster

@@ -1,7 +1,6 @@
 """Dependency treebank readers on hand-written fixtures (tests/fixtures/dependency)."""
 
 import zipfile
-from pathlib import Path
 
 import pytest
 
@@ -9,8 +8,9 @@ from analysis.core.corpora import prepare
 from analysis.core.corpora.dependency import read_treebank
 from analysis.core.corpora.splits import read_splits
 from analysis.core.corpora.treebank_formats import check_tree
+from conftest import FIXTURES
 
-FIX = Path(__file__).parent / "fixtures" / "dependency"
+FIX = FIXTURES / "dependency"
 
 
 def test_splits_md_sections():

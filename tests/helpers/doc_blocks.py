@@ -1,5 +1,5 @@
 """The fenced blocks of README.md and docs/*.md, and the user's files a page asks for: shared by
-tests/test_doc_commands.py (every bash command as written) and tests/test_bring_your_own.py."""
+tests/workflow/test_doc_commands.py (every bash command as written) and tests/e2e/test_bring_your_own.py."""
 
 from __future__ import annotations
 

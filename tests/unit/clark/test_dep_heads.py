@@ -1,7 +1,5 @@
 """Head accuracy per relation, both directions, and the offset baseline on hand-made maps."""
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -15,6 +13,7 @@ from analysis.clark.syntax.scorer import ALL, ALL_NO_ROOT, DepScorer, score_exam
 from analysis.clark.syntax.tables import baselines, grid_table, paper_table, summary, table1, tidy
 from analysis.core.word_level import word_maps
 from analysis.shared.plots import close
+from conftest import FIXTURES, ROOT
 
 # units: [CLS] the dog saw cats [SEP]; gold: the->dog (det), dog->saw (nsubj), saw root, cats->saw (dobj)
 UNIT_WORD = np.array([-1, 0, 1, 2, 3, -1])
@@ -139,7 +138,7 @@ def test_unlabeled_relation_counts_in_all_only():
 
 
 def test_table1_min_count_and_paper_numbers():
-    paper = paper_table(Path(__file__).parents[1] / "config" / "paper_numbers" / "clark_table1.csv")
+    paper = paper_table(ROOT / "config" / "paper_numbers" / "clark_table1.csv")
     main, rare = table1(scored(), paper, min_count=2)
     assert list(dict.fromkeys(main.relation)) == [ALL, ALL_NO_ROOT] and set(rare.relation) == {"det", "nsubj", "dobj"}
     det = rare[(rare.relation == "det") & (rare.direction == "dep->head")].iloc[0]
@@ -203,7 +202,7 @@ def test_extraction_split_end_to_end(tmp_path):
     from analysis.core.models import TINY, load_model, load_tokenizer
     from analysis.core.storage import Shards
 
-    fix = Path(__file__).parent / "fixtures" / "dependency"
+    fix = FIXTURES / "dependency"
     recs, _ = read_treebank(fix, "conllx", files="*.conll10")
     tok = load_tokenizer(TINY)
     extract_shard(
@@ -374,9 +373,7 @@ def test_the_baselines_of_one_arc_by_hand():
 
 
 def test_paper_numbers_have_auxpass():
-    paper = paper_table(Path(__file__).parents[1] / "config" / "paper_numbers" / "clark_table1.csv").set_index(
-        "relation"
-    )
+    paper = paper_table(ROOT / "config" / "paper_numbers" / "clark_table1.csv").set_index("relation")
     assert tuple(paper.loc["auxpass", ["paper_head", "paper_accuracy", "paper_baseline"]]) == ("4-10", 82.5, 40.5)
     assert tuple(paper.loc[ALL, ["paper_head", "paper_accuracy", "paper_baseline"]]) == ("7-6", 34.5, 26.3)
 

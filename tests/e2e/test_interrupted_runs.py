@@ -1,6 +1,6 @@
 """Interrupted runs resume to identical outputs; two models never write to the same path.
 
-The smoke workflow on the fixture mirror (as in tests/test_workflow_smoke.py), restricted to the
+The smoke workflow on the fixture mirror (as in tests/e2e/test_workflow_smoke.py), restricted to the
 outputs the killed rules feed: the attention shards and Table 1 of one treebank (extract_attention)
 and one fine-tuned GLUE task (finetune). One uninterrupted reference run; then a run killed with
 SIGKILL (a crash: Snakemake gets no chance to clean up) while a shard is being extracted, rerun

@@ -4,7 +4,6 @@ attn_classifiers and the figures, on tiny classifiers built in the test."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -20,8 +19,9 @@ from analysis.explanation.permutation import run_permutation
 from analysis.explanation.rank_agreement import run_rank_agreement
 from analysis.explanation.setup import classifiers_under_test
 from analysis.explanation.sst2 import read_sst2
+from conftest import FIXTURES as ALL_FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "explanation"
+FIXTURES = ALL_FIXTURES / "explanation"
 
 SENTENCES = [(["good", "film"], 1), (["bad"], 0), (["bad", "film", "good"], 0)]
 

@@ -185,3 +185,21 @@ def test_functions_are_short():
                 if node.end_lineno - node.lineno + 1 > 65:
                     long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
     assert not long, f"split these functions: {long}"
+
+
+def test_tests_sit_in_their_tier():
+    """tests/unit/<package>/ for the analysis packages' unit tests, tests/workflow/ for the config,
+    DAG, profiles, docs and tools, tests/e2e/ for runs of the workflow; helpers in tests/helpers/."""
+    tests = ROOT / "tests"
+    assert not list(tests.glob("test_*.py")), "a test file belongs in unit/<package>, workflow or e2e"
+    assert {p.name for p in tests.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))} == {
+        "unit",
+        "workflow",
+        "e2e",
+        "helpers",
+        "fixtures",
+    }
+    packages = {p.name for p in ANALYSIS.iterdir() if (p / "__init__.py").exists()}
+    unit = {p.name for p in (tests / "unit").iterdir() if p.is_dir() and not p.name.startswith((".", "_"))}
+    assert unit <= packages, f"tests/unit/ folders that name no analysis package: {sorted(unit - packages)}"
+    assert not [p for p in (tests / "helpers").glob("test_*.py")]

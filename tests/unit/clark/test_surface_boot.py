@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from test_surface_sums import H, L, _write  # noqa: E402 (tests/unit/clark, on sys.path beside it)
 
 from analysis.clark.clusters.distances import distance_table, layer_blocks, layer_table
 from analysis.clark.surface.boot import by_layer_frame, per_head_frame, replicate_means, replicate_tables, unit_stats
@@ -10,7 +11,6 @@ from analysis.clark.surface.sums import SURFACE_STATS, combine, shard_sums
 from analysis.core.storage import Shard
 from analysis.shared.attention_stats import RATIOS, by_layer, per_head_table
 from analysis.shared.bootstrap import unit_weights
-from test_surface_sums import H, L, _write
 
 
 @pytest.fixture

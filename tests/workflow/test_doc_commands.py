@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, WORKFLOW, copy_into
-from doc_blocks import DOCS, byo_user_files, fenced_blocks
+from helpers.doc_blocks import DOCS, byo_user_files, fenced_blocks
 
 # what a copy of the project needs for every documented command (install, tests, tools)
 PROJECT = [*WORKFLOW, "pyproject.toml", "README.md", "docs", "tools", "tests"]

@@ -12,7 +12,7 @@ then run on the CPU). Memory is a consumable resource (``CR_Core_Memory``): a jo
 than the node has is refused by sbatch, as on a real cluster. No cgroups (``proctrack/linuxproc``,
 ``task/none``): it runs in a container.
 
-    python tests/slurm_cluster.py DIR     # start one by hand; prints the SLURM_CONF to export; Ctrl-C stops it
+    python tests/helpers/slurm_cluster.py DIR     # start one by hand; prints the SLURM_CONF to export; Ctrl-C stops it
 """
 
 from __future__ import annotations
