@@ -11,6 +11,12 @@ from analysis.explanation.frozen_transformer import FrozenTransformer
 from analysis.explanation.sst2 import read_sst2
 from analysis.shared.rule_io import setup_logging, use_threads, write_table
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 use_threads(snakemake.threads)
 raw_dir = Path(snakemake.input[0]).parent

@@ -14,6 +14,12 @@ from analysis.overview.compare import (
 from analysis.scorecard.pages import plot_scorecard
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 setup_logging(snakemake)
 models = snakemake.params.models
 

@@ -8,6 +8,12 @@ from analysis.core.storage import Shards
 from analysis.shared.bootstrap import unit_weights
 from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 p = snakemake.params
 shards = Shards(snakemake.input.shards)

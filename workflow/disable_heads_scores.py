@@ -11,6 +11,12 @@ from analysis.kovaleva.disable_heads_null import max_gain_table
 from analysis.kovaleva.replicates import save_layer_predictions
 from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 use_threads(snakemake.threads)
 task, p = snakemake.wildcards.task, snakemake.params

@@ -5,6 +5,12 @@ from analysis.clark.syntax.plots import plot_dobj_head_example
 from analysis.core.storage import Shards
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 p = snakemake.params
 shards = Shards(snakemake.input.shards)

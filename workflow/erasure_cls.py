@@ -3,6 +3,12 @@ from analysis.explanation.plots import plot_erasure_cls_set, plot_erasure_cls_si
 from analysis.explanation.setup import load_for_tests, load_probe
 from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 setup_logging(snakemake)
 use_threads(snakemake.threads)
 bundle, dev, tf = load_for_tests(

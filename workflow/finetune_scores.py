@@ -7,6 +7,12 @@ from analysis.kovaleva.finetune_plots import plot_finetune_scores
 from analysis.kovaleva.finetune_tables import scores_table
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 infos = [json.load(open(path)) for path in snakemake.input.metrics]
 intervals = []

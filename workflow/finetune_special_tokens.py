@@ -6,6 +6,12 @@ from analysis.kovaleva.finetune_plots import plot_finetune_special_tokens
 from analysis.kovaleva.replicates import special_replicates, task_weights
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 tasks, model, p = snakemake.params.tasks, snakemake.wildcards.model, snakemake.params
 parts, boots = [], []

@@ -5,6 +5,12 @@ from analysis.clark.coref.plots import plot_gap_heads
 from analysis.core.storage import Shards
 from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 shards = Shards(snakemake.input.shards)
 tally, counts = score(shards, shards.n_layers, shards.n_heads, how=snakemake.params.how)

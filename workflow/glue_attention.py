@@ -6,6 +6,12 @@ from analysis.core.models import load_model, load_tokenizer
 from analysis.core.precision import machine_rates
 from analysis.shared.rule_io import setup_logging, use_threads
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 use_threads(snakemake.threads)  # the job's CPU budget, never more
 wc, p = snakemake.wildcards, snakemake.params

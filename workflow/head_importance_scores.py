@@ -5,6 +5,12 @@ from analysis.beyond.head_gates import head_importance, importance_table
 from analysis.kovaleva import finetune
 from analysis.shared.rule_io import setup_logging, use_threads, write_table
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 use_threads(snakemake.threads)
 task, p = snakemake.wildcards.task, snakemake.params

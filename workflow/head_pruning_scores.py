@@ -8,6 +8,12 @@ from analysis.core.models import shape_of
 from analysis.kovaleva import finetune
 from analysis.shared.rule_io import setup_logging, use_threads, write_table
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 use_threads(snakemake.threads)
 task, p = snakemake.wildcards.task, snakemake.params

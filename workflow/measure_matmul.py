@@ -2,6 +2,12 @@ from analysis.core.models import default_device
 from analysis.core.precision import measure_machine
 from analysis.shared.rule_io import setup_logging, use_threads, write_json
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 use_threads(snakemake.threads)
 record = measure_machine(default_device())

@@ -13,6 +13,12 @@ from analysis.kovaleva.pattern_labels import label_shares, load_maps
 from analysis.kovaleva.pattern_plots import plot_pattern_classifier
 from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 use_threads(snakemake.threads)
 p = snakemake.params

@@ -7,6 +7,12 @@ from analysis.kovaleva.pattern_plots import plot_pattern_examples
 from analysis.kovaleva.pattern_shares import most_confident
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 p = snakemake.params
 pred = pd.read_csv(snakemake.input.predictions)

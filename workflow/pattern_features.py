@@ -5,6 +5,12 @@ import yaml
 from analysis.kovaleva.pattern_labels import labelled_features, read_labels, save_maps
 from analysis.shared.rule_io import setup_logging, use_threads, write_table
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 use_threads(snakemake.threads)
 recipe = yaml.safe_load(Path(snakemake.input.recipe).read_text())

@@ -6,6 +6,12 @@ from analysis.kovaleva.pattern_labels import load_maps
 from analysis.kovaleva.pattern_plots import plot_pattern_label_sheets
 from analysis.shared.rule_io import save_figure, setup_logging
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 labels = pd.read_csv(snakemake.input.table).sort_values("map")
 out = Path(snakemake.output[0])

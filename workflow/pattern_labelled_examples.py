@@ -4,6 +4,12 @@ from analysis.kovaleva.pattern_labels import first_per_class, load_maps
 from analysis.kovaleva.pattern_plots import plot_pattern_labelled_examples
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 p = snakemake.params
 pick = first_per_class(pd.read_csv(snakemake.input.table), p.per_class)

@@ -9,6 +9,12 @@ from analysis.kovaleva.pattern_shares import share_table, task_shares
 from analysis.kovaleva.replicates import pattern_share_replicates
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 p = snakemake.params
 clf = load_classifier(snakemake.input.classifier)

@@ -4,6 +4,12 @@ from analysis.explanation.replicates import PERMUTATION, instance_weights, media
 from analysis.explanation.setup import rule_classifiers
 from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 setup_logging(snakemake)
 use_threads(snakemake.threads)
 classifiers = rule_classifiers(snakemake)

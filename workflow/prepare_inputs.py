@@ -5,6 +5,12 @@ from analysis.core.inputs import write_jsonl
 from analysis.core.models import load_tokenizer
 from analysis.shared.rule_io import setup_logging, write_json
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 opts = dict(snakemake.params.corpus)
 name = opts.pop("reader")

@@ -6,6 +6,12 @@ from analysis.clark.probes.training import with_paper_uas
 from analysis.shared.bootstrap import unit_weights
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 setup_logging(snakemake)
 p = snakemake.params
 # round_trip: the scores are written back exactly as rule probes_train wrote them

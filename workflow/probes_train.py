@@ -9,6 +9,12 @@ from analysis.core.storage import Shards
 from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
 from analysis.shared.vectors import load_vectors
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 use_threads(snakemake.threads)
 p = snakemake.params

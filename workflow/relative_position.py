@@ -4,6 +4,12 @@ from analysis.clark.surface.sums import combine, read_sums
 from analysis.shared.attention_stats import per_head_table
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 parts, metas = read_sums(snakemake.input)
 # the replicate table (scorecard intervals): the segments resampled

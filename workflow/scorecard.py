@@ -6,6 +6,12 @@ from analysis.scorecard.pages import plot_scorecard, scorecard_html, scorecard_m
 from analysis.scorecard.trainings import pool_trainings
 from analysis.shared.rule_io import save_figure, setup_logging, write_table, write_text
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 model = snakemake.wildcards.model
 claims = read_claims(snakemake.input.claims)

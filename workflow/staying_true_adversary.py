@@ -11,6 +11,12 @@ from analysis.explanation.staying_true_curves import equal_jsd_summary
 from analysis.explanation.staying_true_plots import plot_staying_true_adversary
 from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 use_threads(snakemake.threads)
 p = snakemake.params

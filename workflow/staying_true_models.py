@@ -7,6 +7,12 @@ from analysis.explanation.sst2 import read_sst2
 from analysis.explanation.staying_true import StayingTrueConfig, train_variants
 from analysis.shared.rule_io import setup_logging, use_threads, write_table
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 use_threads(snakemake.threads)
 p = snakemake.params

@@ -3,6 +3,12 @@ from analysis.explanation.staying_true_plots import plot_staying_true_permutatio
 from analysis.explanation.staying_true_tests import models_under_test, permutation_summary, run_staying_true_permutation
 from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 setup_logging(snakemake)
 use_threads(snakemake.threads)
 p = snakemake.params

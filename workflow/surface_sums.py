@@ -2,6 +2,12 @@ from analysis.clark.surface.sums import shard_sums, write_sums
 from analysis.core.storage import Shard
 from analysis.shared.rule_io import setup_logging, use_threads
 
+if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
+    from analysis.shared.rule_io import mock_snakemake
+
+    snakemake = mock_snakemake(__file__)
+
+
 log = setup_logging(snakemake)
 use_threads(snakemake.threads)
 p = snakemake.params
