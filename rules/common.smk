@@ -89,6 +89,29 @@ def table(rule, *parts):
     return f"results/{{model}}/tables/{_stem(rule, parts)}.csv"
 
 
+# The claim tables: every table a claim of config/paper_claims.yaml can read, declared where its
+# rule names it (claim_table in the rule's output), with what the scorecard and the DAG need to
+# know of it: stem pattern -> the rule, the unit one bootstrap resample draws (and the cluster key
+# of units drawn together, where there is one), whether it is read off the pre-trained model's
+# attention maps (then the random-init control makes it too), the training family it comes from
+# (config trainings; its training replicates make it again) and whether the rule writes its
+# replicate table <stem>.boot.csv.
+CLAIM_TABLES = {}
+
+
+def claim_table(rule, *parts, unit, reads_maps=False, family=None, replicates=True, cluster=None):
+    """table(rule, *parts), registered in CLAIM_TABLES."""
+    CLAIM_TABLES[_stem(rule, parts)] = {
+        "rule": rule,
+        "unit": unit,
+        "cluster": cluster,
+        "reads_maps": reads_maps,
+        "family": family,
+        "replicates": replicates,
+    }
+    return table(rule, *parts)
+
+
 def sidecar(rule, *parts):
     """results/{model}/tables/<rule>[.<part>...].json (counts, run info)"""
     return f"results/{{model}}/tables/{_stem(rule, parts)}.json"

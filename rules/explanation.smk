@@ -53,7 +53,7 @@ rule erasure:
     output:
         single=table("erasure", "single"),
         sets=table("erasure", "set"),
-        summary=table("erasure", "summary"),
+        summary=claim_table("erasure", "summary", unit="instance", family="classifiers"),
         boot=table("erasure", "summary", "boot"),
         fig_single=figure("erasure", "single", category=EXPLANATION_CATEGORY),
         fig_set=figure("erasure", "set", category=EXPLANATION_CATEGORY),
@@ -119,7 +119,7 @@ rule permutation:
         model=rules.attn_classifiers.output.model,
         glue=GLUE_RAW,
     output:
-        table=table("permutation"),
+        table=claim_table("permutation", unit="instance", family="classifiers"),
         boot=table("permutation", "boot"),
         figure=figure("permutation", category=EXPLANATION_CATEGORY),
     log:
@@ -151,7 +151,7 @@ rule adversarial:
         model=rules.attn_classifiers.output.model,
         glue=GLUE_RAW,
     output:
-        table=table("adversarial"),
+        table=claim_table("adversarial", unit="instance", family="classifiers"),
         boot=table("adversarial", "boot"),
         figure=figure("adversarial", category=EXPLANATION_CATEGORY),
     log:
@@ -183,7 +183,7 @@ rule rank_agreement:
         model=rules.attn_classifiers.output.model,
         glue=GLUE_RAW,
     output:
-        table=table("rank_agreement"),
+        table=claim_table("rank_agreement", unit="instance", family="classifiers"),
         boot=table("rank_agreement", "boot"),
         figure=figure("rank_agreement", category=EXPLANATION_CATEGORY),
     log:

@@ -58,7 +58,7 @@ rule finetune_scores:
         metrics=expand(rules.finetune.output.metrics, task=GLUE_TASKS, allow_missing=True),
         predictions=expand(rules.finetune.output.predictions, task=GLUE_TASKS, allow_missing=True),
     output:
-        table=table("finetune_scores"),
+        table=claim_table("finetune_scores", unit="dev example", family="finetune", replicates=False),
         figure=figure("finetune_scores", category="Kovaleva (fine-tuning)"),
     log:
         rule_log("finetune_scores"),
@@ -118,7 +118,7 @@ rule finetune_change:
         pretrained=GLUE_SHARDS["pretrained"],
         finetuned=GLUE_SHARDS["finetuned"],
     output:
-        table=table("finetune_change"),
+        table=claim_table("finetune_change", unit="dev input", family="finetune"),
         boot=table("finetune_change", "boot"),  # per layer (mean over heads), on resampled dev inputs
         figure=figure("finetune_change", category="Kovaleva (fine-tuning)"),
     log:
@@ -144,7 +144,7 @@ rule finetune_special_tokens:
         pretrained=GLUE_SHARDS["pretrained"],
         finetuned=GLUE_SHARDS["finetuned"],
     output:
-        table=table("finetune_special_tokens"),
+        table=claim_table("finetune_special_tokens", unit="dev input", family="finetune"),
         boot=table("finetune_special_tokens", "boot"),  # cls and sep per layer, on resampled dev inputs
         figure=figure("finetune_special_tokens", category="Kovaleva (fine-tuning)"),
     log:
@@ -209,9 +209,9 @@ rule disable_heads:
             rules.disable_heads_scores.output.layer_predictions, task=GLUE_TASKS, allow_missing=True
         ),
     output:
-        table=table("disable_heads"),
+        table=claim_table("disable_heads", unit="dev example", family="finetune"),
         cost=table("disable_heads", "cost"),
-        max_test=table("disable_heads", "max_test"),
+        max_test=claim_table("disable_heads", "max_test", unit="dev example", family="finetune", replicates=False),
         boot=table("disable_heads", "boot"),  # whole layers' change, on resampled dev examples
         figure=figure("disable_heads", category="Kovaleva (fine-tuning)"),
     log:

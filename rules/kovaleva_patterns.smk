@@ -128,7 +128,7 @@ rule patterns:
         pretrained=GLUE_SHARDS["pretrained"],
         finetuned=GLUE_SHARDS["finetuned"] if config["kovaleva_patterns"]["finetuned"] else [],
     output:
-        table=table("patterns"),
+        table=claim_table("patterns", unit="dev input", family="finetune"),
         layers=table("patterns", "by_layer"),
         boot=table("patterns", "boot"),  # shares on resampled dev inputs (all heads of an input together)
         predictions="resources/patterns/{model}/predictions.csv",

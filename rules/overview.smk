@@ -3,15 +3,14 @@
 
 
 from analysis.scorecard.claims import read_claims
-from analysis.scorecard.evaluate import tables_read as claim_tables
+from analysis.scorecard.evaluate import tables_read
+from analysis.scorecard.registry import lookup
 
-# The claim scorecard and the comparison (rules/overview.smk): which tables the claims of
-# config/paper_claims.yaml read, and which of them this workflow makes.
+# The claim scorecard: which tables the claims of config/paper_claims.yaml read (each declared by
+# its rule in CLAIM_TABLES, rules/common.smk), and which of them each run of a model makes.
 CLAIMS_FILE = config["overview"]["claims"]
-_CLAIMS = read_claims(CLAIMS_FILE, trainings=config["trainings"])
-CLAIM_TABLES = sorted({stem for claim in _CLAIMS for stem in claim_tables(claim)})
-# what the random-init control must make: the tables of the claims that read attention maps
-CONTROL_TABLES = sorted({stem for claim in _CLAIMS if claim.get("reads_maps") for stem in claim_tables(claim)})
+_CLAIMS = read_claims(CLAIMS_FILE, CLAIM_TABLES, trainings=config["trainings"])
+CLAIMED = sorted({stem for claim in _CLAIMS for stem in tables_read(claim)})
 _SECTION_TARGETS = []
 
 
@@ -27,56 +26,49 @@ def section_targets():
 
 def scorecard_rules_left_out():
     chosen = config["overview"]["scorecard_rules"]
-    return [] if chosen is None else sorted({t.split(".")[0] for t in CLAIM_TABLES} - set(chosen))
+    return [] if chosen is None else sorted({lookup(CLAIM_TABLES, t)["rule"] for t in CLAIMED} - set(chosen))
 
 
-def scorecard_tables(wildcards):
-    """The claims' tables this workflow makes for the model, of the rules chosen in
-    overview.scorecard_rules (null: all); claims on any other table are 'not run'."""
-    left_out = set(scorecard_rules_left_out())
-    # each table, and its replicates (<stem>.boot.csv, for the claims' intervals) where its rule makes them
-    paths = [
-        f"results/{wildcards.model}/tables/{stem}{suffix}.csv"
-        for stem in CLAIM_TABLES
-        if stem.split(".")[0] not in left_out
-        for suffix in ("", ".boot")
-    ]
-    return [p for p in paths if p in section_targets()]
+def _run(slug, stems, wildcards):
+    """stem -> {table, boot} of one run (results/<slug>/) of the model: the claimed tables among
+    ``stems`` that this workflow makes (and their replicate tables where their rule writes one), of
+    the rules chosen in overview.scorecard_rules (null: all); claims on any other table are 'not run'."""
+    left_out, made = set(scorecard_rules_left_out()), section_targets()
+    run = {}
+    for stem in stems:
+        entry = lookup(CLAIM_TABLES, stem)
+        path = f"results/{wildcards.model}/tables/{stem}.csv"
+        if entry["rule"] in left_out or path not in made:
+            continue
+        boot = f"results/{wildcards.model}/tables/{stem}.boot.csv"
+        run[stem] = {
+            "table": path.replace(f"results/{wildcards.model}/", f"results/{slug}/", 1),
+            "boot": boot.replace(f"results/{wildcards.model}/", f"results/{slug}/", 1) if boot in made else None,
+        }
+    return run
 
 
-def scorecard_control_tables(wildcards):
-    """The random-init control's tables of the claims that read attention maps (none without a control)."""
-    if wildcards.model not in CONTROLS:
-        return []
-    chosen = {os.path.basename(p)[: -len(".csv")] for p in scorecard_tables(wildcards)}
-    control = f"results/{CONTROLS[wildcards.model]}/tables"
-    return [f"{control}/{stem}.csv" for stem in CONTROL_TABLES if stem in chosen] + [
-        f"{control}/{stem}.boot.csv" for stem in CONTROL_TABLES if f"{stem}.boot" in chosen
-    ]
+def scorecard_runs(wildcards):
+    """The runs the scorecard reads, by name: ``model`` (the model's own), ``control`` (its
+    random-init control: the tables read off maps; none without a control) and ``replicate-<r>``
+    (training replicate r: the tables of the families trained more than r times, config trainings)."""
+    runs = {"model": _run(wildcards.model, CLAIMED, wildcards)}
+    if wildcards.model in CONTROLS:
+        maps = [s for s in CLAIMED if lookup(CLAIM_TABLES, s)["reads_maps"]]
+        runs["control"] = _run(CONTROLS[wildcards.model], maps, wildcards)
+    for rep in REPLICATES.get(wildcards.model, []):
+        families = {f for f, n in config["trainings"].items() if n > REPLICATE_INDEX[rep]}
+        trained = [s for s in CLAIMED if lookup(CLAIM_TABLES, s)["family"] in families]
+        runs[rep.removeprefix(f"{wildcards.model}--")] = _run(rep, trained, wildcards)
+    return runs
 
 
-# tables no training changes (read by a claim on no training, e.g. the [SEP] premise of the gradient claim)
-UNTRAINED_TABLES = {stem for claim in _CLAIMS if not claim.get("trained") for stem in claim_tables(claim)}
-
-
-def replicated_tables(r):
-    """The tables training replicate ``r`` makes: those of the claims whose training family
-    (``trained:`` in the claims file) has more than ``r`` trainings (config trainings)."""
-    families = {family for family, n in config["trainings"].items() if n > r}
-    trained = {stem for claim in _CLAIMS if claim.get("trained") in families for stem in claim_tables(claim)}
-    return sorted(trained - UNTRAINED_TABLES)
-
-
-def scorecard_replicate_tables(wildcards):
-    """The training replicates' tables (and replicate tables) of the claims trained in them."""
-    chosen = {os.path.basename(p)[: -len(".csv")] for p in scorecard_tables(wildcards)}
-    return [
-        f"results/{rep}/tables/{name}.csv"
-        for rep in REPLICATES.get(wildcards.model, [])
-        for stem in replicated_tables(REPLICATE_INDEX[rep])
-        for name in (stem, f"{stem}.boot")
-        if name in chosen
-    ]
+def scorecard_inputs(wildcards):
+    """Every file of every run, one named list per run (the scorecard reads them through params runs)."""
+    return {
+        name.replace("-", "_"): [p for tables in run.values() for p in tables.values() if p]
+        for name, run in scorecard_runs(wildcards).items()
+    }
 
 
 def compare_figure(panel):
@@ -94,10 +86,8 @@ rule scorecard:
     """Every claim of config/paper_claims.yaml on the model's tables: our value, the paper's,
     the verdict (holds / does not hold / not applicable / not run) and why."""
     input:
+        unpack(scorecard_inputs),
         claims=CLAIMS_FILE,
-        tables=scorecard_tables,
-        control_tables=scorecard_control_tables,
-        replicate_tables=scorecard_replicate_tables,
     output:
         table=table("scorecard"),
         figure=figure("scorecard", category=SCORECARD_CATEGORY),
@@ -119,6 +109,8 @@ rule scorecard:
         runtime=job_runtime("scorecard"),
     params:
         rules_left_out=scorecard_rules_left_out(),
+        registry=CLAIM_TABLES,
+        runs=scorecard_runs,
     script:
         "../workflow/scorecard.py"
 

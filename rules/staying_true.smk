@@ -12,7 +12,7 @@ rule staying_true_models:
         GLUE_RAW,
     output:
         model="resources/explanation/{model}/staying_true_models.pt",
-        table=table("staying_true_models"),
+        table=claim_table("staying_true_models", unit="dev sentence", family="staying_true", replicates=False),
     log:
         rule_log("staying_true_models"),
     benchmark:
@@ -49,7 +49,7 @@ rule staying_true_permutation:
         glue=GLUE_RAW,
     output:
         table=table("staying_true_permutation"),
-        summary=table("staying_true_permutation", "summary"),
+        summary=claim_table("staying_true_permutation", "summary", unit="instance", family="staying_true"),
         boot=table("staying_true_permutation", "summary", "boot"),
         figure=figure("staying_true_permutation", category=STAYING_TRUE_CATEGORY),
     log:
@@ -80,7 +80,7 @@ rule staying_true_adversary:
         glue=GLUE_RAW,
     output:
         table=table("staying_true_adversary"),
-        summary=table("staying_true_adversary", "summary"),
+        summary=claim_table("staying_true_adversary", "summary", unit="instance", family="staying_true"),
         boot=table("staying_true_adversary", "summary", "boot"),
         figure=figure("staying_true_adversary", category=STAYING_TRUE_CATEGORY),
     log:
@@ -113,7 +113,7 @@ rule staying_true_single_token:
         glue=GLUE_RAW,
     output:
         table=table("staying_true_single_token"),
-        summary=table("staying_true_single_token", "summary"),
+        summary=claim_table("staying_true_single_token", "summary", unit="instance", family="staying_true"),
         boot=table("staying_true_single_token", "summary", "boot"),
         figure=figure("staying_true_single_token", category=STAYING_TRUE_CATEGORY),
     log:

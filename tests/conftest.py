@@ -33,6 +33,20 @@ def tiny_model():
     return load_model(TINY, device="cpu")
 
 
+@pytest.fixture(scope="session")
+def workflow():
+    """The workflow as Snakemake parses it with config/config.yaml (its rules and globals)."""
+    from analysis.shared.rule_io import parsed_workflow
+
+    return parsed_workflow(ROOT)
+
+
+@pytest.fixture(scope="session")
+def registry(workflow):
+    """The claim tables' registry (CLAIM_TABLES: claim_table(...) in the rules' outputs)."""
+    return workflow.globals["CLAIM_TABLES"]
+
+
 WORKFLOW = ["Snakefile", "rules", "workflow", "config", "report", "analysis", "envs", "profiles"]
 
 

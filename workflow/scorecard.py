@@ -1,7 +1,5 @@
-from pathlib import Path
-
 from analysis.scorecard.claims import read_claims, scorecard
-from analysis.scorecard.evaluate import load_tables, tables_read
+from analysis.scorecard.evaluate import load_table
 from analysis.scorecard.pages import plot_scorecard, scorecard_html, scorecard_markdown, value_notes, verdict_counts
 from analysis.scorecard.trainings import pool_trainings
 from analysis.shared.rule_io import save_figure, setup_logging, write_table, write_text
@@ -14,40 +12,26 @@ if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule
 
 log = setup_logging(snakemake)
 model = snakemake.wildcards.model
-claims = read_claims(snakemake.input.claims)
-# only the declared inputs are read: a table lying around from another run never enters a verdict
-stems = {t for c in claims for t in tables_read(c)}
+claims = read_claims(snakemake.input.claims, snakemake.params.registry)
 
 
-def declared_tables(paths, suffix="") -> dict:
-    """The tables (``suffix=".boot"``: their replicate tables) among ``paths``, by stem."""
-    declared = {Path(p).name[: -len(f"{suffix}.csv")]: Path(p).parent for p in paths if p.endswith(f"{suffix}.csv")}
-    tables = {}
-    for stem in stems & set(declared):
-        tables.update(load_tables([stem], declared[stem], suffix))
-    return tables
+def read_run(run: dict) -> tuple[dict, dict]:
+    """(tables, replicate tables) by stem of one run (stem -> {table, boot} paths, params runs):
+    only the declared inputs are read, so a table lying around from another run never enters a verdict."""
+    tables = {stem: load_table(paths["table"]) for stem, paths in run.items()}
+    boots = {stem: load_table(paths["boot"]) for stem, paths in run.items() if paths["boot"]}
+    return tables, boots
 
 
-def by_directory(paths) -> list[list[str]]:
-    """``paths`` grouped by their directory (one training replicate each), in order."""
-    groups = {}
-    for p in paths:
-        groups.setdefault(Path(p).parent, []).append(p)
-    return list(groups.values())
-
-
-# the model's own run, then its training replicates (config replicates): pooled into the intervals
-runs = [
-    (declared_tables(paths), declared_tables(paths, ".boot"))
-    for paths in [snakemake.input.tables, *by_directory(snakemake.input.replicate_tables)]
-]
-boots, seeds = pool_trainings(runs)
+runs = snakemake.params.runs
+# the model's own run, then its training replicates (config trainings): pooled into the intervals
+trainings = [read_run(runs["model"])] + [read_run(run) for name, run in runs.items() if name.startswith("replicate-")]
+boots, seeds = pool_trainings(trainings)
 # the random-init control's tables (overview.random_init_control), for the claims that read maps
-control = declared_tables(snakemake.input.control_tables) if snakemake.input.control_tables else None
-control_boots = declared_tables(snakemake.input.control_tables, ".boot") if control is not None else None
+control, control_boots = read_run(runs["control"]) if "control" in runs else (None, None)
 card = scorecard(
     claims,
-    runs[0][0],
+    trainings[0][0],
     set(snakemake.params.rules_left_out),
     control,
     boots,

@@ -6,11 +6,13 @@ from pathlib import Path
 
 import pandas as pd
 import yaml
+from jsonschema import Draft202012Validator
 
 from analysis.scorecard.evaluate import ALSO_RANDOM, evaluate_claim, tables_read
+from analysis.scorecard.registry import derive
 from analysis.scorecard.trainings import TRAININGS, claim_seeds
 
-REQUIRED = ("id", "paper", "where", "claim", "paper_value", "criterion", "check", "figure")
+CLAIMS_SCHEMA = yaml.safe_load((Path(__file__).resolve().parents[2] / "config" / "schema" / "claims.schema.yaml").read_text())
 COLUMNS = [
     "id",
     "paper",
@@ -32,19 +34,24 @@ COLUMNS = [
 ]
 
 
-def read_claims(path, trainings=TRAININGS) -> list[dict]:
-    """The claims of ``path``; fails with the claim's position and the missing key, or a
-    ``trained`` family that is not one of ``trainings`` (the keys of config ``replicates``)."""
-    claims = yaml.safe_load(Path(path).read_text())["claims"]
+def read_claims(path, registry: dict | None = None, trainings=TRAININGS) -> list[dict]:
+    """The claims of ``path``, checked against config/schema/claims.schema.yaml (a misspelt key,
+    op, agg: the claim's position and the key), each with ``reads_maps`` and ``trained`` derived
+    from the tables it reads (``registry``: the claim tables' registry, rules/*.smk
+    ``claim_table``); a training family that is not one of ``trainings`` (config ``trainings``)
+    or an id used twice fails too."""
+    data = yaml.safe_load(Path(path).read_text())
+    errors = sorted(Draft202012Validator(CLAIMS_SCHEMA).iter_errors(data), key=lambda e: list(e.path))
+    if errors:
+        where = lambda e: "/".join(map(str, e.path)) or "top level"  # noqa: E731
+        raise ValueError(f"{path}: " + "; ".join(f"{where(e)}: {e.message}" for e in errors[:5]))
+    claims = [derive(c, registry, str(path)) if registry is not None else c for c in data["claims"]]
     ids = set()
-    for i, claim in enumerate(claims):
-        missing = [k for k in REQUIRED if k not in claim]
-        if missing:
-            raise ValueError(f"{path}: claim {i + 1} ({claim.get('id', '?')}) lacks {', '.join(missing)}")
+    for claim in claims:
         if claim.get("trained") is not None and claim["trained"] not in trainings:
             raise ValueError(
                 f"{path}: claim {claim['id']}: trained: {claim['trained']!r} is not a training family "
-                f"(config replicates: {', '.join(trainings)})"
+                f"(config trainings: {', '.join(trainings)})"
             )
         if claim["id"] in ids:
             raise ValueError(f"{path}: claim id {claim['id']!r} used twice")

@@ -189,15 +189,19 @@ def _not_learnt(claim: dict, tables) -> tuple[Outcome | None, dict[str, str]]:
     return None, skip
 
 
+def load_table(path) -> pd.DataFrame:
+    """A claim table (or its replicate table), with depth columns added."""
+    return with_depth(pd.read_csv(path))
+
+
 def load_tables(stems, table_dir: Path, suffix: str = "") -> dict[str, pd.DataFrame]:
     """The tables that exist under ``table_dir`` (``<stem><suffix>.csv``; ``suffix=".boot"``: the
     replicate tables), by stem, with depth columns added."""
-    out = {}
-    for stem in stems:
-        path = Path(table_dir) / f"{stem}{suffix}.csv"
-        if path.exists():
-            out[stem] = with_depth(pd.read_csv(path))
-    return out
+    return {
+        stem: load_table(Path(table_dir) / f"{stem}{suffix}.csv")
+        for stem in stems
+        if (Path(table_dir) / f"{stem}{suffix}.csv").exists()
+    }
 
 
 def evaluate_claim(

@@ -69,25 +69,30 @@ def save_figure(fig, path, dpi: int = 200) -> None:
     plt.close(fig)
 
 
+def parsed_workflow(root, configfiles=()):
+    """The workflow of the checkout ``root`` as Snakemake parses it (config/config.yaml, then
+    ``configfiles``): its rules and globals (e.g. CLAIM_TABLES, the claim tables' registry)."""
+    import contextlib
+
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.enums import Quietness
+    from snakemake.settings.types import ConfigSettings, DAGSettings, OutputSettings, ResourceSettings, StorageSettings
+
+    root = Path(root).resolve()
+    with contextlib.chdir(root), SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
+        config = ConfigSettings(configfiles=[root / "config" / "config.yaml", *map(Path, configfiles)])
+        workflow = api.workflow(ResourceSettings(cores=2), config, StorageSettings(), snakefile=root / "Snakefile")
+        wf = workflow._workflow  # the parsed workflow: Snakemake's API gives jobs only to its executors
+        wf.dag_settings = DAGSettings()
+        return wf
+
+
 def mock_snakemake(script: str, argv: list[str] | None = None):
     """The ``snakemake`` object of the job that ``script`` (workflow/<rule>.py) would run, for running
     a rule script by hand when debugging: ``python workflow/<rule>.py model=<slug> task=RTE
     [overlay.yaml ...]`` (wildcards as key=value; config files overlay config/config.yaml). Paths
     are the workflow's (the working directory becomes the repository root); the inputs must exist."""
     import os
-
-    from snakemake.api import SnakemakeApi
-    from snakemake.dag import DAG
-    from snakemake.jobs import Job
-    from snakemake.script import Snakemake
-    from snakemake.settings.enums import Quietness
-    from snakemake.settings.types import (
-        ConfigSettings,
-        DAGSettings,
-        OutputSettings,
-        ResourceSettings,
-        StorageSettings,
-    )
 
     root = Path(script).resolve().parents[1]
     rule_name = Path(script).stem
@@ -96,17 +101,17 @@ def mock_snakemake(script: str, argv: list[str] | None = None):
     configfiles = [Path(a).resolve() for a in argv if "=" not in a]
     os.chdir(root)
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
-    with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
-        config = ConfigSettings(configfiles=[root / "config" / "config.yaml", *configfiles])
-        workflow = api.workflow(ResourceSettings(cores=2), config, StorageSettings(), snakefile=root / "Snakefile")
-        wf = workflow._workflow  # the parsed workflow: Snakemake's API gives jobs only to its executors
-        wf.dag_settings = DAGSettings()
-        rule = wf.get_rule(rule_name)
-        missing = set(rule.wildcard_names) - set(wildcards)
-        if missing:
-            raise SystemExit(f"{script}: give the wildcards {', '.join(sorted(missing))} as key=value")
-        job = Job(rule, DAG(wf, rules=[rule]), wildcards_dict=wildcards)
-        return Snakemake(
-            job.input, job.output, job.params, job.wildcards, job.threads, job.resources, job.log,
-            wf.config, rule_name, None, root / "workflow",
-        )  # fmt: skip
+    wf = parsed_workflow(root, configfiles)
+    from snakemake.dag import DAG  # after snakemake.api (parsed_workflow): importing it first is circular
+    from snakemake.jobs import Job
+    from snakemake.script import Snakemake
+
+    rule = wf.get_rule(rule_name)
+    missing = set(rule.wildcard_names) - set(wildcards)
+    if missing:
+        raise SystemExit(f"{script}: give the wildcards {', '.join(sorted(missing))} as key=value")
+    job = Job(rule, DAG(wf, rules=[rule]), wildcards_dict=wildcards)
+    return Snakemake(
+        job.input, job.output, job.params, job.wildcards, job.threads, job.resources, job.log,
+        wf.config, rule_name, None, root / "workflow",
+    )  # fmt: skip

@@ -1,6 +1,8 @@
 """The claim scorecard: claim checks on hand-made tables, the claims file itself, the pages
 (tools/scorecard_readme.py, which writes it into README.md and docs/: test_scorecard_readme.py)."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -199,13 +201,39 @@ def test_random_init_control_verdicts():
     assert "random-init copy" not in scorecard_markdown(scorecard(claims[:1], {"by_layer": BY_LAYER}), "m")
 
 
-def test_the_map_claims_are_marked():
-    """Every claim on the pre-trained model's map tables is judged on the control too."""
-    map_tables = {"relative_position", "special_tokens.by_layer", "entropy.by_layer", "dep_heads.gum_sd_dev"}
-    map_tables |= {"coref_heads", "head_clusters.distances", "head_clusters.layers"}
-    for c in read_claims(ROOT / "config" / "paper_claims.yaml"):
-        if set(tables_read(c)) <= map_tables | {"sep_attention.by_layer"}:
-            assert c.get("reads_maps"), c["id"]
+def test_reads_maps_and_trained_come_from_the_tables(registry, tmp_path):
+    """A claim is judged on the control when a table of its check is read off the maps (a premise's
+    does not count), and its family is its check's tables'; a table no rule declares fails."""
+    from analysis.scorecard.registry import derive
+
+    entry = {"rule": "r", "unit": "u", "cluster": None, "replicates": True}
+    reg = {
+        "maps.{corpus}": {**entry, "reads_maps": True, "family": None},
+        "probe": {**entry, "reads_maps": False, "family": "probes"},
+    }
+    on = lambda *stems: {"id": "c.x", "check": {"greater": [{"table": s, "column": "v"} for s in stems]}}  # noqa: E731
+    assert derive(on("maps.gum", "maps.ewt"), reg).items() >= {"reads_maps": True, "trained": None}.items()
+    assert derive(on("probe", "probe"), reg).items() >= {"reads_maps": False, "trained": "probes"}.items()
+    premise = {**on("probe", "probe"), "applies_if": {"value": {"table": "maps.x", "column": "v"}}}
+    assert derive(premise, reg)["reads_maps"] is False
+    with pytest.raises(ValueError, match="claim c.x reads table 'nowhere', which no rule declares"):
+        derive(on("probe", "nowhere"), reg)
+    # the shipped claims: every table they read is declared, the map claims are the Clark ones
+    claims = read_claims(ROOT / "config" / "paper_claims.yaml", registry)
+    assert {c["id"].split(".")[0] for c in claims if c["reads_maps"]} == {"clark3", "clark4", "clark6"}
+
+
+def test_every_declared_table_is_its_rules_output(workflow):
+    """Each registry entry names the rule that writes the table, and the replicate table beside it
+    where it says the rule writes one."""
+    import re
+
+    # the declared outputs, with the wildcards' constraints taken out: {model,a|b} -> {model}
+    outputs = {r.name: {re.sub(r"\{(\w+),[^}]*\}", r"{\1}", str(f)) for f in r.output} for r in workflow.rules}
+    for stem, entry in workflow.globals["CLAIM_TABLES"].items():
+        made = outputs[entry["rule"]]
+        assert f"results/{{model}}/tables/{stem}.csv" in made, stem
+        assert (f"results/{{model}}/tables/{stem}.boot.csv" in made) == entry["replicates"], stem
 
 
 def test_compare_helpers():
@@ -477,3 +505,25 @@ def test_the_figure_shows_values_and_intervals(tmp_path):
     fig = plot_scorecard(matrix, "t", notes)
     texts = {t.get_text() for t in fig.axes[0].texts}
     assert "0.713  [0.676, 0.752]" in texts and "ours  [95% interval]" in texts
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda c: c["check"].update(op="=>"), "claims/0/check/op: '=>' is not one of"),
+        (lambda c: c["check"]["value"].update(agg="maxx"), "claims/0/check/value/agg: 'maxx' is not valid"),
+        (lambda c: c["check"]["value"].update(colum="v"), "claims/0/check/value: Additional properties"),
+        (lambda c: c.update(reads_maps=True), "claims/0: Additional properties are not allowed ('reads_maps'"),
+        (lambda c: c.pop("figure"), "claims/0: 'figure' is a required property"),
+    ],
+)
+def test_the_claims_file_is_closed(tmp_path, change, message):
+    import yaml
+
+    claim = {"id": "c.x", "paper": "p", "where": "w", "claim": "c", "paper_value": "1", "criterion": "k"}
+    claim |= {"figure": "f", "check": {"value": {"table": "t", "column": "v", "agg": "max"}, "op": ">", "threshold": 0}}
+    change(claim)
+    path = tmp_path / "claims.yaml"
+    path.write_text(yaml.safe_dump({"claims": [claim]}))
+    with pytest.raises(ValueError, match=re.escape(f"{path}: {message}")):
+        read_claims(path)
