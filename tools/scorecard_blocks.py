@@ -1,0 +1,287 @@
+"""The parts of tools/scorecard_readme.py that read a page and write its generated text: the inline
+claim spans, the section blocks, the two marker-pair blocks (compact and full scorecard) and the
+compact block's text. The syntax of every kind is in tools/scorecard_readme.py's docstring.
+
+tools/ is no package: scorecard_readme.py puts this folder on sys.path to import it.
+"""
+
+from __future__ import annotations
+
+import csv
+import fnmatch
+import re
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+SPAN = re.compile(r"<!-- claim:(?P<spec>\S+)(?: (?P<fmt>\S+))? -->(?P<text>.*?)<!-- /claim -->")
+SPAN_OPEN = "<!-- claim:"
+# Section markers stand alone at the start of a line, so one quoted in prose or `code` is no marker.
+SECTION = re.compile(
+    r"^<!-- scorecard:section (?P<patterns>[^>\n]+?) -->\n(?P<body>.*?)^<!-- /scorecard:section -->",
+    re.DOTALL | re.MULTILINE,
+)
+SECTION_OPEN = re.compile(r"^<!-- scorecard:section ", re.MULTILINE)
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
+FORMAT = re.compile(r"(?P<kind>pct|f)(?P<digits>\d*)")
+
+
+class SpanError(ValueError):
+    """A span or block a page cannot be filled from (unknown claim, no value, bad syntax, a block missing)."""
+
+
+@dataclass(frozen=True)
+class Pick:
+    """What a span shows: which claim, which part of its our_value, in which format."""
+
+    claim_id: str
+    group: str | None = None
+    which: str | None = None  # "1", "2", ... (1-based), "min", "max"; None: the whole text / the first number
+    fmt: str | None = None
+
+
+def read_scorecard(path: Path) -> dict[str, dict]:
+    """The rows of scorecard.csv by claim id."""
+    with open(path, newline="") as f:
+        return {row["id"]: row for row in csv.DictReader(f)}
+
+
+def parse_pick(spec: str, fmt: str | None) -> Pick:
+    """``ID[@GROUP][#PICK]`` and FORMAT of a span as a Pick; fails on a malformed one."""
+    m = re.fullmatch(r"(?P<id>[^@#]+)(?:@(?P<group>[^#]+))?(?:#(?P<which>\d+|min|max))?", spec)
+    if not m or (m["which"] or "").startswith("0"):
+        raise SpanError(f"malformed span {spec!r}: expected ID[@GROUP][#N|#min|#max] with N from 1")
+    if fmt is not None and not FORMAT.fullmatch(fmt):
+        raise SpanError(f"unknown format {fmt!r}: expected pct, pctN or fN")
+    return Pick(m["id"], m["group"], m["which"], fmt)
+
+
+def groups(our_value: str) -> dict[str, str] | None:
+    """The parts of a per-group value ("SST-2: 0.216; MRPC: 0.3") by group, or None for a plain value."""
+    parts = [part.partition(": ") for part in our_value.split("; ")]
+    if not all(sep for _, sep, _ in parts):
+        return None
+    return {label: text for label, _, text in parts}
+
+
+def picked_text(our_value: str, pick: Pick) -> str:
+    """The part of ``our_value`` a span shows, before formatting."""
+    text = group_text(our_value, pick)
+    if pick.which is None and pick.fmt is None:
+        return text
+    numbers = NUMBER.findall(text)
+    if not numbers:
+        raise SpanError(f"no number in {text!r}")
+    if pick.which in ("min", "max"):
+        return (min if pick.which == "min" else max)(numbers, key=Decimal)
+    index = int(pick.which or 1)
+    if index > len(numbers):
+        raise SpanError(f"#{index} asked, but {text!r} has {len(numbers)} number(s)")
+    return numbers[index - 1]
+
+
+def group_text(our_value: str, pick: Pick) -> str:
+    """The text the span picks from: the value, the part of its @GROUP, or (#min/#max over a
+    per-group value) every group's part, labels left out so "SST-2" never reads as -2."""
+    by_group = groups(our_value)
+    if pick.group is not None:
+        if by_group is None or pick.group not in by_group:
+            known = ", ".join(by_group) if by_group else "none: the value is not per group"
+            raise SpanError(f"no group {pick.group!r} in {our_value!r} (groups: {known})")
+        return by_group[pick.group]
+    if by_group is None or (pick.which is None and pick.fmt is None):
+        return our_value
+    if pick.which in ("min", "max"):
+        return "; ".join(by_group.values())
+    raise SpanError(f"{our_value!r} is per group ({', '.join(by_group)}): pick one with @GROUP, or #min / #max")
+
+
+def formatted(number: str, fmt: str | None) -> str:
+    """``number`` (text of a decimal number) in ``fmt``: None = as is, pct[N] = x 100, fN = N decimals."""
+    if fmt is None:
+        return number
+    m = FORMAT.fullmatch(fmt)
+    value = Decimal(number) * (100 if m["kind"] == "pct" else 1)
+    digits = int(m["digits"] or (1 if m["kind"] == "pct" else 0))
+    rounded = value.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    return format(abs(rounded) if rounded == 0 else rounded, "f")  # no "-0.0"
+
+
+def claim_value(pick: Pick, rows: dict[str, dict]) -> str:
+    """The text a span of ``pick`` shows; fails on an unknown claim or one without a value."""
+    row = rows.get(pick.claim_id)
+    if row is None:
+        raise SpanError(f"unknown claim id {pick.claim_id!r}")
+    if not row["our_value"]:
+        raise SpanError(f"claim {pick.claim_id!r} has no value ({row['verdict']}: {row.get('reason') or '-'})")
+    return formatted(picked_text(row["our_value"], pick), pick.fmt)
+
+
+def line_of(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def in_code(text: str, pos: int) -> bool:
+    """Whether ``pos`` lies inside a `code span` of its line: a span quoted there documents the syntax."""
+    return text.count("`", text.rfind("\n", 0, pos) + 1, pos) % 2 == 1
+
+
+def _starts(text: str, sub: str) -> list[int]:
+    return [m.start() for m in re.finditer(re.escape(sub), text)]
+
+
+def fill_spans(readme: str, rows: dict[str, dict], name: str = "README.md") -> tuple[str, list[str]]:
+    """README with every claim span filled, and the stale spans as ``name:line: id: old -> new``.
+
+    Every problem (unknown id, no value, malformed span, a span not closed on its line) is collected
+    and raised at once as one SpanError, one line each, so a README edit is fixed in one go."""
+    errors, stale, out, last = [], [], [], 0
+    for lineno, line in enumerate(readme.split("\n"), start=1):
+        opened = [pos for pos in _starts(line, SPAN_OPEN) if not in_code(line, pos)]
+        if len(opened) != len([m for m in SPAN.finditer(line) if not in_code(line, m.start())]):
+            errors.append(f"{name}:{lineno}: a claim span not closed by <!-- /claim --> on its line")
+    for m in SPAN.finditer(readme):
+        if in_code(readme, m.start()):
+            continue
+        lineno = line_of(readme, m.start())
+        try:
+            new = claim_value(parse_pick(m["spec"], m["fmt"]), rows)
+        except SpanError as e:
+            errors.append(f"{name}:{lineno}: {e}")
+            continue
+        if new != m["text"]:
+            stale.append(f"{name}:{lineno}: {m['spec']}: {m['text']!r} -> {new!r}")
+        out += [readme[last : m.start("text")], new]
+        last = m.end("text")
+    if errors:
+        raise SpanError("\n".join(errors))
+    return "".join(out) + readme[last:], stale
+
+
+def section_rows(patterns: list[str], rows: dict[str, dict]) -> list[dict]:
+    """The scorecard rows (in file order) whose id matches a pattern and no ``!``-pattern."""
+    keep = [p for p in patterns if not p.startswith("!")]
+    drop = [p[1:] for p in patterns if p.startswith("!")]
+
+    def chosen(cid: str) -> bool:
+        return any(fnmatch.fnmatchcase(cid, p) for p in keep) and not any(fnmatch.fnmatchcase(cid, p) for p in drop)
+
+    return [row for cid, row in rows.items() if chosen(cid)]
+
+
+def section_block(rows: list[dict], model: str) -> str:
+    """One bullet per claim: verdict, id, claim, our value (or why none), the paper's number."""
+    lines = [f"Scorecard claims of this section (`{model}`; written by `tools/scorecard_readme.py`):", ""]
+    for row in rows:
+        ours = row["our_value"] or f"none ({row['reason'] or row['verdict']})"
+        control = (
+            f" Random-init control: {row['control_value']} ({row['control_verdict']})."
+            if row.get("control_verdict")
+            else ""
+        )
+        lines.append(
+            f"- **{row['verdict']}** `{row['id']}`: {row['claim']} Ours: {ours}.{control} Paper: {row['paper_value']}."
+        )
+    return "\n".join(lines) + "\n"
+
+
+def fill_sections(readme: str, rows: dict[str, dict], model: str, name: str = "README.md") -> tuple[str, list[str]]:
+    """README with every section block regenerated, and the stale ones as ``name:line: section ...``."""
+    errors, stale = [], []
+
+    def fill(m: re.Match) -> str:
+        lineno = line_of(readme, m.start())
+        patterns = m["patterns"].split()
+        unmatched = [p for p in patterns if not section_rows([p.lstrip("!")], rows)]
+        if unmatched:
+            errors.append(f"{name}:{lineno}: section block pattern(s) matching no claim: {', '.join(unmatched)}")
+            return m[0]
+        body = section_block(section_rows(patterns, rows), model)
+        if body != m["body"]:
+            stale.append(f"{name}:{lineno}: section block {m['patterns']}")
+        return f"<!-- scorecard:section {m['patterns']} -->\n{body}<!-- /scorecard:section -->"
+
+    new = SECTION.sub(fill, readme)
+    if len(SECTION_OPEN.findall(readme)) != len(SECTION.findall(readme)):
+        errors.append(f"{name}: a scorecard:section block not closed by <!-- /scorecard:section -->")
+    if errors:
+        raise SpanError("\n".join(errors))
+    return new, stale
+
+
+@dataclass(frozen=True)
+class Block:
+    """A generated block between two markers, each alone on its line (one quoted in prose or `code`
+    is no marker); a page holds at most one of each kind."""
+
+    name: str
+    begin: str
+    end: str
+
+    @property
+    def pattern(self) -> re.Pattern:
+        return re.compile(rf"^{re.escape(self.begin)}$(?P<body>.*?)^{re.escape(self.end)}$", re.DOTALL | re.MULTILINE)
+
+    def count(self, text: str, page: str) -> int:
+        """0 or 1; fails on a marker without its partner, or on a second block."""
+        blocks = len(self.pattern.findall(text))
+        markers = re.findall(rf"^(?:{re.escape(self.begin)}|{re.escape(self.end)})$", text, re.MULTILINE)
+        if len(markers) != 2 * blocks or blocks > 1:
+            raise SpanError(
+                f"{page}: the {self.name} needs one {self.begin} and one {self.end}, each alone on its line"
+            )
+        return blocks
+
+    def body(self, text: str) -> str:
+        """The text between the markers (``count`` has found them)."""
+        return self.pattern.search(text)["body"]
+
+    def line(self, text: str) -> int:
+        return line_of(text, self.pattern.search(text).start())
+
+    def splice(self, text: str, fragment: str, page: str) -> str:
+        """``text`` with the block's body replaced by ``fragment``."""
+        if not self.count(text, page):
+            raise SpanError(f"{page} has no {self.begin} ... {self.end} block (each marker alone on its line)")
+        m = self.pattern.search(text)
+        return f"{text[: m.start()]}{self.begin}\n{fragment.rstrip()}\n{self.end}{text[m.end() :]}"
+
+
+# README's short table (the markers predate the full block: a word count that strips them skips it)
+COMPACT = Block("compact scorecard block", "<!-- scorecard:begin -->", "<!-- scorecard:end -->")
+# the whole table with intervals and the random-init control: results/<model>/scorecard.md
+FULL = Block("full scorecard block", "<!-- scorecard:full -->", "<!-- /scorecard:full -->")
+
+VERDICTS = ("holds", "holds, also at random init", "inconclusive", "does not hold", "not applicable", "not run")
+CELL_CHARS = 48  # a compact cell longer than this is cut (at a "; ", ", " or space) and ends in "..."
+
+
+def shorten(text: str, limit: int = CELL_CHARS) -> str:
+    """``text`` on one line, at most ``limit`` characters before its "...", ``|`` escaped for a table cell."""
+    text = " ".join(text.split())
+    if len(text) > limit:
+        head = text[:limit]
+        # the last whole group ("; ") or item (", ") when it keeps half the cell, else the last word
+        cut = next((i for i in (head.rfind(s) for s in ("; ", ", ", " ")) if i >= limit // 2), limit)
+        text = head[:cut].rstrip(" ;,") + " ..."
+    return text.replace("|", "\\|")
+
+
+def compact_block(rows: dict[str, dict], model: str) -> str:
+    """The verdict counts and one short row per claim (id, verdict, ours, the paper's number)."""
+    counts = {v: 0 for v in VERDICTS}
+    for row in rows.values():
+        counts[row["verdict"]] = counts.get(row["verdict"], 0) + 1
+    lines = [
+        f"Claim scorecard of `{model}` ({len(rows)} claims; written by `tools/scorecard_readme.py` from "
+        f"`results/{model}/tables/scorecard.csv`): " + "; ".join(f"{n} {v}" for v, n in counts.items() if n) + ".",
+        "Ours are fractions (0.796 = 79.6%), the papers' numbers as printed there; a cell longer than "
+        f"{CELL_CHARS} characters is cut and ends in `...`.",
+        "",
+        "| claim | verdict | ours | paper's |",
+        "|---|---|---|---|",
+    ]
+    for row in rows.values():
+        ours = shorten(row["our_value"]) or "-"
+        lines.append(f"| `{row['id']}` | {row['verdict']} | {ours} | {shorten(row['paper_value'])} |")
+    return "\n".join(lines) + "\n"
