@@ -129,4 +129,12 @@ def plot_compare_probes(table: pd.DataFrame):
 def scorecard_matrix(card: pd.DataFrame) -> pd.DataFrame:
     """Stacked scorecards -> claims x models table of verdicts (claims in file order)."""
     matrix = card.pivot(index="id", columns="model", values="verdict")
-    return matrix.reindex(index=list(dict.fromkeys(card["id"])), columns=list(dict.fromkeys(card["model"])))
+    matrix = matrix.reindex(index=list(dict.fromkeys(card["id"])), columns=list(dict.fromkeys(card["model"])))
+    # what a verdict rests on, in every view: a claim on one training seed, or on its point value alone
+    marks = {}
+    for claim, rows in card.groupby("id", sort=False):
+        seeds = pd.to_numeric(rows.get("seeds", pd.Series(dtype=float)), errors="coerce")
+        basis = rows.get("basis", pd.Series("", index=rows.index)).fillna("")
+        notes = (["1 seed"] if (seeds == 1).any() else []) + (["point only"] if (basis == "point only").any() else [])
+        marks[claim] = f"{claim} ({', '.join(notes)})" if notes else claim
+    return matrix.rename(index=marks)

@@ -4,15 +4,29 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import yaml
 from jsonschema import Draft202012Validator
 
-from analysis.scorecard.evaluate import ALSO_RANDOM, evaluate_claim, tables_read
+from analysis.scorecard.evaluate import (
+    AGREEMENT,
+    ALSO_RANDOM,
+    INCONCLUSIVE,
+    LEVEL,
+    VERDICTS,
+    Outcome,
+    evaluate_claim,
+    tables_read,
+)
 from analysis.scorecard.registry import derive
 from analysis.scorecard.trainings import TRAININGS, claim_seeds
 
-CLAIMS_SCHEMA = yaml.safe_load((Path(__file__).resolve().parents[2] / "config" / "schema" / "claims.schema.yaml").read_text())
+# the training families whose claims are the same for any model (GloVe BiLSTMs: Tutek & Snajder)
+MODEL_INDEPENDENT = {"staying_true"}
+CLAIMS_SCHEMA = yaml.safe_load(
+    (Path(__file__).resolve().parents[2] / "config" / "schema" / "claims.schema.yaml").read_text()
+)
 COLUMNS = [
     "id",
     "paper",
@@ -23,10 +37,16 @@ COLUMNS = [
     "interval",
     "replicates",
     "seeds",
+    "basis",
+    "p_value",
+    "bh",
     "verdict",
     "reason",
+    "control_role",
     "control_value",
     "control_verdict",
+    "control_difference",
+    "about",
     "criterion",
     "tables",
     "columns",
@@ -66,6 +86,53 @@ def columns_read(claim: dict) -> list[str]:
     return list(dict.fromkeys(s["column"] for s in specs))
 
 
+def paired_difference(model: Outcome, control: Outcome) -> tuple[str, bool | None, float]:
+    """The model's lead over its random-init control in the claim's direction (> 0: further on the
+    claim's side), on the same resamples (their replicate tables resample the same units with the
+    same seeds): (text, firmly above 0 or None without replicates, its bootstrap p)."""
+    if not np.isfinite(model.strength_point) or not np.isfinite(control.strength_point):
+        return "", None, np.nan
+    point = model.strength_point - control.strength_point
+    if model.strength is None or control.strength is None:
+        return f"{point:+.3g} (point only)", None, np.nan
+    reps = (model.strength - control.strength.reindex(model.strength.index)).dropna()
+    if reps.empty:
+        return f"{point:+.3g}", None, np.nan
+    lo, hi = np.quantile(reps, [0.025, 0.975])
+    above = float((reps > 0).sum() / len(model.strength))
+    p = float((1 + (reps <= 0).sum()) / (1 + len(reps)))
+    return f"{point:+.3g} [{lo:+.3g}, {hi:+.3g}]", above >= AGREEMENT, p
+
+
+def _with_control(outcome: Outcome, control: Outcome | None, role: str) -> tuple[str, str, str]:
+    """(verdict, control difference text, why) of a claim read off maps, by its control role:
+    ``learned`` supports the claim only when the model is firmly further on its side than the
+    control (else ALSO_RANDOM); ``absence`` keeps the verdict (a random network lacking the structure
+    does not weaken a claim that it is absent); ``descriptive`` keeps it unless the control holds or
+    is undecided too (ALSO_RANDOM)."""
+    if control is None:
+        return outcome.verdict, "", ""
+    diff, firm, _ = paired_difference(outcome, control)
+    if outcome.verdict != "holds" or role == "absence":
+        return outcome.verdict, diff, ""
+    if role == "learned" and firm is not None:
+        if firm:
+            return "holds", diff, ""
+        return ALSO_RANDOM, diff, "not firmly further than the random-init control (model minus control " + diff + ")"
+    if control.verdict in ("holds", INCONCLUSIVE):
+        return ALSO_RANDOM, diff, f"the random-init control {control.verdict} too"
+    return "holds", diff, ""
+
+
+def benjamini_hochberg(p: pd.Series, q: float = LEVEL) -> pd.Series:
+    """Which of the p-values ``p`` (NaN: none) are discoveries at false-discovery rate ``q``."""
+    known = p.dropna().sort_values()
+    m = len(known)
+    passed = known.to_numpy() <= q * np.arange(1, m + 1) / max(m, 1)
+    k = int(np.max(np.nonzero(passed)[0]) + 1) if passed.any() else 0
+    return pd.Series(p.index.isin(known.index[:k]), index=p.index)
+
+
 def scorecard(
     claims: list[dict],
     tables: dict[str, pd.DataFrame],
@@ -79,30 +146,40 @@ def scorecard(
     replicate tables by stem, training replicates pooled in), the verdict and why; ``seeds``: the
     trainings behind each table (:func:`analysis.scorecard.trainings.pool_trainings`). With
     ``control_tables`` (the random-init control's), each claim that reads attention maps
-    (``reads_maps``) is judged on the control too; one that holds for both reads ``holds, also at
-    random init``."""
+    (``reads_maps``) is judged on the control too, and compared with it as a paired difference by
+    its ``control`` role (:func:`_with_control`). Firm verdicts carry a bootstrap p; ``bh`` marks
+    those that stay firm under Benjamini-Hochberg at 5% across the claims."""
     rows = []
     for claim in claims:
         outcome = evaluate_claim(claim, tables, not_selected, boots)
         control = None
         if control_tables is not None and claim.get("reads_maps"):
             control = evaluate_claim(claim, control_tables, not_selected, control_boots)
-        verdict = outcome.verdict
-        if verdict == "holds" and control is not None and control.verdict == "holds":
-            verdict = ALSO_RANDOM
+        role = claim.get("control", "learned") if claim.get("reads_maps") else ""
+        verdict, difference, why = _with_control(outcome, control, role)
+        stems = tables_read(claim)
+        n_seeds = claim_seeds(claim, seeds or {}, stems)
         rows.append(
             {
                 **{k: claim[k] for k in ("id", "paper", "where", "claim", "paper_value", "criterion", "figure")},
                 "our_value": outcome.our_value,
                 "interval": outcome.interval,
                 "replicates": outcome.replicates,
-                "seeds": claim_seeds(claim, seeds or {}, tables_read(claim)),
+                "seeds": n_seeds,
+                "basis": outcome.basis if outcome.verdict in VERDICTS[:4] else "",
+                "p_value": outcome.p_value if verdict in ("holds", ALSO_RANDOM, "does not hold") else np.nan,
                 "verdict": verdict,
-                "reason": outcome.reason,
+                "reason": "; ".join(filter(None, [outcome.reason, why])),
+                "control_role": role,
                 "control_value": control.our_value if control else "",
                 "control_verdict": control.verdict if control else "",
-                "tables": "; ".join(tables_read(claim)),
+                "control_difference": difference,
+                "about": "model-independent" if claim.get("trained") in MODEL_INDEPENDENT else "your model",
+                "criterion": claim["criterion"],
+                "tables": "; ".join(stems),
                 "columns": "; ".join(columns_read(claim)),
             }
         )
-    return pd.DataFrame(rows, columns=COLUMNS)
+    card = pd.DataFrame(rows, columns=COLUMNS)
+    card["bh"] = benjamini_hochberg(pd.to_numeric(card["p_value"], errors="coerce"))
+    return card

@@ -41,6 +41,7 @@ import pandas as pd
 
 from analysis.scorecard.values import (  # noqa: F401 (value, replicate_values, distinct_texts: this module's interface too)
     OPS,
+    TIE,
     NoRows,
     distinct_texts,
     fmt,
@@ -51,13 +52,16 @@ from analysis.scorecard.values import (  # noqa: F401 (value, replicate_values, 
     with_depth,
 )
 
-# "holds, also at random init": the claim holds, and so it does for the model's random-init control
-# (a claim that reads attention maps): what a network with random weights also shows is no evidence
-# of what the model learnt, so the summary does not count it as support
+# "holds, also at random init": the claim holds, but the model is not firmly further in the claim's
+# direction than its random-init control (a claim that reads attention maps, control role
+# ``learned``), or the control holds or is undecided too (role ``descriptive``): what a network with
+# random weights also shows is no evidence of what the model learnt, so it is not counted as support
 ALSO_RANDOM = "holds, also at random init"
 INCONCLUSIVE = "inconclusive"
 VERDICTS = ("holds", ALSO_RANDOM, INCONCLUSIVE, "does not hold", "not applicable", "not run")
 AGREEMENT = 0.975  # share of replicates that must agree with a verdict (one side of a 95% interval)
+LEVEL = 0.05  # two-sided: each direction of a firm verdict at 2.5%
+T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}  # t(0.975, df)
 
 
 class ClaimError(ValueError):
@@ -71,6 +75,10 @@ class Outcome:
     reason: str = ""
     interval: str = ""  # our value's 95% interval(s), or why there is none
     replicates: int = 0  # replicates the interval came from (0: none)
+    basis: str = ""  # what the verdict rests on: bootstrap | seeds | point only (no replicates)
+    p_value: float = np.nan  # bootstrap p of the verdict's direction (NaN: none)
+    strength: pd.Series | None = None  # per replicate: > 0 where the claim holds (for the paired control)
+    strength_point: float = np.nan
 
 
 @dataclass
@@ -82,11 +90,23 @@ class Judgement:
     firm: bool | None = None  # None: no replicates; else whether >= AGREEMENT of them agree with ``ok``
     interval: str = ""
     replicates: int = 0
+    basis: str = "point only"
+    p_value: float = np.nan
+    strength: pd.Series | None = None
+    strength_point: float = np.nan
+    why: str = ""  # why a verdict is not firm beyond its interval (undefined replicates, ties)
 
 
-def _agrees(outcomes: pd.Series, ok: bool) -> bool:
-    """Whether at least AGREEMENT of the replicates' outcomes (NaN: no value) agree with ``ok``."""
-    return bool(len(outcomes)) and float((outcomes == ok).mean()) >= AGREEMENT
+def _p_value(outcomes: pd.Series, ok: bool) -> float:
+    """Bootstrap p of the point verdict ``ok``: (1 + replicates against it) / (1 + replicates)."""
+    known = outcomes.dropna()
+    return float((1 + (known != ok).sum()) / (1 + len(known))) if len(known) else np.nan
+
+
+def _agrees(outcomes: pd.Series, ok: bool, level: float = AGREEMENT) -> bool:
+    """Whether at least ``level`` of the replicates agree with ``ok``: a replicate with no value
+    (NaN) counts against it, so a value undefined on more than 2.5% of resamples is never firm."""
+    return bool(len(outcomes)) and float((outcomes == ok).sum() / len(outcomes)) >= level
 
 
 def _levels(check: dict, tables) -> list:
@@ -96,63 +116,149 @@ def _levels(check: dict, tables) -> list:
 
 
 def _holds(v, op: str, threshold) -> bool:
-    """``v op threshold``; a tie never holds (">" and "<" refuse it anyway)."""
-    if op in (">=", "<=") and v == threshold:
+    """``v op threshold``; a tie (an undecided argmax, TIE) never holds."""
+    if isinstance(v, str) and v.startswith(TIE):
         return False
     return bool(OPS[op](v, threshold))
 
 
-def _check_once(check: dict, tables, extra_where=None, boots=None) -> Judgement:
+def _strength(v, op: str, threshold) -> float:
+    """How far ``v`` is on the claim's side of ``threshold`` (> 0 where ``v op threshold`` holds
+    strictly); NaN for a categorical value."""
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        return np.nan
+    return v - threshold if op in (">", ">=") else threshold - v if op in ("<", "<=") else np.nan
+
+
+def _seed_interval(reps: pd.Series) -> tuple[float, float, float]:
+    """(mean, low, high): the t interval over k seeds' values (k - 1 degrees of freedom)."""
+    x = pd.to_numeric(reps, errors="coerce").dropna()
+    k = len(x)
+    if k < 2:
+        return (float(x.mean()) if k else np.nan), np.nan, np.nan
+    half = T_975.get(k - 1, 1.96) * float(x.std(ddof=1)) / np.sqrt(k)
+    return float(x.mean()), float(x.mean()) - half, float(x.mean()) + half
+
+
+def _seeds(boots, spec) -> int:
+    """k when ``spec``'s replicates are k trainings' own tables (no bootstrap), else 0."""
+    boot = (boots or {}).get(spec["table"])
+    return int(boot.attrs.get("seeds", 0)) if boot is not None else 0
+
+
+def _check_once(check: dict, tables, extra_where=None, boots=None, level: float = AGREEMENT) -> Judgement:
     boots = boots or {}
     if "value" in check:
+        op, threshold = check["op"], check["threshold"]
         v = value(check["value"], tables, extra_where)
-        ok = _holds(v, check["op"], check["threshold"])
-        text = (
-            f"{fmt(v)} (tie with the threshold)" if check["op"] in (">=", "<=") and v == check["threshold"] else fmt(v)
-        )
         reps = replicate_values(check["value"], boots, extra_where)
+        k = _seeds(boots, check["value"])
+        if k:  # k seeds, no bootstrap: the seeds' mean and its t interval; never firm by agreement alone
+            mean, lo, hi = _seed_interval(reps)
+            ok = _holds(mean, op, threshold)
+            firm = bool(np.isfinite(lo)) and (_holds(lo, op, threshold) == _holds(hi, op, threshold) == ok)
+            text = f"{fmt(mean)} (mean of {k} seeds)"
+            strength = reps.map(lambda r: _strength(r, op, threshold))
+            interval = f"[{fmt(lo)}, {fmt(hi)}] (t, {k} seeds)"
+            return Judgement(ok, text, firm, interval, k, "seeds", np.nan, strength, _strength(mean, op, threshold))
+        ok = _holds(v, op, threshold)
+        text = fmt(v)
+        point_strength = _strength(v, op, threshold)
         if reps is None:
-            return Judgement(ok, text)
-        outcomes = reps.map(lambda r: _holds(r, check["op"], check["threshold"]) if pd.notna(r) else np.nan)
-        return Judgement(ok, text, _agrees(outcomes, ok), interval_text(reps), len(reps))
+            return Judgement(ok, text, strength_point=point_strength)
+        outcomes = reps.map(lambda r: _holds(r, op, threshold) if pd.notna(r) else np.nan)
+        strength = reps.map(lambda r: _strength(r, op, threshold) if pd.notna(r) else np.nan)
+        undefined = float(reps.isna().mean())
+        why = f"no value on {undefined:.0%} of the resamples" if undefined > 1 - AGREEMENT else ""
+        if isinstance(v, str) and v.startswith(TIE):
+            why = "a tie: no single level is the largest"
+        firm = _agrees(outcomes, ok, level) and not why
+        return Judgement(
+            ok, text, firm, interval_text(reps), len(reps), "bootstrap", _p_value(outcomes, ok), strength,
+            point_strength, why,
+        )  # fmt: skip
     specs = check["greater"]
     values = [value(spec, tables, extra_where) for spec in specs]
     margin = check.get("margin", 0.0)
-    ok = all(a > b + margin for a, b in zip(values, values[1:]))
+    pairs = list(zip(values, values[1:]))
+    ok = all(a > b + margin for a, b in pairs)
+    point_strength = min(float(a) - float(b) - margin for a, b in pairs)
     text = (" > " if ok else " vs ").join(distinct_texts(values))
     reps = [replicate_values(spec, boots, extra_where) for spec in specs]
     if any(r is None for r in reps):
-        return Judgement(ok, text)
-    # every adjacent difference must sit on one side of the margin in >= AGREEMENT of the replicates
-    firm = True
-    for a, b, ra, rb in zip(values, values[1:], reps, reps[1:]):
-        diff = pd.to_numeric(ra, errors="coerce") - pd.to_numeric(rb, errors="coerce")
-        firm &= _agrees(diff.map(lambda d: d > margin if pd.notna(d) else np.nan), a > b + margin)
-    return Judgement(ok, text, firm, "; ".join(interval_text(r) for r in reps), len(reps[0]))
+        return Judgement(ok, text, strength_point=point_strength)
+    diffs = [
+        pd.to_numeric(ra, errors="coerce") - pd.to_numeric(rb, errors="coerce") - margin
+        for ra, rb in zip(reps, reps[1:])
+    ]
+    strength = pd.concat(diffs, axis=1).min(axis=1, skipna=False)
+    k = _seeds(boots, specs[0])
+    if k:  # k seeds: each adjacent difference's t interval must lie on one side of the margin
+        bounds = [_seed_interval(d)[1:] for d in diffs]
+        means = [_seed_interval(d)[0] for d in diffs]
+        ok = all(m > 0 for m in means)
+        firm = all(np.isfinite(lo) for lo, _ in bounds) and (
+            all(lo > 0 for lo, _ in bounds) if ok else any(hi < 0 for _, hi in bounds)
+        )
+        texts = distinct_texts([_seed_interval(r)[0] for r in reps])
+        text = (" > " if ok else " vs ").join(texts) + f" (means of {k} seeds)"
+        interval = "; ".join(f"[{fmt(lo)}, {fmt(hi)}]" for lo, hi in bounds) + f" (t, differences, {k} seeds)"
+        return Judgement(ok, text, firm, interval, k, "seeds", np.nan, strength, min(means))
+    # an order holds firmly when every adjacent difference is firmly above the margin, and does not
+    # hold firmly when some difference that fails is firmly below it (Bonferroni over the pairs)
+    outcome = [d.map(lambda x: x > 0 if pd.notna(x) else np.nan) for d in diffs]
+    if ok:
+        firm = all(_agrees(o, True, level) for o in outcome)
+    else:
+        failing = [o for (a, b), o in zip(pairs, outcome) if not a > b + margin]
+        firm = any(_agrees(o, False, 1 - (1 - level) / len(failing)) for o in failing)
+    all_ok = strength.map(lambda x: x > 0 if pd.notna(x) else np.nan)
+    interval = "; ".join(interval_text(r) for r in reps)
+    return Judgement(
+        ok, text, firm, interval, len(reps[0]), "bootstrap", _p_value(all_ok, ok), strength, point_strength
+    )
 
 
-def run_check(check: dict, tables, skip=frozenset(), boots=None) -> Judgement:
+def run_check(check: dict, tables, skip=frozenset(), boots=None, mark: dict | None = None) -> Judgement:
     """The check's judgement; with ``per``, every level (but those in ``skip``) must hold: it holds
-    firmly when every level does, and does not hold firmly when some level firmly does not."""
+    firmly when every level does, and does not hold firmly when some level firmly does not
+    (Bonferroni over the levels: a "does not hold" is a union over them). ``mark``: level -> a note
+    printed beside its value (e.g. a task whose model did not learn it)."""
     if not check.get("per"):
         return _check_once(check, tables, boots=boots)
     levels = [level for level in _levels(check, tables) if level not in skip]
-    results = [(level, _check_once(check, tables, {check["per"]: level}, boots)) for level in levels]
-    if not results:
+    if not levels:
         raise NoRows(f"no level of {check['per']!r}")
+    results = [(level, _check_once(check, tables, {check["per"]: level}, boots)) for level in levels]
     ok = all(j.ok for _, j in results)
-    text = "; ".join(f"{lvl}: {j.text}" for lvl, j in results)
+    note = lambda lvl: f" ({mark[lvl]})" if mark and lvl in mark else ""  # noqa: E731
+    text = "; ".join(f"{lvl}: {j.text}{note(lvl)}" for lvl, j in results)
+    strength_point = min(j.strength_point for _, j in results)
     if any(j.firm is None for _, j in results):
-        return Judgement(ok, text)
-    firm = all(j.firm for _, j in results) if ok else any(j.firm and not j.ok for _, j in results)
+        return Judgement(ok, text, strength_point=strength_point)
+    if ok:
+        firm = all(j.firm for _, j in results)
+    else:
+        strict = 1 - (1 - AGREEMENT) / len(results)
+        firm = any(
+            _check_once(check, tables, {check["per"]: lvl}, boots, level=strict).firm and not j.ok for lvl, j in results
+        )
     interval = "; ".join(f"{lvl}: {j.interval}" for lvl, j in results)
-    return Judgement(ok, text, firm, interval, results[0][1].replicates)
+    strength = pd.concat([j.strength for _, j in results], axis=1).min(axis=1, skipna=False)
+    p = max(j.p_value for _, j in results) if ok else min(j.p_value for _, j in results if not j.ok) * len(results)
+    why = "; ".join(f"{lvl}: {j.why}" for lvl, j in results if j.why)
+    basis = results[0][1].basis
+    return Judgement(
+        ok, text, firm, interval, results[0][1].replicates, basis, min(p, 1.0), strength, strength_point, why
+    )
 
 
 def tables_read(claim: dict) -> list[str]:
     """Every table stem a claim reads (its check and its premise)."""
     specs = []
-    for check in (claim["check"], claim.get("applies_if") or {}):
+    for check in (claim["check"], claim.get("applies_if") or {}, claim.get("refuted_if") or {}):
         specs += [check["value"]] if "value" in check else list(check.get("greater", []))
     learnt = [LEARNT_TABLE] if claim.get("learnt_tasks") else []
     return list(dict.fromkeys([s["table"] for s in specs] + learnt))
@@ -172,21 +278,24 @@ def unlearnt_tasks(tables) -> dict[str, str]:
     }
 
 
-def _not_learnt(claim: dict, tables) -> tuple[Outcome | None, dict[str, str]]:
-    """(an Outcome when the claim is not applicable for want of a learnt task, tasks to leave out)."""
+def _not_learnt(claim: dict, tables) -> tuple[Outcome | None, dict[str, str], dict[str, str]]:
+    """(an Outcome when the claim is not applicable for want of a learnt task, tasks to leave out,
+    tasks to mark): ``learnt_tasks: mark`` judges every task and marks those not learnt."""
     needs = claim.get("learnt_tasks")
     if not needs:
-        return None, {}
+        return None, {}, {}
     unlearnt = unlearnt_tasks(tables)
     why = "the fine-tuned model did not learn its task (the gain's interval is not above 0): "
+    if needs == "mark":
+        return None, {}, {t: "not learnt" for t in unlearnt}
     if needs != "per":
         failed = [unlearnt[t] for t in needs if t in unlearnt]
-        return (Outcome("not applicable", reason=why + "; ".join(failed)) if failed else None), {}
+        return (Outcome("not applicable", reason=why + "; ".join(failed)) if failed else None), {}, {}
     check = claim["check"]
     skip = {t: text for t, text in unlearnt.items() if t in _levels(check, tables)}
     if skip and len(skip) == len(_levels(check, tables)):
-        return Outcome("not applicable", reason=why + "; ".join(skip.values())), skip
-    return None, skip
+        return Outcome("not applicable", reason=why + "; ".join(skip.values())), skip, {}
+    return None, skip, {}
 
 
 def load_table(path) -> pd.DataFrame:
@@ -218,10 +327,12 @@ def evaluate_claim(
             met = run_check(premise, tables)
             if not met.ok:
                 return Outcome("not applicable", reason=f"{premise['reason']} (measured: {met.text})")
-        not_learnt, skip = _not_learnt(claim, tables)
+        not_learnt, skip, mark = _not_learnt(claim, tables)
         if not_learnt:
             return not_learnt
-        judged = run_check(claim["check"], tables, skip, boots)
+        judged = run_check(claim["check"], tables, skip, boots, mark)
+        refute = claim.get("refuted_if")
+        refuted = run_check(refute, tables, skip, boots) if refute and not judged.ok else None
     except NoRows as e:
         if claim.get("optional"):
             return Outcome("not run", reason=f"{e}: {claim['optional']}")
@@ -229,12 +340,23 @@ def evaluate_claim(
             f"claim {claim['id']}: {e}; fix its where, or say why its rows may be absent with `optional: <why>`"
         ) from None
     left_out = "; ".join(skip.values())
-    reason = f"left out, not learnt: {left_out}" if left_out else ""
+    reasons = [f"left out, not learnt: {left_out}" if left_out else ""]
     verdict = "holds" if judged.ok else "does not hold"
     if judged.firm is False:
         verdict = INCONCLUSIVE
-        reason = "; ".join(filter(None, [f"the 95% interval {judged.interval} does not decide it", reason]))
-    interval = (
-        judged.interval if judged.firm is not None else f"none (no replicates of {', '.join(tables_read(claim))})"
-    )
-    return Outcome(verdict, our_value=judged.text, reason=reason, interval=interval, replicates=judged.replicates)
+        reasons.insert(
+            0, f"the 95% interval {judged.interval} does not decide it" + (f" ({judged.why})" if judged.why else "")
+        )
+    elif refuted is not None and not (refuted.ok and refuted.firm is not False):
+        # a failed test is no evidence of absence: "does not hold" needs its refutation to hold too
+        verdict = INCONCLUSIVE
+        reasons.insert(0, f"{refute['reason']} (measured: {refuted.text})")
+    if judged.firm is None:
+        interval, basis = f"none (no replicates of {', '.join(tables_read(claim))})", "point only"
+    else:
+        interval, basis = judged.interval, judged.basis
+    return Outcome(
+        verdict, our_value=judged.text, reason="; ".join(filter(None, reasons)), interval=interval,
+        replicates=judged.replicates, basis=basis, p_value=judged.p_value, strength=judged.strength,
+        strength_point=judged.strength_point,
+    )  # fmt: skip

@@ -33,34 +33,53 @@ CELL_MARKS = {**VERDICT_MARKS, NOT_JUDGED: ""}
 
 CONTROL_NOTE = (
     "Claims that read attention maps are judged on a random-init copy of the model too (same config and "
-    "tokenizer, seeded random weights): one that holds for it as well reads 'holds, also at random init' "
-    "and is not counted as support."
+    "tokenizer, seeded random weights) and compared with it on the same resamples: a claim that the model "
+    "learnt something holds only when the model is firmly further on the claim's side than the copy "
+    "(column control_difference, model minus control), else it reads 'holds, also at random init' and is "
+    "not counted as support; a claim that something is absent is never demoted."
 )
 
 
 def interval_note(table: pd.DataFrame) -> str:
-    """How many claims carry an interval, from how many replicates."""
-    with_interval = table[table["replicates"] > 0]
-    reps = sorted(set(with_interval["replicates"]))
+    """How many claims rest on a bootstrap interval, a t interval over seeds, or their point value alone."""
+    basis = table.get("basis", pd.Series("", index=table.index)).fillna("")
+    boot = table[basis == "bootstrap"]
+    reps = sorted(set(boot["replicates"]))
     return (
-        f"{len(with_interval)} of {len(table)} claims carry a 95% interval (bootstrap, "
-        f"{' / '.join(map(str, reps)) or 'no'} replicates of their tables' units); a claim whose interval "
-        f"does not decide its criterion is {INCONCLUSIVE}, and the others are judged on their point value."
+        f"{len(boot)} of {len(table)} claims carry a 95% bootstrap interval ({' / '.join(map(str, reps)) or 'no'} "
+        f"resamples of their tables' units), {int((basis == 'seeds').sum())} a t interval over training seeds, "
+        f"{int((basis == 'point only').sum())} rest on their point value alone (point only, counted apart); a "
+        f"claim whose interval does not decide its criterion is {INCONCLUSIVE}."
+    )
+
+
+def firm_note(table: pd.DataFrame) -> str:
+    """How many firm verdicts stay firm under Benjamini-Hochberg across the claims, and the split
+    between claims about the model and claims the same for any model."""
+    firm = table[table["verdict"].isin(["holds", "does not hold"]) & table["basis"].isin(["bootstrap"])]
+    bh = int(table.loc[firm.index, "bh"].fillna(False).astype(bool).sum()) if len(firm) else 0
+    about = table.get("about", pd.Series("", index=table.index))
+    own = table[about == "your model"]
+    return (
+        f"Of the {len(firm)} firm verdicts on a bootstrap interval, {bh} stay firm under Benjamini-Hochberg at a "
+        f"5% false-discovery rate across the claims (column bh). {len(own)} claims are about your model; "
+        f"{len(table) - len(own)} are the same for any model (Tutek & Snajder's GloVe BiLSTMs): "
+        + ", ".join(f"{n} {v}" for v, n in verdict_counts(own).items() if n)
+        + " about your model."
     )
 
 
 def seeds_note(table: pd.DataFrame) -> str:
-    """How many claims rest on a training, and with how many seeds (config replicates)."""
+    """How many claims rest on a training, how many of them on one seed only (config trainings)."""
     seeds = pd.to_numeric(table.get("seeds", pd.Series(dtype=float)), errors="coerce").fillna(0)
     trained = seeds[seeds > 0]
     if trained.empty:
         return ""
-    counts = " / ".join(str(int(n)) for n in sorted(set(trained)))
-    single = " (their intervals cover the choice of inputs, not the training's seed)" if trained.max() == 1 else ""
+    single = int((trained == 1).sum())
     return (
-        f"{len(trained)} claims rest on a training (probes, fine-tuning, classifiers, regularised models, "
-        f"MLM head), trained with {counts} seed(s) each (config replicates; the seeds' replicates are pooled "
-        f"into the interval){single}."
+        f"{len(trained)} claims rest on a training (probes, fine-tuning, classifiers, regularised models, MLM "
+        f"head): {len(trained) - single} cover the training's seed (several seeds, config trainings), {single} "
+        "rest on 1 seed, so their intervals cover the choice of inputs, not the seed (marked '1 seed')."
     )
 
 
@@ -68,6 +87,11 @@ def seeds_text(seeds) -> str:
     """`` (k seeds)`` after the interval of a claim on a training (nothing for the others)."""
     n = int(seeds) if pd.notna(seeds) else 0
     return f" ({n} seed{'s' if n > 1 else ''})" if n else ""
+
+
+def basis_text(r) -> str:
+    """What a verdict rests on, after its interval: `` (point only)`` where it has no replicates."""
+    return " (point only)" if getattr(r, "basis", "") == "point only" else ""
 
 
 def has_control(table: pd.DataFrame) -> bool:
@@ -90,8 +114,10 @@ def value_notes(table: pd.DataFrame) -> pd.Series:
         text = str(r.our_value) if isinstance(r.our_value, str) and r.our_value else ""
         if r.replicates:
             text += f"  {r.interval}"
-        text = (text + seeds_text(getattr(r, "seeds", 0))).strip()
-        return text if len(text) <= NOTE_CHARS else text[: NOTE_CHARS - 3] + "..."
+        basis = (seeds_text(getattr(r, "seeds", 0)) + basis_text(r)).strip()
+        room = NOTE_CHARS - len(basis) - 1  # the seeds and the basis are never cut off
+        text = text.strip() if len(text.strip()) <= room else text.strip()[: room - 3] + "..."
+        return f"{text} {basis}".strip()
 
     return pd.Series([note(r) for r in table.itertuples()], index=table["id"])
 
@@ -144,7 +170,8 @@ def scorecard_html(table: pd.DataFrame, model: str) -> str:
         "95% interval",
         "verdict",
         "why / criterion",
-        "random-init control",
+        "basis (bootstrap p; BH)",
+        "random-init control (model minus control)",
         "table",
         "figure",
     ]
@@ -161,7 +188,9 @@ def scorecard_html(table: pd.DataFrame, model: str) -> str:
             r.interval + seeds_text(getattr(r, "seeds", 0)),
             r.verdict,
             why,
-            f"{r.control_verdict}: {r.control_value}" if r.control_verdict else "",
+            f"{r.basis}"
+            + (f" (p {r.p_value:.3g}; {'BH firm' if r.bh else 'not BH firm'})" if pd.notna(r.p_value) else ""),
+            f"{r.control_verdict}: {r.control_value} ({r.control_difference})" if r.control_verdict else "",
             r.tables,
             r.figure,
         ]
@@ -180,30 +209,31 @@ def scorecard_html(table: pd.DataFrame, model: str) -> str:
         f"<p>{html.escape(counts)}. Claims and criteria: <code>config/paper_claims.yaml</code>; "
         f"table: <code>results/{html.escape(model)}/tables/scorecard.csv</code>. "
         "Our values are fractions (accuracy 0.796 = 79.6%); the papers' numbers are as printed there. "
-        f"{html.escape(interval_note(table))} {html.escape(seeds_note(table))} "
+        f"{html.escape(interval_note(table))} {html.escape(firm_note(table))} {html.escape(seeds_note(table))} "
         f"{html.escape(CONTROL_NOTE) if has_control(table) else ''}</p>"
         f"<table><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr>{''.join(rows)}</table></body></html>\n"
     )
 
 
 def scorecard_markdown(table: pd.DataFrame, model: str) -> str:
-    """The README's findings summary: one line per claim, every number from the scorecard."""
+    """The full scorecard table of docs/scorecard.md: one line per claim, every number from the scorecard."""
     counts = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items() if n)
     lines = [
         f"Claim scorecard of `{model}` (generated from `results/{model}/tables/scorecard.csv` by",
         "`tools/scorecard_readme.py`; claims and criteria in `config/paper_claims.yaml`): " + counts + ".",
         "Our values are fractions (accuracy 0.796 = 79.6%); the papers' numbers are as printed there.",
         interval_note(table),
+        firm_note(table),
         *([seeds_note(table)] if seeds_note(table) else []),
         *([CONTROL_NOTE] if has_control(table) else []),
         "",
-        "| claim | paper | paper's number | ours | 95% interval | verdict | random-init control |",
+        "| claim | paper | paper's number | ours | 95% interval | verdict | random-init control (model minus control) |",
         "|---|---|---|---|---|---|---|",
     ]
     for r in table.itertuples():
         ours = f"{r.our_value} ({r.reason})" if r.our_value and r.reason else r.our_value or r.reason
-        interval = (r.interval if r.replicates else "-") + seeds_text(getattr(r, "seeds", 0))
-        control = f"{r.control_value} ({r.control_verdict})" if r.control_verdict else ""
+        interval = (r.interval if r.replicates else "-") + seeds_text(getattr(r, "seeds", 0)) + basis_text(r)
+        control = f"{r.control_value} ({r.control_verdict}; {r.control_difference})" if r.control_verdict else ""
         row = f"| {r.claim} (`{r.id}`) | {r.paper}, {r.where} | {r.paper_value} | {ours} | {interval} | **{r.verdict}** | {control} |"
         lines.append(row.replace("\n", " "))
     return "\n".join(lines) + "\n"

@@ -34,7 +34,9 @@ def derive(claim: dict, registry: dict[str, dict], source: str = "the claims fil
     ``trained`` (the training family of its check's tables; None: no training) from the registry.
     A table no rule declares, or a check mixing two families, is an error naming the claim."""
     entries = []
-    for stem in check_stems(claim["check"]) + check_stems(claim.get("applies_if")):
+    for stem in (
+        check_stems(claim["check"]) + check_stems(claim.get("applies_if")) + check_stems(claim.get("refuted_if"))
+    ):
         entry = lookup(registry, stem)
         if entry is None:
             raise ValueError(

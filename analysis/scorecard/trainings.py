@@ -42,9 +42,11 @@ def pool_trainings(runs: list[tuple[dict, dict]]) -> tuple[dict[str, pd.DataFram
             for _, b in trained:
                 part, offset = _renumbered(b[stem], offset)
                 parts.append(part)
-        else:  # no bootstrap of this table: each training's own table is one replicate
+            boots[stem] = pd.concat(parts, ignore_index=True)
+        else:  # no bootstrap of this table: each training's own table is one value, read by a t interval
             parts = [tables[stem].assign(**{REPLICATE: i}) for i, (tables, _) in enumerate(trained)]
-        boots[stem] = pd.concat(parts, ignore_index=True)
+            boots[stem] = pd.concat(parts, ignore_index=True)
+            boots[stem].attrs["seeds"] = len(trained)
     return boots, seeds
 
 

@@ -14,6 +14,9 @@ OPS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt,
 AGGS = ("max", "min", "mean", "median", "sum", "count", "first")
 
 
+TIE = "tie"  # an argmax / argmin with several rows at the extreme: no single level is the largest
+
+
 class NoRows(ValueError):
     """A value's ``where`` matched no row of its table."""
 
@@ -49,11 +52,17 @@ def _match(column: pd.Series, condition) -> pd.Series:
     return column.astype(str) == str(condition)
 
 
-def select(df: pd.DataFrame, where: dict | None) -> pd.DataFrame:
+def select(df: pd.DataFrame, where: dict | None, strict: bool = False) -> pd.DataFrame:
+    """The rows matching every condition of ``where``; ``strict``: a member of a list condition
+    that matches no row is an error (a misspelt task or encoder would otherwise drop silently)."""
     mask = pd.Series(True, index=df.index)
     for col, condition in (where or {}).items():
         if col not in df.columns:
             raise KeyError(f"column {col!r} not in table (columns: {', '.join(df.columns)})")
+        if strict and isinstance(condition, list):
+            absent = [m for m in condition if not _match(df[col], m).any()]
+            if absent:
+                raise NoRows(f"no row of the table has {col} = {', '.join(map(str, absent))}")
         mask &= _match(df[col], condition)
     return df[mask]
 
@@ -72,8 +81,11 @@ def reduce(df: pd.DataFrame, column: str, agg: str):
     values = values if agg == "first" else pd.to_numeric(values, errors="coerce")
     if agg.startswith(("argmax:", "argmin:")):
         kind, of = agg.split(":", 1)
-        at = values.idxmax() if kind == "argmax" else values.idxmin()
-        return df.loc[at, of]
+        extreme = values.max() if kind == "argmax" else values.min()
+        at = values.index[values == extreme]
+        if len(set(df.loc[at, of])) > 1:
+            return f"{TIE}: {' / '.join(map(str, dict.fromkeys(df.loc[at, of])))}"
+        return df.loc[at[0], of]
     if agg == "count":
         return int(len(df))
     if agg not in AGGS:
@@ -83,7 +95,7 @@ def reduce(df: pd.DataFrame, column: str, agg: str):
 
 def value(spec: dict, tables: dict[str, pd.DataFrame], extra_where: dict | None = None):
     """One value of a check (see the module docstring)."""
-    df = select(tables[spec["table"]], {**spec.get("where", {}), **(extra_where or {})})
+    df = select(tables[spec["table"]], {**spec.get("where", {}), **(extra_where or {})}, strict=True)
     if spec.get("query"):  # conditions between columns, e.g. "layer_a == layer_b"
         df = df.query(spec["query"])
     if df.empty and spec.get("agg") == "count":
@@ -122,9 +134,14 @@ def replicate_values(spec: dict, boots: dict[str, pd.DataFrame], extra_where: di
     by = df[REPLICATE] if len(df) else pd.Series(dtype=int)
     if agg.startswith(("argmax:", "argmin:")):
         kind, of = agg.split(":", 1)
-        g = values.groupby(by)
-        at = g.idxmax() if kind == "argmax" else g.idxmin()
-        return pd.Series(df.loc[at.to_numpy(), of].to_numpy(), index=at.index).reindex(ids)
+        part = pd.DataFrame(
+            {REPLICATE: by.to_numpy(), "_v": values.to_numpy(), "_of": df[of].to_numpy() if len(df) else []}
+        )
+        return (
+            part.groupby(REPLICATE)
+            .apply(lambda g: reduce(g.rename(columns={"_of": of}), "_v", agg), include_groups=False)
+            .reindex(ids)
+        )
     if agg not in AGGS:
         raise ValueError(f"unknown agg {agg!r}; known: {AGGS} and argmax:<col>, argmin:<col>")
     return values.groupby(by).agg(agg).reindex(ids)

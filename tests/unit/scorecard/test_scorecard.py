@@ -125,21 +125,25 @@ def test_a_where_matching_no_row_names_the_claim_unless_optional():
     )
 
 
-def test_a_tie_never_holds():
+def test_ops_mean_what_they_say_and_an_argmax_tie_decides_nothing():
     tables = {"by_layer": BY_LAYER}  # max cls 0.6, max sep 0.7
-    for op in (">=", "<="):
-        out = evaluate_claim(
-            claim({"value": {"table": "by_layer", "column": "cls", "agg": "max"}, "op": op, "threshold": 0.6}), tables
-        )
-        assert (out.verdict, out.our_value) == ("does not hold", "0.6 (tie with the threshold)"), op
-    # "==" asks for equality (e.g. the most common pattern type is Vertical): that holds
-    equal = {"value": {"table": "by_layer", "column": "cls", "agg": "max"}, "op": "==", "threshold": 0.6}
-    assert (evaluate_claim(claim(equal), tables).verdict, evaluate_claim(claim(equal), tables).our_value) == (
+    at = lambda op: claim({"value": {"table": "by_layer", "column": "cls", "agg": "max"}, "op": op, "threshold": 0.6})  # noqa: E731
+    assert [evaluate_claim(at(op), tables).verdict for op in (">=", "<=", ">", "<", "==")] == [
         "holds",
-        "0.6",
-    )
-    tie = {"greater": [{"table": "by_layer", "column": "cls", "agg": "max"}] * 2}
-    assert evaluate_claim(claim(tie), tables).verdict == "does not hold"
+        "holds",
+        "does not hold",
+        "does not hold",
+        "holds",
+    ]
+    # the largest of two tied rows is no single label: the argmax is a tie, which no == holds
+    tied = {"by_layer": pd.DataFrame({"label": ["a", "b", "c"], "share": [0.4, 0.4, 0.2]})}
+    check = {"value": {"table": "by_layer", "column": "share", "agg": "argmax:label"}, "op": "==", "threshold": "a"}
+    out = evaluate_claim(claim(check), tied)
+    assert (out.verdict, out.our_value) == ("does not hold", "tie: a / b")
+    # a member of a where list that matches no row is an error, not a silent drop
+    listed = {"value": {"table": "by_layer", "column": "cls", "where": {"layer": [1, 9]}, "agg": "max"}}
+    with pytest.raises(ClaimError, match="no row of the table has layer = 9"):
+        evaluate_claim(claim({**listed, "op": ">", "threshold": 0}), tables)
 
 
 def test_values_that_print_alike_get_more_digits():
@@ -171,7 +175,7 @@ def test_pages_and_matrix():
     assert "<td>0.7</td>" in scorecard_html(card, "m")
     stacked = pd.concat([card.assign(model="a"), card.assign(model="b", verdict="not run")])
     m = scorecard_matrix(stacked)
-    assert m.loc["x"].tolist() == ["holds", "not run"]
+    assert m.loc["x (point only)"].tolist() == ["holds", "not run"]  # what the verdict rests on, in the matrix too
 
 
 def test_random_init_control_verdicts():
@@ -197,7 +201,7 @@ def test_random_init_control_verdicts():
     # the pages say what the control is, and show its verdict
     card = scorecard(claims[:1], {"by_layer": BY_LAYER}, control_tables=control_holds)
     md = scorecard_markdown(card, "m")
-    assert f"**{ALSO_RANDOM}**" in md and "| 0.7 (holds) |" in md and "random-init copy" in md
+    assert f"**{ALSO_RANDOM}**" in md and "| 0.7 (holds; +0 (point only)) |" in md and "random-init copy" in md
     assert "random-init copy" not in scorecard_markdown(scorecard(claims[:1], {"by_layer": BY_LAYER}), "m")
 
 
@@ -371,12 +375,12 @@ def test_interval_verdicts_at_the_threshold_edges():
     assert out.verdict == "holds" and out.interval == "none (no replicates of t)" and out.replicates == 0
 
 
-def test_a_tie_is_never_a_firm_hold():
+def test_a_value_on_its_threshold_is_never_firm():
     c = claim({"value": {"table": "t", "column": "v"}, "op": ">=", "threshold": 0.5})
-    out = evaluate_claim(c, {"t": pd.DataFrame({"v": [0.5]})}, boots={"t": boot_of([0.5] * 20 + [0.6] * 20)})
-    assert out.verdict == INCONCLUSIVE  # the point is a tie (does not hold), half the replicates hold
+    out = evaluate_claim(c, {"t": pd.DataFrame({"v": [0.5]})}, boots={"t": boot_of([0.4] * 20 + [0.6] * 20)})
+    assert out.verdict == INCONCLUSIVE  # the point is on the threshold (holds under >=), half the replicates fail
     out = evaluate_claim(c, {"t": pd.DataFrame({"v": [0.5]})}, boots={"t": boot_of([0.5] * 40)})
-    assert out.verdict == "does not hold"
+    assert out.verdict == "holds"
 
 
 def test_orderings_need_every_pairwise_difference_on_one_side():
@@ -499,7 +503,7 @@ def test_the_figure_shows_values_and_intervals(tmp_path):
     )
     notes = value_notes(card)
     assert notes["a"] == "0.713  [0.676, 0.752]"
-    assert len(notes["b"]) == NOTE_CHARS and notes["b"].endswith("...")
+    assert len(notes["b"]) == NOTE_CHARS and notes["b"].endswith("... (3 seeds)")  # the seeds are never cut off
     assert notes["c"] == "(1 seed)"  # no value (e.g. not applicable): the trainings it would rest on
     matrix = pd.DataFrame({"m": ["holds", "inconclusive", "not applicable"]}, index=["a", "b", "c"])
     fig = plot_scorecard(matrix, "t", notes)

@@ -6,6 +6,7 @@ import pytest
 import yaml
 
 from analysis.scorecard.claims import read_claims, scorecard
+from analysis.scorecard.evaluate import INCONCLUSIVE
 from analysis.scorecard.trainings import TRAININGS, claim_seeds, pool_trainings
 from conftest import ROOT
 
@@ -24,16 +25,24 @@ def test_trainings_without_bootstrap_are_one_replicate_each():
     boots, seeds = pool_trainings(runs)
     assert seeds == {"t": 3}
     assert boots["t"]["replicate"].tolist() == [0, 1, 2] and boots["t"]["v"].tolist() == [0.6, 0.7, 0.4]
-    # the point value is the model's own run (0.6 holds); one seed of three disagrees: inconclusive
+    # k seeds, no bootstrap: the seeds' mean, and a t interval over them (2 df): mean 0.5667, sd 0.1528,
+    # half-width 4.303 x 0.1528 / sqrt(3) = 0.3796 -> [0.187, 0.946]: it does not decide > 0.5
     card = scorecard([claim(ABOVE, trained="probes")], runs[0][0], boots=boots, seeds=seeds)
     row = card.iloc[0]
-    assert (row.our_value, row.verdict, row.replicates, row.seeds) == ("0.6", "inconclusive", 3, 3)
-    # 2.5th / 97.5th percentiles of (0.4, 0.6, 0.7): 0.4 + 0.05 x 0.2 = 0.41 and 0.6 + 0.95 x 0.1 = 0.695
-    assert row.interval == "[0.41, 0.695]"
-    # every seed above 0.5: holds
+    assert (row.our_value, row.verdict, row.replicates, row.seeds) == ("0.567 (mean of 3 seeds)", "inconclusive", 3, 3)
+    assert (row.interval, row.basis) == ("[0.187, 0.946] (t, 3 seeds)", "seeds")
+    # every seed above 0.5 is not enough: (0.6, 0.7, 0.55) gives [0.427, 0.806], still undecided ...
     runs[2] = ({"t": pd.DataFrame({"v": [0.55]})}, {})
     boots, seeds = pool_trainings(runs)
-    assert scorecard([claim(ABOVE, trained="probes")], runs[0][0], boots=boots, seeds=seeds).iloc[0].verdict == "holds"
+    assert (
+        scorecard([claim(ABOVE, trained="probes")], runs[0][0], boots=boots, seeds=seeds).iloc[0].verdict
+        == INCONCLUSIVE
+    )
+    # ... (0.6, 0.62, 0.61): mean 0.61, sd 0.01, 4.303 x 0.01 / sqrt(3) = 0.0248 -> [0.585, 0.635]: holds
+    runs = [({"t": pd.DataFrame({"v": [v]})}, {}) for v in (0.6, 0.62, 0.61)]
+    boots, seeds = pool_trainings(runs)
+    row = scorecard([claim(ABOVE, trained="probes")], runs[0][0], boots=boots, seeds=seeds).iloc[0]
+    assert (row.verdict, row.interval) == ("holds", "[0.585, 0.635] (t, 3 seeds)")
 
 
 def test_bootstraps_of_every_seed_are_pooled_with_distinct_ids():
@@ -87,8 +96,7 @@ def test_the_pages_say_how_many_seeds():
     boots, seeds = pool_trainings(runs)
     card = scorecard([claim(ABOVE, trained="probes"), claim(ABOVE, id="y")], runs[0][0], boots=boots, seeds=seeds)
     md = scorecard_markdown(card, "m")
-    # 2.5th / 97.5th percentiles of (0.55, 0.6, 0.7): 0.55 + 0.05 x 0.05 = 0.5525, 0.6 + 0.95 x 0.1 = 0.695
-    assert "| [0.552, 0.695] (3 seeds) | **holds** |" in md
-    assert "| [0.552, 0.695] | **holds** |" in md  # a claim that names no training: no seed count
-    assert "1 claims rest on a training" in md and "3 seed(s) each" in md
+    # t interval of (0.6, 0.7, 0.55): mean 0.6167, sd 0.0764, 4.303 x 0.0764 / sqrt(3) = 0.1898 -> [0.427, 0.806]
+    assert "| [0.427, 0.806] (t, 3 seeds) (3 seeds) | **inconclusive** |" in md
+    assert "1 claims rest on a training" in md and "1 cover the training's seed" in md and "0 rest on 1 seed" in md
     assert "(3 seeds)" in scorecard_html(card, "m")

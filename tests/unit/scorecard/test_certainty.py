@@ -1,0 +1,152 @@
+"""How sure a verdict is, on hand-made tables: the paired random-init control by role, evidence of
+absence, orders and per-level claims with a firm failure, undefined replicates, the learnt-task mark,
+Benjamini-Hochberg across claims."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.scorecard.claims import benjamini_hochberg, paired_difference, scorecard
+from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE, evaluate_claim
+
+
+def claim(check, **kw):
+    base = {"id": "c.x", "paper": "p", "where": "w", "claim": "c", "paper_value": "1", "criterion": "k", "figure": "f"}
+    return {**base, "check": check, **kw}
+
+
+def boot(values, **columns):
+    return pd.DataFrame({"replicate": range(len(values)), "v": values, **columns})
+
+
+ABOVE = {"value": {"table": "t", "column": "v"}, "op": ">", "threshold": 0.5}
+
+
+def run(point, reps):
+    return {"t": pd.DataFrame({"v": [point]})}, {"t": boot(reps)}
+
+
+@pytest.mark.parametrize(
+    "role, control_reps, verdict",
+    [
+        # model 0.8 (replicates 0.76..0.84), control 0.6 (0.56..0.64): the model is firmly further above
+        # 0.5 on every replicate (difference 0.2): learned support
+        ("learned", np.linspace(0.56, 0.64, 40), "holds"),
+        # control 0.8 too: the difference (0 on every replicate) is not firmly above 0: no support
+        ("learned", np.linspace(0.76, 0.84, 40), ALSO_RANDOM),
+        # a claim of absence is never demoted by a control that lacks the structure as well
+        ("absence", np.linspace(0.76, 0.84, 40), "holds"),
+        # descriptive: demoted when the control holds; kept when the control firmly fails
+        ("descriptive", np.linspace(0.76, 0.84, 40), ALSO_RANDOM),
+        ("descriptive", np.linspace(0.26, 0.34, 40), "holds"),
+    ],
+)
+def test_the_control_is_a_paired_difference_by_role(role, control_reps, verdict):
+    tables, boots = run(0.8, np.linspace(0.76, 0.84, 40))
+    control_tables, control_boots = run(float(np.mean(control_reps)), control_reps)
+    c = claim(ABOVE, reads_maps=True, control=role)
+    row = scorecard([c], tables, control_tables=control_tables, boots=boots, control_boots=control_boots).iloc[0]
+    assert row.verdict == verdict and row.control_role == role
+    assert row.control_difference.startswith(f"{0.8 - float(np.mean(control_reps)):+.3g} [")
+
+
+def test_an_undecided_control_is_no_support_for_a_descriptive_claim():
+    tables, boots = run(0.8, np.linspace(0.76, 0.84, 40))
+    undecided = [0.4] * 20 + [0.6] * 20  # half the control's replicates hold
+    control_tables, control_boots = run(0.6, undecided)
+    c = claim(ABOVE, reads_maps=True, control="descriptive")
+    row = scorecard([c], tables, control_tables=control_tables, boots=boots, control_boots=control_boots).iloc[0]
+    assert (row.control_verdict, row.verdict) == (INCONCLUSIVE, ALSO_RANDOM)
+
+
+def test_paired_difference_by_hand():
+    tables, boots = run(0.8, [0.7, 0.8, 0.9, 0.8])
+    model = evaluate_claim(claim(ABOVE), tables, boots=boots)
+    tables, boots = run(0.6, [0.6, 0.5, 0.9, 0.6])
+    control = evaluate_claim(claim(ABOVE), tables, boots=boots)
+    # strengths (v - 0.5): model 0.2, 0.3, 0.4, 0.3; control 0.1, 0.0, 0.4, 0.1 -> differences 0.1, 0.3, 0, 0.2
+    text, firm, p = paired_difference(model, control)
+    # 2.5th / 97.5th percentiles of (0, 0.1, 0.2, 0.3): 0 + 0.075 x 0.1 = 0.0075, 0.2 + 0.925 x 0.1 = 0.2925
+    assert text.startswith("+0.2 [+0.0075, +0.29")
+    assert firm is False  # 3 of 4 above 0 (75% < 97.5%)
+    assert p == pytest.approx((1 + 1) / (1 + 4))  # one difference <= 0
+
+
+def test_a_negative_needs_evidence_of_absence():
+    """Failing to detect is no absence: "does not hold" only where the refutation holds."""
+    tables = {"t": pd.DataFrame({"v": [0.3], "upper": [0.05]})}
+    c = claim(
+        ABOVE,
+        refuted_if={"value": {"table": "t", "column": "upper"}, "op": "<", "threshold": 0.01, "reason": "n too small"},
+    )
+    out = evaluate_claim(c, tables)
+    assert out.verdict == INCONCLUSIVE and out.reason == "n too small (measured: 0.05)"
+    tables["t"]["upper"] = 0.005
+    assert evaluate_claim(c, tables).verdict == "does not hold"
+    tables["t"]["v"] = 0.7  # a claim that holds needs no refutation
+    assert evaluate_claim(c, tables).verdict == "holds"
+
+
+def test_an_order_with_one_pair_firmly_reversed_does_not_hold():
+    """a > b > c with a > b undecided and b < c on every replicate: the order firmly fails."""
+    spec = lambda col: {"table": "t", "column": col}  # noqa: E731
+    tables = {"t": pd.DataFrame({"a": [0.6], "b": [0.5], "c": [0.7]})}
+    reps = pd.DataFrame({"replicate": range(40), "a": [0.45, 0.55] * 20, "b": [0.5] * 40, "c": [0.7] * 40})
+    out = evaluate_claim(claim({"greater": [spec("a"), spec("b"), spec("c")]}), tables, boots={"t": reps})
+    assert out.verdict == "does not hold"
+    # b > c undecided as well: no firm verdict either way
+    reps["c"] = [0.45, 0.55] * 20
+    assert (
+        evaluate_claim(claim({"greater": [spec("a"), spec("b"), spec("c")]}), tables, boots={"t": reps}).verdict
+        == INCONCLUSIVE
+    )
+
+
+def test_per_level_failure_is_bonferroni_corrected():
+    """Two levels; level b fails on 39 of 40 replicates (97.5%): firm alone, not at the Bonferroni
+    level 1 - 0.025 / 2 = 98.75% a union over two levels needs."""
+    tables = {"t": pd.DataFrame({"v": [0.8, 0.4], "task": ["a", "b"]})}
+    reps = pd.DataFrame(
+        {"replicate": list(range(40)) * 2, "task": ["a"] * 40 + ["b"] * 40, "v": [0.8] * 40 + [0.4] * 39 + [0.6]}
+    )
+    c = claim({**ABOVE, "per": "task"})
+    assert evaluate_claim(c, tables, boots={"t": reps}).verdict == INCONCLUSIVE
+    reps.loc[79, "v"] = 0.4  # every replicate fails at b: firm
+    assert evaluate_claim(c, tables, boots={"t": reps}).verdict == "does not hold"
+
+
+def test_undefined_replicates_are_never_firm():
+    """A value missing on 2 of 40 resamples (5%) cannot be firm, whatever the others say."""
+    tables = {"t": pd.DataFrame({"v": [0.8], "k": ["a"]})}
+    reps = boot([0.8] * 40, k=["a"] * 38 + ["z", "z"])
+    c = claim({"value": {"table": "t", "column": "v", "where": {"k": "a"}}, "op": ">", "threshold": 0.5})
+    out = evaluate_claim(c, tables, boots={"t": reps})
+    assert out.verdict == INCONCLUSIVE and "no value on 5% of the resamples" in out.reason
+
+
+def test_not_learnt_tasks_are_judged_and_marked():
+    scores = pd.DataFrame(
+        {
+            "task": ["A", "B"],
+            "metric": ["accuracy"] * 2,
+            "finetuned": [0.8, 0.5],
+            "majority": [0.5, 0.5],
+            "gain_ci95_low": [0.2, -0.1],
+            "gain_ci95_high": [0.4, 0.1],
+            "main": [True, True],
+            "learnt": [True, False],
+        }
+    )
+    tables = {"t": pd.DataFrame({"v": [0.8, 0.7], "task": ["A", "B"]}), "finetune_scores": scores}
+    out = evaluate_claim(claim({**ABOVE, "per": "task"}, learnt_tasks="mark"), tables)
+    assert (out.verdict, out.our_value) == ("holds", "A: 0.8; B: 0.7 (not learnt)")
+    out = evaluate_claim(claim({**ABOVE, "per": "task"}, learnt_tasks="per"), tables)
+    assert out.our_value == "A: 0.8" and "left out, not learnt: B" in out.reason
+
+
+def test_benjamini_hochberg_by_hand():
+    """p = 0.001, 0.01, 0.03, 0.04, 0.2 at q = 0.05 with m = 5: thresholds 0.01, 0.02, 0.03, 0.04, 0.05;
+    the largest k with p_(k) <= k q / m is 4 (0.04 <= 0.04): the first four are discoveries."""
+    p = pd.Series([0.03, 0.2, 0.001, np.nan, 0.04, 0.01])
+    assert benjamini_hochberg(p).tolist() == [True, False, True, False, True, True]
+    assert not benjamini_hochberg(pd.Series([0.5, 0.6])).any()
