@@ -10,7 +10,7 @@ rule head_clusters:
         entropy=rules.entropy.output.table,
     output:
         distances=table("head_clusters", "distances"),
-        layers=claim_table("head_clusters", "layers", unit="segment", reads_maps=True),
+        layers=claim_table("head_clusters", "layers", unit="segment", cluster="article", reads_maps=True),
         layers_boot=table("head_clusters", "layers", "boot"),
         points=table("head_clusters"),
         counts=sidecar("head_clusters", "counts"),

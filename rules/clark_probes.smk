@@ -57,7 +57,7 @@ rule probes:
         curves=rules.probes_train.output.curves,
         sentences=rules.probes_train.output.sentences,
     output:
-        table=claim_table("probes", unit="sentence", family="probes"),
+        table=claim_table("probes", unit="sentence", cluster="document", family="probes"),
         boot=table("probes", "boot"),
         figure=figure("probes", category="Clark sec. 5 (probes)"),
     log:

@@ -37,7 +37,7 @@ rule relative_position:
     input:
         surface_sums,
     output:
-        table=claim_table("relative_position", unit="segment", reads_maps=True),
+        table=claim_table("relative_position", unit="segment", cluster="article", reads_maps=True),
         boot=table("relative_position", "boot"),
         figure=figure("relative_position", category="Clark sec. 3 (surface patterns)"),
     log:
@@ -61,7 +61,7 @@ rule special_tokens:
         surface_sums,
     output:
         table=table("special_tokens"),
-        layers=claim_table("special_tokens", "by_layer", unit="segment", reads_maps=True),
+        layers=claim_table("special_tokens", "by_layer", unit="segment", cluster="article", reads_maps=True),
         layers_boot=table("special_tokens", "by_layer", "boot"),
         figure=figure("special_tokens", category="Clark sec. 3 (surface patterns)"),
     log:
@@ -85,7 +85,7 @@ rule sep_attention:
         surface_sums,
     output:
         table=table("sep_attention"),
-        layers=claim_table("sep_attention", "by_layer", unit="segment", reads_maps=True),
+        layers=claim_table("sep_attention", "by_layer", unit="segment", cluster="article", reads_maps=True),
         layers_boot=table("sep_attention", "by_layer", "boot"),
         figure=figure("sep_attention", category="Clark sec. 3 (surface patterns)"),
     log:
@@ -109,7 +109,7 @@ rule entropy:
         surface_sums,
     output:
         table=table("entropy"),
-        layers=claim_table("entropy", "by_layer", unit="segment", reads_maps=True),
+        layers=claim_table("entropy", "by_layer", unit="segment", cluster="article", reads_maps=True),
         layers_boot=table("entropy", "by_layer", "boot"),
         figure=figure("entropy", category="Clark sec. 3 (surface patterns)"),
     log:

@@ -8,7 +8,7 @@ rule dep_heads:
         shards=lambda wc: attention_shards(wc.corpus)(wc),
         paper=config["clark_syntax"]["paper_numbers"],
     output:
-        table=claim_table("dep_heads", "{corpus}", unit="sentence", reads_maps=True),
+        table=claim_table("dep_heads", "{corpus}", unit="sentence", cluster="document", reads_maps=True),
         boot=table("dep_heads", "{corpus}", "boot"),
         full=table("dep_heads", "full", "{corpus}"),
         rare=table("dep_heads", "rare", "{corpus}"),

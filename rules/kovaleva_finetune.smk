@@ -195,6 +195,8 @@ rule disable_heads_scores:
         max_len=config["kovaleva_finetune"]["finetune"]["max_len"],
         seed=training_seed("kovaleva_finetune"),
         n_permutations=config["kovaleva_finetune"]["disable_permutations"],
+        replicates=config["bootstrap"]["resamples"],  # max_test.gain_upper: the best head's gain, resampled
+        boot_seed=config["bootstrap"]["seed"],
     script:
         "../workflow/disable_heads_scores.py"
 

@@ -13,6 +13,9 @@ rule staying_true_models:
     output:
         model="resources/explanation/{model}/staying_true_models.pt",
         table=claim_table("staying_true_models", unit="dev sentence", family="staying_true", replicates=False),
+        # each regularised model's dev accuracy minus the base model's, paired (same dev sentences)
+        kept=claim_table("staying_true_models", "kept", unit="dev sentence", family="staying_true"),
+        kept_boot=table("staying_true_models", "kept", "boot"),  # on resampled dev sentences
     log:
         rule_log("staying_true_models"),
     benchmark:
@@ -38,6 +41,8 @@ rule staying_true_models:
         tying_detach_embeddings=config["staying_true"]["tying_detach_embeddings"],
         mlm_weight=config["staying_true"]["mlm_weight"],
         mlm_mask_prob=config["staying_true"]["mlm_mask_prob"],
+        n_boot=config["bootstrap"]["resamples"],
+        boot_seed=config["bootstrap"]["seed"],
     script:
         "../workflow/staying_true_models.py"
 
@@ -166,6 +171,8 @@ rule staying_true:
     input:
         per_model(
             rules.staying_true_models.output.table,
+            rules.staying_true_models.output.kept,
+            rules.staying_true_models.output.kept_boot,
             rules.staying_true_permutation.output.table,
             rules.staying_true_permutation.output.summary,
             rules.staying_true_permutation.output.boot,

@@ -1,11 +1,12 @@
 import pandas as pd
 
+from analysis.clark.syntax.heldout import heldout_table, sentence_clusters, two_folds, with_heldout
 from analysis.clark.syntax.plots import plot_dep_heads, plot_dep_heads_grid
 from analysis.clark.syntax.replicates import table1_replicates
 from analysis.clark.syntax.scorer import score_examples
 from analysis.clark.syntax.tables import baselines, grid_table, paper_table, table1, tidy
 from analysis.core.storage import Shards
-from analysis.shared.bootstrap import unit_weights
+from analysis.shared.bootstrap import cluster_weights
 from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
@@ -41,14 +42,25 @@ counts.update(
 if not sc.n:
     raise ValueError(f"{corpus}: no arc could be scored ({counts})")
 
+# the independent unit (documents; sentences where the corpus is one document) and its two halves
+clusters, unit = sentence_clusters(sc)
+folds = two_folds(clusters, p.bootstrap["seed"])
+counts.update(
+    bootstrap_unit=unit,
+    bootstrap_clusters=len(set(clusters)),
+    heldout_halves=[len({c for c, f in zip(clusters, folds) if f == h}) for h in (0, 1)],
+)
 full = pd.DataFrame(tidy(sc))
 main, rare = table1(sc, paper_table(snakemake.input.paper), min_count=p.min_count, counts=counts)
+# beside the in-sample best head and offset: both chosen on one half of the documents, scored on the other
+heldout = heldout_table(sc, folds)
+main, rare = with_heldout(main, heldout), with_heldout(rare, heldout)
 write_table(full, snakemake.output.full)
 write_table(pd.DataFrame(baselines(sc)), snakemake.output.baselines)
 write_table(main, snakemake.output.table)
-# the scorecard's intervals: Table 1's relations on resamples of the scored sentences
-weights = unit_weights(len(sc.by_sentence), p.bootstrap["resamples"], p.bootstrap["seed"])
-write_table(table1_replicates(sc, list(dict.fromkeys(main["relation"])), weights), snakemake.output.boot)
+# the scorecard's intervals: Table 1's relations on resamples of the scored documents (drawn whole)
+weights = cluster_weights(clusters, p.bootstrap["resamples"], p.bootstrap["seed"])
+write_table(table1_replicates(sc, list(dict.fromkeys(main["relation"])), weights, folds), snakemake.output.boot)
 write_table(rare, snakemake.output.rare)
 write_json(counts, snakemake.output.counts)
 

@@ -3,6 +3,7 @@ import pandas as pd
 from analysis.clark.clusters.distances import distance_table, head_distances, layer_distances, layer_replicates
 from analysis.clark.clusters.plots import plot_head_clusters
 from analysis.clark.clusters.points import cluster_points, point_counts
+from analysis.clark.surface.boot import segment_clusters
 from analysis.clark.surface.sums import read_sums
 from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_json, write_table
 
@@ -24,7 +25,9 @@ log.info("distances over %s", counts)
 write_table(distance_table(dist, H), snakemake.output.distances)
 write_table(layer_distances(dist, L, H), snakemake.output.layers)
 # its replicates (scorecard intervals): the segments of the distances resampled
-write_table(layer_replicates(parts, H, p.replicates, p.seed_boot), snakemake.output.layers_boot)
+# its replicates: the Wikipedia articles resampled, each with all its segments
+clusters = segment_clusters(metas, js=True)
+write_table(layer_replicates(parts, H, p.replicates, p.seed_boot, clusters), snakemake.output.layers_boot)
 
 # behaviour colours from the surface tables (every wiki segment), in the distances' layer-major order
 surface = tuple(pd.read_csv(snakemake.input[k]) for k in ("relative_position", "special_tokens", "entropy"))

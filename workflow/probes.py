@@ -3,7 +3,8 @@ import pandas as pd
 from analysis.clark.probes.plots import plot_probes
 from analysis.clark.probes.replicates import uas_replicates
 from analysis.clark.probes.training import with_paper_uas
-from analysis.shared.bootstrap import unit_weights
+from analysis.clark.syntax.heldout import document_clusters
+from analysis.shared.bootstrap import cluster_weights
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
@@ -12,16 +13,19 @@ if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule
     snakemake = mock_snakemake(__file__)
 
 
-setup_logging(snakemake)
+log = setup_logging(snakemake)
 p = snakemake.params
 # round_trip: the scores are written back exactly as rule probes_train wrote them
 scores = pd.read_csv(snakemake.input.scores, float_precision="round_trip", keep_default_na=False, na_values=[""])
 curves = pd.read_csv(snakemake.input.curves, float_precision="round_trip")
 table = with_paper_uas(scores, p.paper_uas)
 write_table(table, snakemake.output.table)
-# the scorecard's intervals: every probe's UAS on the same resamples of the dev sentences
+# the scorecard's intervals: every probe's UAS on the same resamples of the dev documents (drawn whole,
+# with all their sentences; uas_replicates orders the sentences by id)
 sentences = pd.read_csv(snakemake.input.sentences, keep_default_na=False, dtype={"sentence": str})
-weights = unit_weights(sentences["sentence"].nunique(), p.bootstrap["resamples"], p.bootstrap["seed"])
+clusters, unit = document_clusters(sorted(set(sentences["sentence"])))
+weights = cluster_weights(clusters, p.bootstrap["resamples"], p.bootstrap["seed"])
+log.info("bootstrap: %d %ss of %d dev sentences resampled", len(set(clusters)), unit, len(clusters))
 write_table(uas_replicates(sentences, weights), snakemake.output.boot)
 n_train, n_dev = int(table.train_sentences.iloc[0]), int(table.dev_sentences.iloc[0])
 fig = plot_probes(table, curves, p.spec, p.dev_name, n_train, n_dev)

@@ -1,4 +1,4 @@
-from analysis.clark.surface.boot import replicate_tables
+from analysis.clark.surface.boot import replicate_tables, segment_clusters
 from analysis.clark.surface.plots import plot_relative_position
 from analysis.clark.surface.sums import combine, read_sums
 from analysis.shared.attention_stats import per_head_table
@@ -12,12 +12,14 @@ if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule
 
 log = setup_logging(snakemake)
 parts, metas = read_sums(snakemake.input)
-# the replicate table (scorecard intervals): the segments resampled
+# the replicate table (scorecard intervals): the Wikipedia articles resampled, each with all its segments
 BOOT = (snakemake.params.replicates, snakemake.params.seed)
 t = per_head_table(combine(parts, "relative_position"))
 n = sum(m["examples"] for m in metas)
 write_table(t, snakemake.output.table)
-boot = replicate_tables(parts, "relative_position", *BOOT, per_head=["prev", "current", "next"])
+boot = replicate_tables(
+    parts, "relative_position", *BOOT, per_head=["prev", "current", "next"], clusters=segment_clusters(metas)
+)
 write_table(boot["heads"], snakemake.output.boot)
 
 fig = plot_relative_position(t, metas[0]["header"]["model"], n)

@@ -1,4 +1,4 @@
-from analysis.clark.surface.boot import replicate_tables
+from analysis.clark.surface.boot import replicate_tables, segment_clusters
 from analysis.clark.surface.plots import plot_special_tokens
 from analysis.clark.surface.sums import combine, read_sums
 from analysis.shared.attention_stats import by_layer, per_head_table
@@ -12,13 +12,15 @@ if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule
 
 setup_logging(snakemake)
 parts, metas = read_sums(snakemake.input)
-# the replicate table (scorecard intervals): the segments resampled
+# the replicate table (scorecard intervals): the Wikipedia articles resampled, each with all its segments
 BOOT = (snakemake.params.replicates, snakemake.params.seed)
 t = per_head_table(combine(parts, "special_tokens"))
 n = sum(m["examples"] for m in metas)
 write_table(t, snakemake.output.table)
 write_table(by_layer(t, ["cls", "sep", "punct"]), snakemake.output.layers)
-boot = replicate_tables(parts, "special_tokens", *BOOT, layers=["cls", "sep", "punct"])
+boot = replicate_tables(
+    parts, "special_tokens", *BOOT, layers=["cls", "sep", "punct"], clusters=segment_clusters(metas)
+)
 write_table(boot["layers"], snakemake.output.layers_boot)
 
 h = metas[0]["header"]

@@ -4,7 +4,7 @@ import pandas as pd
 import torch
 
 from analysis.explanation.sst2 import read_sst2
-from analysis.explanation.staying_true import StayingTrueConfig, train_variants
+from analysis.explanation.staying_true import StayingTrueConfig, kept_replicates, kept_table, train_variants
 from analysis.shared.rule_io import setup_logging, use_threads, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
@@ -40,3 +40,9 @@ tmp = out.with_suffix(".tmp")
 torch.save(bundle, tmp)
 tmp.replace(out)
 write_table(pd.DataFrame(rows), snakemake.output.table)
+# accuracy kept: each regularised model minus the base model on the same (resampled) dev sentences
+correct = {m: c.numpy() for m, c in bundle["dev_correct"].items()}
+kept = kept_table(correct)
+write_table(kept, snakemake.output.kept)
+write_table(kept_replicates(correct, p.n_boot, p.boot_seed), snakemake.output.kept_boot)
+log.info("accuracy kept (minus the base model's):\n%s", kept.to_string())

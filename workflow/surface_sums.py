@@ -20,7 +20,8 @@ meta.update(
     smoothing_eps=float(p.smoothing_eps),
     header={k: shard.header.get(k) for k in ("model", "cls_token", "sep_token", "n_layers", "n_heads")},
     counts=shard.header.get("counts", {}),
-    # each segment's own statistics, for the replicate tables (segments resampled; the scorecard's intervals)
+    # each segment's own statistics, for the replicate tables (the scorecard's intervals; the segments'
+    # articles, meta "articles", are the clusters resampled whole)
     unit_stats=sorted(k for k in arrays if k.startswith("unit.")),
 )
 write_sums(arrays, meta, snakemake.output.sums, snakemake.output.meta)

@@ -21,6 +21,11 @@ attention -> linear) and four variants that keep each hidden state close to its 
 Each variant's ``encode`` returns the states attention and output read, so the explanation
 tests (:class:`~analysis.explanation.explainer.Explainer`, permutation, erasure, rank
 agreement) run on them unchanged.
+
+Accuracy kept (Tutek & Snajder Table 2): :func:`kept_table` is each regularised model's dev
+accuracy minus the base model's, paired on the same dev sentences; :func:`kept_replicates` the
+same on seeded bootstrap resamples of the dev sentences (each model's per-sentence correctness,
+kept in the bundle as ``dev_correct``).
 """
 
 from __future__ import annotations
@@ -30,11 +35,13 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import torch
 from torch import nn
 
 from analysis.explanation.attn_classifiers import glove_init
 from analysis.explanation.classifiers import AdditiveAttention, AttnClassifier, Vocab, make_batch, predict
+from analysis.shared.bootstrap import unit_weights
 
 log = logging.getLogger(__name__)
 
@@ -199,14 +206,15 @@ def weight_of(variant: str, cfg: StayingTrueConfig) -> float:
 
 def train_variants(variants, train, dev, cfg: StayingTrueConfig) -> tuple[dict, list[dict]]:
     """Every variant on the train sentences, with the ``attn_classifiers`` vocabulary and
-    GloVe initialisation; dev accuracy. Returns (bundle, one row per variant)."""
+    GloVe initialisation; dev accuracy. Returns (bundle, one row per variant); the bundle's
+    ``dev_correct`` holds each variant's per-sentence correctness (bool tensor, dev order)."""
     train_words, train_y = [w for w, _ in train], [y for _, y in train]
     dev_y = np.array([y for _, y in dev])
     vocab = Vocab.from_sentences(train_words)
     vecs, without_glove = glove_init(vocab, cfg.seed)
     xs_train = [vocab.ids(w) for w in train_words]
     xs_dev = [vocab.ids(w) for w, _ in dev]
-    bundle: dict = {"cfg": cfg.__dict__, "vocab": vocab.words, "d_in": vecs.shape[1], "models": {}}
+    bundle: dict = {"cfg": cfg.__dict__, "vocab": vocab.words, "d_in": vecs.shape[1], "models": {}, "dev_correct": {}}
     bundle["init_embeddings"] = torch.from_numpy(vecs)  # a fresh adversary starts from these
     rows = []
     init = torch.from_numpy(vecs)[torch.as_tensor([i for x in xs_dev for i in x], dtype=torch.long)]
@@ -217,14 +225,55 @@ def train_variants(variants, train, dev, cfg: StayingTrueConfig) -> tuple[dict, 
         t0 = time.perf_counter()
         losses = train_regularised(clf, xs_train, train_y, cfg)
         seconds = time.perf_counter() - t0
-        acc = float((predict(clf, xs_dev) == dev_y).mean())
+        correct = predict(clf, xs_dev) == dev_y
+        acc = float(correct.mean())
         bundle["models"][variant] = clf.state_dict()
+        bundle["dev_correct"][variant] = torch.from_numpy(correct)
         row = {"model": variant, "dev_accuracy": acc, "regularisation_weight": weight_of(variant, cfg)}
         row |= state_norms(clf, xs_dev) | {"init_x_norm": init_norm}
         row |= {"train_seconds": seconds, **losses, "n_train": len(train), "n_dev": len(dev), "epochs": cfg.epochs}
         rows.append(row | {"hidden": clf.d_rnn, "vocab": len(vocab), "vocab_without_glove": without_glove})
         log.info("%s: dev accuracy %.4f (%.1f s)", variant, acc, seconds)
     return bundle, rows
+
+
+KEPT_COLUMNS = ["model", "accuracy", "base_accuracy", "difference"]
+
+
+def kept_table(correct: dict, base: str = "base") -> pd.DataFrame:
+    """One row per model other than ``base``: its dev accuracy, the base model's, and the
+    difference (paired: the same dev sentences). ``correct``: model -> per-sentence correctness."""
+    ref = np.asarray(correct[base], dtype=float).mean()
+    rows = []
+    for model, c in correct.items():
+        if model != base:
+            acc = np.asarray(c, dtype=float).mean()
+            rows.append({"model": model, "accuracy": acc, "base_accuracy": ref, "difference": acc - ref})
+    return pd.DataFrame(rows, columns=KEPT_COLUMNS)
+
+
+def kept_replicates(correct: dict, n_boot: int, seed: int, base: str = "base") -> pd.DataFrame:
+    """:func:`kept_table` on ``n_boot`` seeded resamples of the dev sentences (the same resample
+    for every model: paired), column ``replicate``."""
+    models = list(correct)
+    c = np.stack([np.asarray(correct[m], dtype=float) for m in models])  # (models, sentences)
+    w = unit_weights(c.shape[1], n_boot, seed)
+    acc = (w @ c.T) / c.shape[1]  # (replicates, models)
+    ref = acc[:, models.index(base)]
+    parts = [
+        pd.DataFrame(
+            {
+                "model": m,
+                "accuracy": acc[:, k],
+                "base_accuracy": ref,
+                "difference": acc[:, k] - ref,
+                "replicate": np.arange(n_boot),
+            }
+        )
+        for k, m in enumerate(models)
+        if m != base
+    ]
+    return pd.concat(parts, ignore_index=True)[[*KEPT_COLUMNS, "replicate"]]
 
 
 def load_variants(bundle: dict) -> tuple[Vocab, dict[str, RegularisedLSTM]]:

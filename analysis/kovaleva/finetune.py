@@ -23,6 +23,7 @@ from analysis.core.glue import metrics
 from analysis.core.glue.batches import collate, encode, eval_batches
 from analysis.core.glue.reader import read_split, select_rows
 from analysis.core.glue.tasks import get_task
+from analysis.kovaleva.finetune_tables import learnt_metric
 from analysis.shared import bootstrap
 
 log = logging.getLogger(__name__)
@@ -160,14 +161,15 @@ def majority_score(task: str, train_items: list[dict], dev_items: list[dict]) ->
 
 
 def score_intervals(task: str, pred, baseline_pred, gold, n_boot: int, seed: int) -> dict[str, dict]:
-    """Per metric of ``task``: the 95% bootstrap interval over dev rows of the fine-tuned score
-    (``score``) and of its gain over the baseline's predictions on the same rows (``gain``)."""
+    """Per metric of ``task`` (and its ``learnt_metric``): the 95% bootstrap interval over dev rows
+    of the fine-tuned score (``score``) and of its gain over the baseline's predictions on the same
+    rows (``gain``)."""
     return {
         m: {
             "score": list(bootstrap.score_interval(metrics.METRICS[m], pred, gold, n_boot, seed)),
             "gain": list(bootstrap.gain_interval(metrics.METRICS[m], pred, baseline_pred, gold, n_boot, seed)),
         }
-        for m in get_task(task).metrics
+        for m in dict.fromkeys([*get_task(task).metrics, learnt_metric(task)])
     }
 
 

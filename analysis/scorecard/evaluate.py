@@ -25,8 +25,8 @@ interval. A claim whose tables have no replicates is judged on its point value, 
 
 A claim read on fine-tuned models names the tasks whose model must have learnt its task
 (``learnt_tasks: [RTE]``, or ``learnt_tasks: per`` for every level of its ``per: task``): a task is
-learnt when the 95% bootstrap interval of its main metric's gain over the majority class lies
-above 0 (column ``learnt`` of table finetune_scores). A listed task not learnt makes the claim
+learnt when the 95% bootstrap interval of its gain over the majority class (accuracy for an F1 task, MCC for CoLA, else the main metric) lies
+above 0 (column ``learnt`` of table finetune_scores; accuracy for an F1 task, MCC for CoLA). A listed task not learnt makes the claim
 ``not applicable``; with ``per``, the tasks not learnt are left out (named in the reason), and
 the claim is ``not applicable`` when none is left.
 """
@@ -43,6 +43,7 @@ from analysis.scorecard.values import (  # noqa: F401 (value, replicate_values, 
     OPS,
     TIE,
     NoRows,
+    absent_members,
     distinct_texts,
     fmt,
     interval_text,
@@ -103,9 +104,10 @@ def _p_value(outcomes: pd.Series, ok: bool) -> float:
     return float((1 + (known != ok).sum()) / (1 + len(known))) if len(known) else np.nan
 
 
-def _agrees(outcomes: pd.Series, ok: bool, level: float = AGREEMENT) -> bool:
+def _agrees(outcomes: pd.Series, ok: bool, level: float | None = None) -> bool:
     """Whether at least ``level`` of the replicates agree with ``ok``: a replicate with no value
     (NaN) counts against it, so a value undefined on more than 2.5% of resamples is never firm."""
+    level = AGREEMENT if level is None else level
     return bool(len(outcomes)) and float((outcomes == ok).sum() / len(outcomes)) >= level
 
 
@@ -148,7 +150,7 @@ def _seeds(boots, spec) -> int:
     return int(boot.attrs.get("seeds", 0)) if boot is not None else 0
 
 
-def _check_once(check: dict, tables, extra_where=None, boots=None, level: float = AGREEMENT) -> Judgement:
+def _check_once(check: dict, tables, extra_where=None, boots=None, level: float | None = None) -> Judgement:
     boots = boots or {}
     if "value" in check:
         op, threshold = check["op"], check["threshold"]
@@ -213,7 +215,7 @@ def _check_once(check: dict, tables, extra_where=None, boots=None, level: float 
         firm = all(_agrees(o, True, level) for o in outcome)
     else:
         failing = [o for (a, b), o in zip(pairs, outcome) if not a > b + margin]
-        firm = any(_agrees(o, False, 1 - (1 - level) / len(failing)) for o in failing)
+        firm = any(_agrees(o, False, 1 - (1 - (level or AGREEMENT)) / len(failing)) for o in failing)
     all_ok = strength.map(lambda x: x > 0 if pd.notna(x) else np.nan)
     interval = "; ".join(interval_text(r) for r in reps)
     return Judgement(
@@ -268,14 +270,22 @@ LEARNT_TABLE = "finetune_scores"
 
 
 def unlearnt_tasks(tables) -> dict[str, str]:
-    """Task -> why its fine-tuned model did not learn it (main metric, score, gain interval)."""
+    """Task -> why its fine-tuned model did not learn it: the learnt test's metric (accuracy for an
+    F1 task, MCC for CoLA: column learnt_metric, where the table has it), score and gain interval."""
     df = tables[LEARNT_TABLE]
     rows = df[df["main"].astype(bool) & ~df["learnt"].astype(bool)]
-    return {
-        r.task: f"{r.task} {r.metric} {fmt(r.finetuned)} vs majority class {fmt(r.majority)}, "
-        f"gain 95% CI [{fmt(r.gain_ci95_low)}, {fmt(r.gain_ci95_high)}]"
-        for r in rows.itertuples()
-    }
+    out = {}
+    for r in rows.itertuples():
+        metric = getattr(r, "learnt_metric", r.metric)
+        row = df[(df["task"] == r.task) & (df["metric"] == metric)]
+        row = next(row.itertuples()) if len(row) else r
+        low = getattr(r, "learnt_gain_ci95_low", r.gain_ci95_low)
+        high = getattr(r, "learnt_gain_ci95_high", r.gain_ci95_high)
+        out[r.task] = (
+            f"{r.task} {metric} {fmt(row.finetuned)} vs majority class {fmt(row.majority)}, "
+            f"gain 95% CI [{fmt(low)}, {fmt(high)}]"
+        )
+    return out
 
 
 def _not_learnt(claim: dict, tables) -> tuple[Outcome | None, dict[str, str], dict[str, str]]:
@@ -296,6 +306,29 @@ def _not_learnt(claim: dict, tables) -> tuple[Outcome | None, dict[str, str], di
     if skip and len(skip) == len(_levels(check, tables)):
         return Outcome("not applicable", reason=why + "; ".join(skip.values())), skip, {}
     return None, skip, {}
+
+
+def _specs(check: dict) -> list[dict]:
+    return [check["value"]] if "value" in check else list(check.get("greater", []))
+
+
+def _refuted(claim: dict, refute: dict, tables, skip, boots) -> tuple[bool, str]:
+    """Whether the claim's failure is evidence of absence: its refutation holds (firmly, where it
+    has replicates); with ``per``, at some level where the check itself does not hold (one level
+    firmly refuted is enough to refute "at every level")."""
+    if not refute.get("per"):
+        j = run_check(refute, tables, skip, boots)
+        return j.ok and j.firm is not False, j.text
+    check, texts = claim["check"], []
+    for level in [lvl for lvl in _levels(refute, tables) if lvl not in skip]:
+        where = {refute["per"]: level}
+        if _check_once(check, tables, where, boots).ok:
+            continue
+        j = _check_once(refute, tables, where, boots)
+        texts.append(f"{level}: {j.text}")
+        if j.ok and j.firm is not False:
+            return True, "; ".join(texts)
+    return False, "; ".join(texts)
 
 
 def load_table(path) -> pd.DataFrame:
@@ -332,7 +365,7 @@ def evaluate_claim(
             return not_learnt
         judged = run_check(claim["check"], tables, skip, boots, mark)
         refute = claim.get("refuted_if")
-        refuted = run_check(refute, tables, skip, boots) if refute and not judged.ok else None
+        refuted = _refuted(claim, refute, tables, skip, boots) if refute and not judged.ok else None
     except NoRows as e:
         if claim.get("optional"):
             return Outcome("not run", reason=f"{e}: {claim['optional']}")
@@ -340,17 +373,21 @@ def evaluate_claim(
             f"claim {claim['id']}: {e}; fix its where, or say why its rows may be absent with `optional: <why>`"
         ) from None
     left_out = "; ".join(skip.values())
-    reasons = [f"left out, not learnt: {left_out}" if left_out else ""]
+    absent = absent_members(_specs(claim["check"]), tables)
+    reasons = [
+        f"left out, not learnt: {left_out}" if left_out else "",
+        f"no row: {', '.join(absent)}" if absent else "",
+    ]
     verdict = "holds" if judged.ok else "does not hold"
     if judged.firm is False:
         verdict = INCONCLUSIVE
         reasons.insert(
             0, f"the 95% interval {judged.interval} does not decide it" + (f" ({judged.why})" if judged.why else "")
         )
-    elif refuted is not None and not (refuted.ok and refuted.firm is not False):
+    elif refuted is not None and not refuted[0]:
         # a failed test is no evidence of absence: "does not hold" needs its refutation to hold too
         verdict = INCONCLUSIVE
-        reasons.insert(0, f"{refute['reason']} (measured: {refuted.text})")
+        reasons.insert(0, f"{refute['reason']} (measured: {refuted[1]})")
     if judged.firm is None:
         interval, basis = f"none (no replicates of {', '.join(tables_read(claim))})", "point only"
     else:

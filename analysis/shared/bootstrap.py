@@ -11,11 +11,19 @@ column ``replicate`` (0..B-1); the scorecard computes a claim's value on every r
 95% interval. :func:`unit_weights` gives each replicate's multiplicity of every unit, so a table
 made of per-unit sums is recomputed as a weighted sum (``weights @ per_unit``), with no copy of
 the units.
+
+Units are not always independent: Wikipedia segments of one article, treebank sentences of one
+document share their topic, vocabulary and writer. :func:`cluster_weights` is the cluster
+bootstrap: it draws whole clusters (articles, documents) with replacement, and every unit of a
+drawn cluster gets the cluster's multiplicity, so the interval is about the population of
+clusters. A replicate's weights then no longer sum to the number of units: a statistic that is a
+mean of units must divide by the replicate's own total weight (``weights.sum(1)``), never by
+``n_units``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Sequence
 
 import numpy as np
 
@@ -34,6 +42,19 @@ def unit_weights(n_units: int, n_boot: int, seed: int) -> np.ndarray:
     out = np.zeros((n_boot, n_units), dtype=np.int64)
     np.add.at(out, (np.repeat(np.arange(n_boot), n_units), idx.ravel()), 1)
     return out
+
+
+def cluster_weights(clusters: Sequence[Hashable], n_boot: int, seed: int) -> np.ndarray:
+    """(n_boot, n_units) int: how often each unit's cluster is drawn in each replicate, ``clusters``
+    giving every unit's cluster key. Each replicate draws as many clusters as there are, with
+    replacement (clusters numbered in order of first appearance, drawn as :func:`unit_weights`
+    draws units), so the units of one cluster always share a weight and a replicate's weights sum
+    to the sizes of the clusters it drew. With every cluster a singleton, exactly
+    ``unit_weights(n_units, n_boot, seed)``."""
+    index: dict = {}
+    member = np.array([index.setdefault(c, len(index)) for c in clusters], dtype=np.int64)
+    drawn = unit_weights(len(index), n_boot, seed)  # (n_boot, n_clusters)
+    return drawn[:, member] if len(member) else np.zeros((n_boot, 0), dtype=np.int64)
 
 
 def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[float, float]:

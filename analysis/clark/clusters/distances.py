@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from analysis.shared.bootstrap import unit_weights
+from analysis.shared.bootstrap import cluster_weights, unit_weights
 
 
 def smooth(attn: torch.Tensor, eps: float) -> torch.Tensor:
@@ -176,19 +176,31 @@ def layer_distances(dist: np.ndarray, n_layers: int, n_heads: int) -> pd.DataFra
 
 def replicate_blocks(units: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """(B, L, L): each replicate's layer blocks, the segments' own blocks ``units`` (S, L, L)
-    summed with the replicate's ``weights`` (B, S: how often it draws each segment)."""
+    summed with the replicate's ``weights`` (B, S: how often it draws each segment), on the scale
+    of S segments: a replicate of whole articles draws some other number of segments, so its sum
+    is divided by its own total weight and multiplied by S (a no-op when the weights sum to S)."""
     L = units.shape[-1]
     w = weights.astype(np.float64)
-    return (w @ units.reshape(len(units), -1)).reshape(len(w), L, L)
+    total = w.sum(1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.where(total > 0, len(units) / total, np.nan)
+    return (w @ units.reshape(len(units), -1) * scale[:, None]).reshape(len(w), L, L)
 
 
-def layer_replicates(parts: list[dict], n_heads: int, replicates: int, seed: int) -> pd.DataFrame:
+def layer_replicates(parts: list[dict], n_heads: int, replicates: int, seed: int, clusters=None) -> pd.DataFrame:
     """The replicates of ``layer_distances`` (scorecard intervals): the segments of the distances
-    (each shard's ``unit.js_layers``) resampled ``replicates`` times (seeded), stacked with ``replicate``."""
+    (each shard's ``unit.js_layers``) resampled ``replicates`` times (seeded), stacked with ``replicate``:
+    whole ``clusters`` (every such segment's article, ``surface.boot.segment_clusters(metas, js=True)``)
+    are drawn, else single segments."""
     if any("unit.js_layers" not in part for part in parts):
         raise ValueError(
             "shard sums without the segments' own head distances (written before they were kept): rerun surface_sums"
         )
     units = np.concatenate([part["unit.js_layers"] for part in parts])
-    weights = unit_weights(len(units), int(replicates), int(seed))
+    if clusters is None:
+        weights = unit_weights(len(units), int(replicates), int(seed))
+    elif len(clusters) != len(units):
+        raise ValueError(f"head distances of {len(units)} segments, but clusters for {len(clusters)}")
+    else:
+        weights = cluster_weights(clusters, int(replicates), int(seed))
     return layer_table(replicate_blocks(units, weights), n_heads)

@@ -29,6 +29,7 @@ class HeadTally:
         # each unit's own counts (unit -> group -> [heads (L, H), baselines (len(self.baselines),), n]): the
         # independent units (e.g. documents) that replicate_summary resamples for the scorecard's intervals
         self.by_unit: dict[str, dict[str, list]] = {}
+        self.unit_fold: dict[str, int] = {}  # unit -> its 2-fold half (for the held-out best head per replicate)
 
     def count(
         self, groups: Iterable[str], correct: np.ndarray, fold: int, baseline_correct: dict, unit: str | None = None
@@ -36,6 +37,8 @@ class HeadTally:
         """One case, counted in each of ``groups``: ``correct`` (layers, heads) bool, its 2-fold
         half ``fold``, whether each baseline got it right, and the unit it belongs to (if any)."""
         own = self.by_unit.setdefault(unit, {}) if unit is not None else None
+        if unit is not None:
+            self.unit_fold[unit] = fold
         for g in groups:
             self.heads[g] += correct
             self.folds[fold][g] += correct
@@ -53,7 +56,9 @@ class HeadTally:
     def replicate_summary(self, weights: np.ndarray) -> pd.DataFrame:
         """Rows (replicate, system, group, accuracy, n) of the best head and every baseline per
         group on resamples of the units (``weights``: (B, units in ``by_unit``)); the best head is
-        chosen again on each replicate's cases of all groups, as in :meth:`summary_table`."""
+        chosen again on each replicate's cases of all groups, as in :meth:`summary_table`, and so is
+        the 2-fold head (``best_head_2fold``: chosen on one half of the replicate's units, scored on
+        the other, both ways; with every weight 1, the point table's)."""
         units = list(self.by_unit.values())
         L, H = self.heads[self.groups[0]].shape
         empty = [np.zeros((L, H), np.int64), np.zeros(len(self.baselines), np.int64), 0]
@@ -63,11 +68,18 @@ class HeadTally:
         n = {g: np.array([t[2] for t in ts]) for g, ts in tallies.items()}
         w = weights.astype(np.float64)
         best = (w @ heads[self.groups[0]]).argmax(1)  # (B,) the best head of all cases, first on ties
+        fold = np.array([self.unit_fold.get(u, 0) for u in self.by_unit])
+        half_w = [w * (fold == f) for f in (0, 1)]
+        # the head chosen on the other half (all cases), per half; on a half with no case the first
+        # head, as in the point table (analysis.shared.head_selection.two_fold)
+        chosen = [(half_w[1 - f] @ heads[self.groups[0]]).argmax(1) for f in (0, 1)]
+        rows = np.arange(len(w))
         parts = []
         for g in self.groups:
             n_b = w @ n[g]
             with np.errstate(invalid="ignore", divide="ignore"):
-                correct = {"best_head": (w @ heads[g])[np.arange(len(w)), best]}
+                correct = {"best_head": (w @ heads[g])[rows, best]}
+                correct["best_head_2fold"] = sum((half_w[f] @ heads[g])[rows, chosen[f]] for f in (0, 1))
                 correct.update(zip(self.baselines, (w @ base[g]).T))
                 for system, c in correct.items():
                     acc = np.where(n_b > 0, c / np.where(n_b > 0, n_b, 1), np.nan)

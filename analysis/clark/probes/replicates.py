@@ -1,5 +1,7 @@
 """Replicates of Clark et al.'s Table 3 (probe UAS) for the scorecard's intervals: every probe's UAS
-on bootstrap resamples of the dev sentences, the same resample for every probe (paired: the probes
+on bootstrap resamples of the dev documents (each drawn with all its sentences:
+``analysis.shared.bootstrap.cluster_weights``; UAS is correct over scored words of the replicate
+itself, so a replicate's size may vary), the same resample for every probe (paired: the probes
 are compared on the same sentences). The probes stay as trained: the intervals cover the choice of
 dev sentences, not the training seed."""
 

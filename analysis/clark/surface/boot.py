@@ -1,8 +1,10 @@
 """Replicate tables of the sec. 3 surface tables (``<stem>.boot.csv``, for the scorecard's intervals):
 the same per-head means and layer means on each bootstrap resample of the Wikipedia segments.
 
-The segment is the independent unit. A replicate draws as many segments as there are, with
-replacement (``analysis.shared.bootstrap.unit_weights``: how often each segment is drawn), so its
+The article is the independent unit: a replicate draws as many Wikipedia articles as the
+segments come from, with replacement, each with all its segments
+(``analysis.shared.bootstrap.cluster_weights``: how often each segment's article is drawn; the
+articles are the shards' metas' ``articles``, see :func:`segment_clusters`), so its
 sums are weighted sums of the segments' own statistics (``unit.<analysis>.<key>`` in the shards'
 sums, see ``analysis.clark.surface.sums``): one matrix product per statistic, ``weights @ units``,
 then the same ratios as ``attention_stats.per_head_table`` and the same unweighted mean over a
@@ -20,9 +22,20 @@ import numpy as np
 import pandas as pd
 
 from analysis.shared.attention_stats import RATIOS
-from analysis.shared.bootstrap import unit_weights
+from analysis.shared.bootstrap import cluster_weights, unit_weights
 
 REPLICATE = "replicate"
+
+
+def segment_clusters(metas: list[dict], js: bool = False) -> list[str]:
+    """Every segment's article (the cluster of the resamples), the shards' in order, from the
+    shards' metas (``articles``); with ``js``, those of the segments in the head distances (each
+    shard's first ``js_segments``)."""
+    if any("articles" not in m for m in metas):
+        raise ValueError(
+            "shard sums without the segments' articles (written before they were kept): rerun surface_sums"
+        )
+    return [a for m in metas for a in (m["articles"][: m["js_segments"]] if js else m["articles"])]
 
 
 def unit_stats(parts: list[dict], prefix: str) -> dict[str, np.ndarray]:
@@ -85,14 +98,21 @@ def by_layer_frame(means: dict[str, np.ndarray], metrics: list[str]) -> pd.DataF
 
 
 def replicate_tables(
-    parts: list[dict], prefix: str, n_boot: int, seed: int, *, per_head=None, layers=None
+    parts: list[dict], prefix: str, n_boot: int, seed: int, *, per_head=None, layers=None, clusters=None
 ) -> dict[str, pd.DataFrame]:
     """The replicate tables of analysis ``prefix`` from the shards' sums: ``'heads'`` (per head, the
     metrics ``per_head``) and/or ``'layers'`` (layer means of the metrics ``layers``), on ``n_boot``
-    resamples of the segments drawn with ``seed``."""
+    resamples drawn with ``seed``: of the ``clusters`` (every segment's article,
+    :func:`segment_clusters`), else of the segments."""
     units = unit_stats(parts, prefix)
     n_units = len(next(iter(units.values())))
-    means = replicate_means(units, unit_weights(n_units, int(n_boot), int(seed)))
+    if clusters is None:
+        weights = unit_weights(n_units, int(n_boot), int(seed))
+    elif len(clusters) != n_units:
+        raise ValueError(f"{prefix}: {n_units} segments, but clusters for {len(clusters)}")
+    else:
+        weights = cluster_weights(clusters, int(n_boot), int(seed))
+    means = replicate_means(units, weights)
     out = {}
     if per_head:
         out["heads"] = per_head_frame(means, list(per_head))

@@ -67,7 +67,9 @@ def shard_sums(shard, first: int, js_segments: int | None, eps: float, choice, w
     js_layers = []  # per segment of the head distances: layer_blocks (L, L)
     js = np.zeros((K, K), dtype=np.float64)
     want = candidate_index(list(shard.metadata()), first, choice, window)
-    meta = {"examples": 0, "js_segments": 0, "js_tokens": 0, "candidate": None}
+    # articles: every example's cluster of the scorecard's resamples (its Wikipedia article; its own id
+    # where the corpus records none)
+    meta = {"examples": 0, "js_segments": 0, "js_tokens": 0, "candidate": None, "articles": []}
     arrays = {}
     work = JSWorkspace()  # one pair of scratch buffers for every segment of the shard
     for i, ex in enumerate(shard, start=first):
@@ -91,6 +93,7 @@ def shard_sums(shard, first: int, js_segments: int | None, eps: float, choice, w
             eligible = ex.meta.get("ab_boundary", "sentence") == "sentence"
             meta["candidate"] = {"id": ex.id, "tokens": ex.tokens, "index": i, "n": ex.n, "eligible": eligible}
         meta["examples"] += 1
+        meta["articles"].append(str(ex.meta.get("article", ex.id)))
     arrays.update(sums)
     arrays.update({k: np.asarray(v, dtype=np.float64) for k, v in units.items()})
     arrays["js"] = js

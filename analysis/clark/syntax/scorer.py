@@ -93,6 +93,7 @@ class DepScorer:
         # each sentence's own tallies (sentence -> rel -> [hits (2, L, H), baseline (2, n_offsets), n]), the
         # units that analysis.clark.syntax.replicates resamples for the scorecard's intervals
         self.by_sentence: dict[str, dict[str, list]] = {}
+        self.docs: dict[str, str] = {}  # sentence -> its document (meta ``doc``), set by score_examples
         self._current: str | None = None
 
     def _acc(self, rel: str):
@@ -266,6 +267,8 @@ def score_examples(
         if "heads" not in meta or "rels" not in meta:
             raise ValueError(f"example {ex.id}: meta has no gold 'heads'/'rels' (not a dependency corpus?)")
         sent = ex.id.split("#", 1)[0]
+        if "doc" in meta:  # the document of each sentence: the cluster of the scorecard's resamples
+            sc.docs[sent] = str(meta["doc"])
         sc.add(
             ex.attn,
             ex.word_ids,

@@ -276,6 +276,28 @@ def test_fold_of_is_deterministic():
     assert [fold_of(k) for k in "abcde"] == [1, 1, 1, 0, 0]  # crc32 % 2: the same on every run
 
 
+def test_replicate_2fold_head_is_chosen_on_the_other_half_of_the_drawn_documents():
+    """d1 (half 0): 2 cases, head 1 right in both, head 2 in one; d2 (half 1): 2 cases, head 2 right
+    in both, head 1 in none; d3 (half 1): 1 case, head 1 right."""
+    from analysis.clark.coref.heads import Tally
+
+    tally = Tally(1, 2)
+    case = SimpleNamespace(type="pronoun", baseline_correct={b: False for b in tally.baselines})
+    for c in ([[True, True]], [[True, False]]):
+        tally.add(case, np.array(c), 0, "d1")
+    for _ in range(2):
+        tally.add(case, np.array([[False, True]]), 1, "d2")
+    tally.add(case, np.array([[True, False]]), 1, "d3")
+    rep = tally.replicate_summary(np.array([[1, 1, 1], [1, 2, 0], [1, 0, 2]]))
+    held = rep[(rep.system == "best_head_2fold") & (rep.mention_type == "all")].set_index("replicate")
+    # replicate 0: half 1 (d2 + d3) has head 1 1, head 2 2 -> head 2 scores d1: 1; half 0 (d1) has
+    # head 1 2, head 2 1 -> head 1 scores d2 + d3: 1; 2 of 5. Replicate 1: d2 twice -> head 2 on d1: 1,
+    # head 1 on 2 x d2: 0; 1 of 6. Replicate 2: d3 twice -> head 1 on d1: 2, head 1 on 2 x d3: 2; 4 of 4
+    assert held.accuracy.tolist() == pytest.approx([2 / 5, 1 / 6, 1.0]) and held.n.tolist() == [5, 6, 4]
+    point = tally.summary_table().set_index(["system", "mention_type"]).loc[("best_head_2fold", "all")]
+    assert point.accuracy == pytest.approx(2 / 5)
+
+
 def test_split_windows_are_refused():
     ex = SimpleNamespace(id="d#w000#1", word_ids=[], meta={"mentions": [], "part": 1}, attn=None)
     with pytest.raises(ValueError, match="split or truncated"):
@@ -299,6 +321,11 @@ def test_replicates_resample_documents_and_choose_the_best_head_again():
     nearest = rep[(rep.system == "nearest") & (rep.mention_type == "pronoun")]
     assert nearest.accuracy.tolist() == [1.0, 1.0, 1.0]
     assert rep[rep.mention_type == "proper"].accuracy.isna().all()  # no proper-noun case drawn
+    # the 2-fold head (d1 in half 0, d2 in half 1): d1 is scored with d2's best head (2: wrong) and
+    # d2 with d1's (1: wrong both times): 0 of 3. A replicate without one half chooses the first head
+    # on it, as the point table does: d1 twice is scored with head 1 (2 of 2); d2 twice with head 1 (0 of 4)
+    held = rep[(rep.system == "best_head_2fold") & (rep.mention_type == "all")].set_index("replicate")
+    assert held.accuracy.tolist() == [0.0, 1.0, 0.0] and held.n.tolist() == [3, 2, 4]
     # every document once: the point summary
     point = tally.summary_table().set_index(["system", "mention_type"])
     once = tally.replicate_summary(np.ones((1, 2), dtype=int)).set_index(["system", "mention_type"])

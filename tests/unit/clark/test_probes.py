@@ -489,3 +489,20 @@ def test_random_init_probe_by_hand_with_a_probe_that_does_not_learn():
     }
     assert row["uas"] == pytest.approx(1 / 3) and row["loss"] == pytest.approx(np.log(3))
     assert per_sentence.tolist() == [[1, 3]] and dev_ids == ["d"]
+
+
+def test_uas_replicates_draw_whole_documents():
+    from analysis.clark.syntax.heldout import document_clusters
+    from analysis.shared.bootstrap import cluster_weights
+
+    per_sentence = {"a": np.array([[2, 2], [0, 2], [1, 4]])}
+    table = sentence_table(per_sentence, {"a": ["d1:0", "d1:1", "d2:0"]})
+    clusters, unit = document_clusters(sorted(set(table.sentence)))
+    assert (clusters, unit) == (["d1", "d1", "d2"], "document")
+    # numpy's default_rng(0).integers(0, 2, size=(3, 2)): documents [[1, 1], [1, 0], [0, 0]]
+    w = cluster_weights(clusters, 3, 0)
+    assert w.tolist() == [[0, 0, 2], [1, 1, 1], [2, 2, 0]]
+    rep = uas_replicates(table, w).uas
+    # d2 twice: 2 of 8; all once: 3 of 8; d1 twice: 4 of 8 (each over the replicate's own words)
+    assert rep.tolist() == pytest.approx([2 / 8, 3 / 8, 4 / 8])
+    assert document_clusters(["ewt:0", "ewt:1"]) == (["ewt:0", "ewt:1"], "sentence")

@@ -5,12 +5,19 @@ import pandas as pd
 import pytest
 from test_surface_sums import H, L, _write  # noqa: E402 (tests/unit/clark, on sys.path beside it)
 
-from analysis.clark.clusters.distances import distance_table, layer_blocks, layer_table
-from analysis.clark.surface.boot import by_layer_frame, per_head_frame, replicate_means, replicate_tables, unit_stats
+from analysis.clark.clusters.distances import distance_table, layer_blocks, layer_table, replicate_blocks
+from analysis.clark.surface.boot import (
+    by_layer_frame,
+    per_head_frame,
+    replicate_means,
+    replicate_tables,
+    segment_clusters,
+    unit_stats,
+)
 from analysis.clark.surface.sums import SURFACE_STATS, combine, shard_sums
 from analysis.core.storage import Shard
 from analysis.shared.attention_stats import RATIOS, by_layer, per_head_table
-from analysis.shared.bootstrap import unit_weights
+from analysis.shared.bootstrap import cluster_weights, unit_weights
 
 
 @pytest.fixture
@@ -126,3 +133,35 @@ def test_layer_blocks_by_hand():
     np.testing.assert_allclose(blocks, [[1 + 4, 2 + 3 + 6 + 7], [8 + 9 + 12 + 13, 11 + 14]])
     t = layer_table(blocks, 2)
     np.testing.assert_allclose(t.mean_js_sum, [5 / 2, 18 / 4, 42 / 4, 25 / 2])
+
+
+def test_segments_articles_are_the_clusters(tmp_path, parts):
+    metas = []
+    first = 0
+    for i, sizes in enumerate([[7, 4, 5], [6, 8, 6]]):
+        shard = Shard(_write(tmp_path, 10 + i, sizes, seed=i))
+        meta = shard_sums(shard, first, 4, 0.0, "auto", 6)[1]
+        metas.append(meta)
+        first += len(shard)
+    # no article in these examples' meta: every segment is its own cluster (its id)
+    ids = segment_clusters(metas)
+    assert len(ids) == 6 and len(set(ids)) == 6
+    assert segment_clusters(metas, js=True) == ids[:4]  # the head distances' first 4 segments
+    with pytest.raises(ValueError, match="rerun surface_sums"):
+        segment_clusters([{"examples": 1, "js_segments": 1}])
+    # singleton clusters: the segments' own resamples; articles: the segments of one share a weight
+    single = replicate_tables(parts, "relative_position", 20, 3, per_head=["prev"], clusters=ids)
+    plain = replicate_tables(parts, "relative_position", 20, 3, per_head=["prev"])
+    pd.testing.assert_frame_equal(single["heads"], plain["heads"])
+    arts = ["a", "a", "a", "b", "b", "c"]
+    got = replicate_tables(parts, "relative_position", 20, 3, per_head=["prev"], clusters=arts)["heads"]
+    means = replicate_means(unit_stats(parts, "relative_position"), cluster_weights(arts, 20, 3))
+    np.testing.assert_allclose(got.prev, means["prev"].ravel())
+
+
+def test_layer_replicates_of_articles_are_on_the_scale_of_all_segments():
+    # 3 segments' blocks 1, 2, 6; a replicate drawing the article of segments 0 and 1 twice: 4 segments
+    # whose sum 2 * 1 + 2 * 2 = 6 is 1.5 a segment, 4.5 on the scale of 3 segments
+    units = np.array([1.0, 2.0, 6.0]).reshape(3, 1, 1)
+    got = replicate_blocks(units, np.array([[2, 2, 0], [1, 1, 1]]))
+    np.testing.assert_allclose(got.ravel(), [4.5, 9.0])

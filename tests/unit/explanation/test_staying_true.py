@@ -18,6 +18,8 @@ from analysis.explanation.staying_true import (
     VARIANTS,
     RegularisedLSTM,
     StayingTrueConfig,
+    kept_replicates,
+    kept_table,
     load_variants,
     mask_tokens,
     mean_norms,
@@ -319,6 +321,33 @@ def test_single_token_is_deterministic_and_a_one_token_sentence_is_its_own_singl
     assert a.loc[a.n_items == 1, "single_std"].eq(0).all() and a.loc[a.n_items == 1, "tau_polarity"].isna().all()
 
 
+def test_accuracy_kept_is_paired_on_the_same_dev_sentences_by_hand():
+    # 4 dev sentences: base right on 0, 1, 2 (0.75); tying right on 0, 1, 3 (0.5 + 0.25 = 0.75);
+    # mlm right on 0 only (0.25)
+    correct = {
+        "base": np.array([1, 1, 1, 0], bool),
+        "tying": np.array([1, 1, 0, 1], bool),
+        "mlm": np.array([1, 0, 0, 0], bool),
+    }
+    t = kept_table(correct)
+    assert t.model.tolist() == ["tying", "mlm"]
+    assert np.allclose(t.accuracy, [0.75, 0.25]) and np.allclose(t.base_accuracy, 0.75)
+    assert np.allclose(t.difference, [0.0, -0.5])
+    # replicates: the same resample for every model (shared.bootstrap.unit_weights, seeded); the
+    # draws of seed 0 are rows 3, 2, 2, 1 / 1, 0, 0, 0 / 0, 3, 2, 3
+    from analysis.shared.bootstrap import resamples
+
+    assert resamples(4, 3, 0).tolist() == [[3, 2, 2, 1], [1, 0, 0, 0], [0, 3, 2, 3]]
+    b = kept_replicates(correct, n_boot=3, seed=0)
+    assert b.columns.tolist() == ["model", "accuracy", "base_accuracy", "difference", "replicate"]
+    assert b.model.tolist() == ["tying"] * 3 + ["mlm"] * 3 and b.replicate.tolist() == [0, 1, 2] * 2
+    # base 3/4, 4/4, 2/4; tying 2/4, 4/4, 3/4; mlm 0, 3/4, 1/4
+    assert np.allclose(b.base_accuracy, [0.75, 1, 0.5] * 2)
+    assert np.allclose(b.accuracy, [0.5, 1, 0.75, 0, 0.75, 0.25])
+    assert np.allclose(b.difference, [-0.25, 0, 0.25, -0.75, -0.25, -0.25])
+    assert kept_replicates(correct, 5, 0).equals(kept_replicates(correct, 5, 0))  # seeded
+
+
 def test_trained_bundle_runs_every_test(tmp_path):
     train, _ = read_sst2(FIXTURES, "train")
     dev, _ = read_sst2(FIXTURES, "dev")
@@ -326,6 +355,10 @@ def test_trained_bundle_runs_every_test(tmp_path):
     bundle, rows = train_variants(list(VARIANTS), train, dev, cfg)
     assert [r["model"] for r in rows] == list(VARIANTS)
     assert [r["regularisation_weight"] for r in rows] == [0, 0, 0, 1.0, 1.0]
+    # each model's per-sentence correctness is kept, its mean the dev accuracy
+    assert list(bundle["dev_correct"]) == list(VARIANTS)
+    assert [float(bundle["dev_correct"][r["model"]].double().mean()) for r in rows] == [r["dev_accuracy"] for r in rows]
+    assert all(len(c) == len(dev) for c in bundle["dev_correct"].values())
     torch.save(bundle, tmp_path / "b.pt")
     vocab, models = load_variants(torch.load(tmp_path / "b.pt", weights_only=False))
     assert list(models) == list(VARIANTS) and models["concat"].d == 6 + 50

@@ -274,3 +274,46 @@ def test_max_gain_table_reads_the_best_head_and_its_p_value():
     assert row["main"] and (row.best_layer, row.best_head) == (1, 2) and row.best_change == 0.5
     # the null reaches +0.5 only if none of the 8 changed examples is swapped: 1/256
     assert row.p_max < 0.02 and row.n_permutations == 2000
+
+
+def test_best_gain_upper_and_min_detectable_by_hand():
+    from analysis.kovaleva.disable_heads_null import PAPER_EFFECT, best_gain_upper, max_gain_table
+
+    # 4 dev rows, 2 heads: head 1 right on row 2 where the unmodified model is wrong (+0.25 on the
+    # full rows), head 2 wrong on row 0 where it was right (-0.25)
+    gold = np.array([1, 1, 1, 0])
+    base = np.array([1, 1, 0, 0])
+    heads = np.array([[1, 1, 1, 0], [0, 1, 0, 0]])
+    # three resamples: row 2 twice (head 1 +2/4, head 2 0 -> best +0.5); no row 2 and row 0 once
+    # (head 1 0, head 2 -0.25 -> best 0); rows 0, 0, 2, 3 (head 1 +0.25, head 2 -0.5 -> best +0.25)
+    idx = np.array([[2, 2, 1, 3], [0, 1, 1, 3], [0, 0, 2, 3]])
+    # bests 0.5, 0, 0.25: sorted 0, 0.25, 0.5; the 95th percentile at position 0.95 * 2 = 1.9:
+    # 0.25 + 0.9 * 0.25 = 0.475
+    assert best_gain_upper(base, heads, gold, "accuracy", idx) == pytest.approx(0.475)
+    assert best_gain_upper(base, heads, gold, "accuracy", idx, chunk=1) == pytest.approx(0.475)  # chunked alike
+    # the identity resample gives the point best change (+0.25, head 1)
+    assert best_gain_upper(base, heads, gold, "accuracy", np.arange(4)[None]) == pytest.approx(0.25)
+    # min_detectable: each head differs from the unmodified model on one row (head 1 on row 2, head 2
+    # on row 0), and a draw swaps each row's two predictions with probability 1/2: head 1's change
+    # is +0.25 (row 2 kept) or -0.25 (swapped), head 2's -0.25 (row 0 kept) or +0.25 (swapped); the
+    # best is -0.25 only with row 2 swapped and row 0 kept (1/4), else +0.25: 95th percentile +0.25
+    logits = lambda pred: np.stack([1.0 - pred, pred.astype(float)], axis=1)  # noqa: E731
+    t = max_gain_table(
+        "SST-2", logits(base), np.stack([logits(h) for h in heads]), [(0, 0), (0, 1)], gold, 4000, seed=0, idx=idx
+    )
+    row = t.iloc[0]
+    assert (row.best_layer, row.best_head, row.best_change) == (1, 1, 0.25)
+    assert row.min_detectable == pytest.approx(0.25) and row.gain_upper == pytest.approx(0.475)
+    assert row.paper_effect == PAPER_EFFECT == 0.01 and row.n_resamples == 3
+    # without resamples, no upper bound (the rest unchanged)
+    plain = max_gain_table("SST-2", logits(base), np.stack([logits(h) for h in heads]), [(0, 0), (0, 1)], gold, 4000, 0)
+    assert "gain_upper" not in plain and plain.p_max.iloc[0] == row.p_max
+
+
+def test_batched_correlations_take_resampled_gold_rows():
+    from analysis.kovaleva.disable_heads_null import BATCHED
+
+    rng = np.random.default_rng(1)
+    gold, pred = rng.normal(size=(3, 10)), rng.normal(size=(3, 10))
+    for name in ("pearson", "spearman"):
+        assert np.allclose(BATCHED[name](pred, gold), [BATCHED[name](p, g) for p, g in zip(pred, gold)]), name

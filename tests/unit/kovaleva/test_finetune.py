@@ -220,7 +220,7 @@ def test_dev_set_loads_a_checkpoint_and_its_seeded_dev_rows(tokenizer, tmp_path)
     assert same_order == order and all("labels" not in b for b in unlabelled)
 
 
-def test_scores_table_marks_a_task_learnt_on_its_main_metric_only():
+def test_scores_table_marks_a_task_learnt_on_its_learnt_metric_only():
     gold = np.array([1, 0, 1, 0, 1, 0])
     majority = np.ones(6, int)
     # SST-2: perfect vs 0.5 majority: every resample gains > 0 unless it has no gold-0 row
@@ -247,3 +247,41 @@ def test_scores_table_marks_a_task_learnt_on_its_main_metric_only():
     ]
     assert t.loc[1, ["gain_ci95_low", "gain_ci95_high"]].tolist() == [0.0, 0.0]
     assert t.loc[0, "finetuned_ci95_low"] == t.loc[0, "finetuned_ci95_high"] == 1.0
+    assert t.learnt_metric.tolist() == ["accuracy", "accuracy", "accuracy"]  # MRPC: accuracy, not F1
+    assert t.loc[1, ["learnt_gain_ci95_low", "learnt_gain_ci95_high"]].tolist() == [0.0, 0.0]
+
+
+def test_learnt_metric_is_accuracy_for_f1_tasks_mcc_for_cola_the_correlation_for_sts_b():
+    from analysis.kovaleva.finetune_tables import learnt_metric
+
+    assert [learnt_metric(t) for t in ("SST-2", "MRPC", "RTE", "CoLA", "STS-B", "QNLI")] == [
+        "accuracy",
+        "accuracy",
+        "accuracy",
+        "mcc",
+        "pearson",
+        "accuracy",
+    ]
+
+
+def test_an_all_positive_model_learns_mrpc_on_f1_but_not_on_accuracy():
+    # 12 dev rows, 4 positive; the training majority is negative (as QQP's): the majority class
+    # predicts 0 everywhere (F1 0, accuracy 8/12), the "fine-tuned" model 1 everywhere (F1
+    # 2*4 / (2*4 + 8) = 0.5, accuracy 4/12). On a resample with a share q of positive rows F1 gains
+    # 2q / (1 + q) > 0 unless it draws no positive row (probability (2/3)^12 = 0.8%, under the 2.5%
+    # tail): F1 would say learnt.
+    # Accuracy loses 1/3 on the full rows: not learnt.
+    gold = np.array([1] * 4 + [0] * 8)
+    finetuned, majority = np.ones(12, int), np.zeros(12, int)
+    ci = finetune.score_intervals("MRPC", finetuned, majority, gold, n_boot=2000, seed=0)
+    assert ci["f1"]["gain"][0] > 0
+    assert ci["accuracy"]["gain"][0] < 0
+    info = _info(
+        "MRPC", ["f1", "accuracy"], finetuned={"f1": 0.5, "accuracy": 1 / 3}, majority={"f1": 0.0, "accuracy": 2 / 3}
+    )
+    t = scores_table([info], [ci])
+    assert t[["metric", "main", "learnt", "learnt_metric"]].values.tolist() == [
+        ["f1", True, False, "accuracy"],
+        ["accuracy", False, False, "accuracy"],
+    ]
+    assert t.learnt_gain_ci95_low.iloc[0] == ci["accuracy"]["gain"][0] < 0

@@ -150,3 +150,15 @@ def test_benjamini_hochberg_by_hand():
     p = pd.Series([0.03, 0.2, 0.001, np.nan, 0.04, 0.01])
     assert benjamini_hochberg(p).tolist() == [True, False, True, False, True, True]
     assert not benjamini_hochberg(pd.Series([0.5, 0.6])).any()
+
+
+def test_one_level_firmly_refuted_refutes_an_every_level_claim():
+    """Per task: A holds, B fails with its refutation holding (upper 0.005 < 0.01), C fails unrefuted:
+    one refuted failing level is enough for "does not hold"."""
+    tables = {"t": pd.DataFrame({"v": [0.8, 0.3, 0.3], "upper": [0.2, 0.005, 0.05], "task": ["A", "B", "C"]})}
+    refute = {"per": "task", "value": {"table": "t", "column": "upper"}, "op": "<", "threshold": 0.01, "reason": "r"}
+    c = claim({**ABOVE, "per": "task"}, refuted_if=refute)
+    assert evaluate_claim(c, tables).verdict == "does not hold"
+    tables["t"].loc[1, "upper"] = 0.05  # no failing level refuted: inconclusive, naming each failing level's bound
+    out = evaluate_claim(c, tables)
+    assert (out.verdict, out.reason) == (INCONCLUSIVE, "r (measured: B: 0.05; C: 0.05)")

@@ -1,0 +1,252 @@
+"""Calibrate the verdict engine: push synthetic claim tables whose truth is known through the real
+engine (analysis.scorecard) and count how often it gives a firm verdict that is wrong.
+
+Each shape is one way a verdict can be fooled; the truth of each is "not firmly decidable" (the value
+sits on the threshold, the heads tie, the control equals the model ...), so every firm verdict is
+wrong. For each shape, ``--datasets`` datasets are simulated (seeded), each resampled ``--resamples``
+times as the rules do, and the engine's verdicts counted: the rate of a wrong "holds" and of a wrong
+"does not hold". A trustworthy engine keeps each at or under 2.5% (5% together); rows marked "as
+before" show the way the project used to read the same data, for comparison.
+
+    python tools/calibration.py                          # print the table
+    python tools/calibration.py --page docs/scorecard.md --csv docs/calibration.csv
+    python tools/calibration.py --page docs/scorecard.md --csv docs/calibration.csv --check
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the analysis package, installed or not
+from analysis.scorecard.claims import scorecard  # noqa: E402
+from analysis.scorecard.evaluate import evaluate_claim  # noqa: E402
+from analysis.scorecard.trainings import pool_trainings  # noqa: E402
+from analysis.shared.bootstrap import unit_weights  # noqa: E402
+
+BEGIN, END = "<!-- calibration:begin -->", "<!-- calibration:end -->"
+BLOCK = re.compile(rf"^{re.escape(BEGIN)}\n.*?^{re.escape(END)}$", re.M | re.S)
+T = 0.5  # every shape's threshold
+BASE = {"id": "s.x", "paper": "p", "where": "w", "claim": "c", "paper_value": "1", "criterion": "k", "figure": "f"}
+
+
+def claim(check, **kw) -> dict:
+    return {**BASE, "check": check, **kw}
+
+
+ABOVE = {"value": {"table": "t", "column": "v"}, "op": ">", "threshold": T}
+
+
+def weighted_mean(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    return (w @ x) / w.sum(axis=1)
+
+
+def table_and_boot(point: float, reps: np.ndarray) -> tuple[dict, dict]:
+    return {"t": pd.DataFrame({"v": [point]})}, {"t": pd.DataFrame({"replicate": range(len(reps)), "v": reps})}
+
+
+def on_threshold(rng, n_boot, seed):
+    """200 units whose true mean is the threshold: a claim on their mean."""
+    x = rng.normal(T, 0.3, 200)  # continuous: no value equals the threshold itself
+    w = unit_weights(len(x), n_boot, seed)
+    return [claim(ABOVE)], *table_and_boot(x.mean(), weighted_mean(x, w))
+
+
+def _heads(rng, n=200, heads=3):
+    return rng.binomial(1, T, (n, heads)).astype(float)  # every head's true accuracy: the threshold
+
+
+def heads_in_sample(rng, n_boot, seed):
+    """Three heads tied at the threshold, the best chosen on the data it is scored on (as before)."""
+    x = _heads(rng)
+    w = unit_weights(len(x), n_boot, seed)
+    reps = (w @ x / w.sum(axis=1, keepdims=True)).max(axis=1)
+    return [claim(ABOVE)], *table_and_boot(x.mean(axis=0).max(), reps)
+
+
+def _cross_fit(x: np.ndarray, w: np.ndarray) -> float:
+    """The best head chosen on one half of the units and scored on the other, both ways (weights: multiplicities)."""
+    fold = np.arange(len(x)) % 2
+    correct, total = 0.0, 0.0
+    for f in (0, 1):
+        pick = np.argmax((w * (fold == 1 - f)) @ x)
+        correct += (w * (fold == f)) @ x[:, pick]
+        total += (w * (fold == f)).sum()
+    return correct / total
+
+
+def heads_cross_fit(rng, n_boot, seed):
+    """Three heads tied at the threshold, the best chosen on one fold and scored on the other (now)."""
+    x = _heads(rng)
+    w = unit_weights(len(x), n_boot, seed)
+    reps = np.array([_cross_fit(x, row) for row in w])
+    return [claim(ABOVE)], *table_and_boot(_cross_fit(x, np.ones(len(x))), reps)
+
+
+def _clustered(rng, n_clusters=15, size=20):
+    """Units in clusters that share most of their value (documents, articles); true mean = threshold."""
+    centre = np.repeat(rng.normal(T, 0.15, n_clusters), size)
+    return centre + rng.normal(0, 0.05, n_clusters * size), np.repeat(np.arange(n_clusters), size)
+
+
+def clusters_as_units(rng, n_boot, seed):
+    """Clustered units resampled one by one (as before)."""
+    x, _ = _clustered(rng)
+    w = unit_weights(len(x), n_boot, seed)
+    return [claim(ABOVE)], *table_and_boot(x.mean(), weighted_mean(x, w))
+
+
+def clusters_resampled(rng, n_boot, seed, n_clusters=15):
+    """Clustered units resampled by cluster (now); 15 clusters as GUM dev's 14 documents."""
+    x, cluster = _clustered(rng, n_clusters, 300 // n_clusters)
+    cw = unit_weights(cluster.max() + 1, n_boot, seed)
+    return [claim(ABOVE)], *table_and_boot(x.mean(), weighted_mean(x, cw[:, cluster]))
+
+
+def many_clusters_resampled(rng, n_boot, seed):
+    """60 clusters resampled by cluster, as the 62 Wikipedia articles of the default run."""
+    return clusters_resampled(rng, n_boot, seed, n_clusters=60)
+
+
+def _seeds(rng, k=3):
+    """k trainings whose values scatter by seed around the threshold (no bootstrap)."""
+    return rng.normal(T, 0.05, k)
+
+
+def seeds_t_interval(rng, n_boot, seed):
+    """Three seeds, no bootstrap: the seeds' mean and a t interval (now)."""
+    runs = [({"t": pd.DataFrame({"v": [v]})}, {}) for v in _seeds(rng)]
+    boots, _ = pool_trainings(runs)
+    return [claim(ABOVE)], runs[0][0], boots
+
+
+def seeds_agreement(rng, n_boot, seed):
+    """Three seeds read as three replicates, firm when all agree (as before)."""
+    values = _seeds(rng)
+    return [claim(ABOVE)], *table_and_boot(values[0], values.repeat(40))  # 3 values, equal weight
+
+
+def reversed_pair(rng, n_boot, seed):
+    """An order a > b > c where a and b are equal in truth and b > c clearly: it does not hold, but
+    no data can show a > b firmly either way."""
+    x = rng.normal([0.6, 0.6, 0.3], 0.2, (200, 3))
+    w = unit_weights(len(x), n_boot, seed)
+    reps = w @ x / w.sum(axis=1, keepdims=True)
+    boot = pd.DataFrame({"replicate": range(n_boot), "a": reps[:, 0], "b": reps[:, 1], "c": reps[:, 2]})
+    point = pd.DataFrame({"a": [x[:, 0].mean()], "b": [x[:, 1].mean()], "c": [x[:, 2].mean()]})
+    spec = lambda col: {"table": "t", "column": col}  # noqa: E731
+    return [claim({"greater": [spec("a"), spec("b"), spec("c")]})], {"t": point}, {"t": boot}
+
+
+def control_equal(rng, n_boot, seed):
+    """A model and a random-init control drawn alike (both above the threshold): a claim that the
+    model learnt it must not read as support."""
+    x = rng.binomial(1, 0.7, (200, 2)).astype(float)
+    w = unit_weights(len(x), n_boot, seed)  # the same resamples for both, as the rules draw them
+    reps = w @ x / w.sum(axis=1, keepdims=True)
+    model, control = table_and_boot(x[:, 0].mean(), reps[:, 0]), table_and_boot(x[:, 1].mean(), reps[:, 1])
+    return [claim(ABOVE, reads_maps=True, control="learned")], model, control
+
+
+SHAPES = [
+    ("a value on its threshold", on_threshold, "now"),
+    ("three heads tied at it, best chosen in-sample", heads_in_sample, "as before"),
+    ("three heads tied at it, best chosen on the other fold", heads_cross_fit, "now"),
+    ("15 clusters' units resampled one by one", clusters_as_units, "as before"),
+    ("15 clusters resampled by cluster", clusters_resampled, "now"),
+    ("60 clusters resampled by cluster", many_clusters_resampled, "now"),
+    ("3 seeds, k-of-k agreement", seeds_agreement, "as before"),
+    ("3 seeds, t interval", seeds_t_interval, "now"),
+    ("an order with a pair equal in truth", reversed_pair, "now"),
+    ("a control equal to the model", control_equal, "now"),
+]
+
+
+def verdict(case) -> str:
+    claims, *rest = case
+    if len(rest) == 2 and isinstance(rest[0], tuple):  # model and control runs
+        (tables, boots), (c_tables, c_boots) = rest
+        return scorecard(claims, tables, control_tables=c_tables, boots=boots, control_boots=c_boots).iloc[0].verdict
+    tables, boots = rest
+    return evaluate_claim(claims[0], tables, boots=boots).verdict
+
+
+def calibrate(datasets: int, resamples: int, seed: int = 0) -> pd.DataFrame:
+    rows = []
+    for name, make, when in SHAPES:
+        rng = np.random.default_rng(seed)
+        verdicts = [verdict(make(rng, resamples, seed + i)) for i in range(datasets)]
+        counts = pd.Series(verdicts).value_counts()
+        rows.append(
+            {
+                "shape": name,
+                "engine": when,
+                "datasets": datasets,
+                "resamples": resamples,
+                "wrong_holds": counts.get("holds", 0) / datasets,
+                "wrong_does_not_hold": counts.get("does not hold", 0) / datasets,
+                # Monte Carlo standard error of a rate of 2.5% over these datasets
+                "mc_se_at_2.5pct": float(np.sqrt(0.025 * 0.975 / datasets)),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def markdown(table: pd.DataFrame) -> str:
+    lines = [
+        "| shape (truth: not firmly decidable) | engine | wrong `holds` | wrong `does not hold` |",
+        "|---|---|---:|---:|",
+    ]
+    for r in table.itertuples():
+        lines.append(f"| {r.shape} | {r.engine} | {r.wrong_holds:.1%} | {r.wrong_does_not_hold:.1%} |")
+    n = table.iloc[0]
+    lines += [
+        "",
+        f"{n.datasets} simulated datasets per shape, {n.resamples} resamples each (`python tools/calibration.py`); "
+        f"a rate of 2.5% is measured to within +-{2 * n['mc_se_at_2.5pct']:.1%} (two Monte Carlo standard errors).",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--datasets", type=int, default=1000)
+    ap.add_argument("--resamples", type=int, default=400)
+    ap.add_argument("--csv", type=Path, help="write the table here")
+    ap.add_argument("--page", type=Path, help="a docs page whose calibration block to fill")
+    ap.add_argument("--check", action="store_true", help="exit 1 if the csv or the page differ from a new run")
+    args = ap.parse_args(argv)
+    table = calibrate(args.datasets, args.resamples)
+    text = markdown(table)
+    if not args.csv and not args.page:
+        print(text)
+        return 0
+    stale = []
+    if args.csv:
+        new = table.to_csv(index=False, float_format="%.4g")
+        if args.check and (not args.csv.exists() or args.csv.read_text() != new):
+            stale.append(str(args.csv))
+        elif not args.check:
+            args.csv.write_text(new)
+    if args.page:
+        page = args.page.read_text()
+        if len(BLOCK.findall(page)) != 1:
+            sys.exit(f"{args.page}: needs one block {BEGIN} ... {END}, each marker alone on its line")
+        new = BLOCK.sub(lambda _: f"{BEGIN}\n{text}\n{END}", page)
+        if args.check and new != page:
+            stale.append(str(args.page))
+        elif not args.check:
+            args.page.write_text(new)
+    if stale:
+        print("stale: " + ", ".join(stale) + " (python tools/calibration.py --page ... --csv ...)")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
