@@ -52,6 +52,7 @@ rule rollout:
         batch_size=BEYOND["rollout"]["batch_size"],
         seed=training_seed("beyond_papers", "rollout"),
         max_len=config["kovaleva_finetune"]["finetune"]["max_len"],
+        bootstrap=config["bootstrap"],  # the summary's and the paired table's intervals
     script:
         "../workflow/rollout.py"
 

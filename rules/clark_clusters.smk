@@ -29,8 +29,7 @@ rule head_clusters:
         seed=config["clark_clusters"]["seed"],
         thresholds=config["clark_clusters"]["thresholds"],
         # the replicate table of the layer pairs' distances: the segments resampled (scorecard intervals)
-        replicates=config["bootstrap"]["resamples"],
-        seed_boot=config["bootstrap"]["seed"],
+        bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
     script:
         "../workflow/head_clusters.py"
 

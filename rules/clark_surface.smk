@@ -49,8 +49,7 @@ rule relative_position:
         runtime=job_runtime("relative_position"),
     params:
         # the replicate table: the same table on each seeded resample of the segments (scorecard intervals)
-        replicates=config["bootstrap"]["resamples"],
-        seed=config["bootstrap"]["seed"],
+        bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
     script:
         "../workflow/relative_position.py"
 
@@ -73,8 +72,7 @@ rule special_tokens:
         runtime=job_runtime("special_tokens"),
     params:
         # the replicate table: the same table on each seeded resample of the segments (scorecard intervals)
-        replicates=config["bootstrap"]["resamples"],
-        seed=config["bootstrap"]["seed"],
+        bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
     script:
         "../workflow/special_tokens.py"
 
@@ -97,8 +95,7 @@ rule sep_attention:
         runtime=job_runtime("sep_attention"),
     params:
         # the replicate table: the same table on each seeded resample of the segments (scorecard intervals)
-        replicates=config["bootstrap"]["resamples"],
-        seed=config["bootstrap"]["seed"],
+        bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
     script:
         "../workflow/sep_attention.py"
 
@@ -121,8 +118,7 @@ rule entropy:
         runtime=job_runtime("entropy"),
     params:
         # the replicate table: the same table on each seeded resample of the segments (scorecard intervals)
-        replicates=config["bootstrap"]["resamples"],
-        seed=config["bootstrap"]["seed"],
+        bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
     script:
         "../workflow/entropy.py"
 

@@ -75,8 +75,7 @@ rule erasure:
         seed=training_seed("explanation"),
         random_orders=config["explanation"]["random_orders"],
         erase_all=config["explanation"]["erase_all"],
-        n_boot=config["bootstrap"]["resamples"],
-        boot_seed=config["bootstrap"]["seed"],
+        bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
     script:
         "../workflow/erasure.py"
 
@@ -139,8 +138,7 @@ rule permutation:
         n_explain=config["explanation"]["n_explain"],
         n_permutations=config["explanation"]["n_permutations"],
         seed=training_seed("explanation"),
-        n_boot=config["bootstrap"]["resamples"],
-        boot_seed=config["bootstrap"]["seed"],
+        bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
     script:
         "../workflow/permutation.py"
 
@@ -171,8 +169,7 @@ rule adversarial:
         n_explain=config["explanation"]["n_explain"],
         search=config["explanation"]["adversarial"],
         seed=training_seed("explanation"),
-        n_boot=config["bootstrap"]["resamples"],
-        boot_seed=config["bootstrap"]["seed"],
+        bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
     script:
         "../workflow/adversarial.py"
 
@@ -201,8 +198,7 @@ rule rank_agreement:
         spec=model_spec,
         task=config["explanation"]["task"],
         n_explain=config["explanation"]["n_explain"],
-        n_boot=config["bootstrap"]["resamples"],
-        boot_seed=config["bootstrap"]["seed"],
+        bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
     script:
         "../workflow/rank_agreement.py"
 

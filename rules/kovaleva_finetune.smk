@@ -132,8 +132,7 @@ rule finetune_change:
         runtime=job_runtime("finetune_change"),
     params:
         tasks=config["kovaleva_finetune"]["tasks"],
-        replicates=config["bootstrap"]["resamples"],
-        seed=config["bootstrap"]["seed"],
+        bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
     script:
         "../workflow/finetune_change.py"
 
@@ -158,8 +157,7 @@ rule finetune_special_tokens:
         runtime=job_runtime("finetune_special_tokens"),
     params:
         tasks=config["kovaleva_finetune"]["tasks"],
-        replicates=config["bootstrap"]["resamples"],
-        seed=config["bootstrap"]["seed"],
+        bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
         boot_variants=["finetuned"],  # the variant the claims read
     script:
         "../workflow/finetune_special_tokens.py"
@@ -195,8 +193,7 @@ rule disable_heads_scores:
         max_len=config["kovaleva_finetune"]["finetune"]["max_len"],
         seed=training_seed("kovaleva_finetune"),
         n_permutations=config["kovaleva_finetune"]["disable_permutations"],
-        replicates=config["bootstrap"]["resamples"],  # max_test.gain_upper: the best head's gain, resampled
-        boot_seed=config["bootstrap"]["seed"],
+        bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
     script:
         "../workflow/disable_heads_scores.py"
 
@@ -225,8 +222,7 @@ rule disable_heads:
         runtime=job_runtime("disable_heads"),
     params:
         tasks=config["kovaleva_finetune"]["tasks"],
-        replicates=config["bootstrap"]["resamples"],
-        seed=config["bootstrap"]["seed"],
+        bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
     script:
         "../workflow/disable_heads.py"
 

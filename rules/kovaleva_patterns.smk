@@ -151,8 +151,7 @@ rule patterns:
         tasks=config["kovaleva_finetune"]["tasks"],
         max_inputs=config["kovaleva_patterns"]["max_inputs"],
         finetuned=config["kovaleva_patterns"]["finetuned"],
-        replicates=config["bootstrap"]["resamples"],
-        seed=config["bootstrap"]["seed"],
+        bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
         boot_variants=["finetuned"],  # the variant the claims read
     script:
         "../workflow/patterns.py"

@@ -41,8 +41,7 @@ rule staying_true_models:
         tying_detach_embeddings=config["staying_true"]["tying_detach_embeddings"],
         mlm_weight=config["staying_true"]["mlm_weight"],
         mlm_mask_prob=config["staying_true"]["mlm_mask_prob"],
-        n_boot=config["bootstrap"]["resamples"],
-        boot_seed=config["bootstrap"]["seed"],
+        bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
     script:
         "../workflow/staying_true_models.py"
 
@@ -72,8 +71,7 @@ rule staying_true_permutation:
         n_explain=config["staying_true"]["n_explain"],
         n_permutations=config["staying_true"]["n_permutations"],
         seed=training_seed("explanation"),
-        n_boot=config["bootstrap"]["resamples"],
-        boot_seed=config["bootstrap"]["seed"],
+        bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
     script:
         "../workflow/staying_true_permutation.py"
 
@@ -105,8 +103,7 @@ rule staying_true_adversary:
         seed=training_seed("explanation"),
         batch_size=config["explanation"]["batch_size"],
         adversary=config["staying_true"]["adversary"],
-        n_boot=config["bootstrap"]["resamples"],
-        boot_seed=config["bootstrap"]["seed"],
+        bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
     script:
         "../workflow/staying_true_adversary.py"
 
@@ -134,8 +131,7 @@ rule staying_true_single_token:
     params:
         task=config["explanation"]["task"],
         n_explain=config["staying_true"]["n_explain"],
-        n_boot=config["bootstrap"]["resamples"],
-        boot_seed=config["bootstrap"]["seed"],
+        bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
     script:
         "../workflow/staying_true_single_token.py"
 

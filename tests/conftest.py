@@ -19,6 +19,13 @@ torch.set_num_threads(1)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
+def pytest_collection_modifyitems(config, items):
+    """Every test of tests/e2e/ runs the workflow: marked e2e (not in the fast tier `pytest` runs)."""
+    for item in items:
+        if "e2e" in Path(str(item.fspath)).relative_to(ROOT / "tests").parts[:1]:
+            item.add_marker(pytest.mark.e2e)
+
+
 @pytest.fixture(scope="session")
 def tokenizer():
     from analysis.core.models import TINY, load_tokenizer

@@ -17,7 +17,7 @@ search = snakemake.params.search
 search = AdversarySearch(**{**search, "report_tolerances": tuple(search["report_tolerances"])})
 df = run_adversarial(classifiers, search, snakemake.params.seed)
 write_table(df, snakemake.output.table)
-units, weights = instance_weights(snakemake.params.n_boot, snakemake.params.boot_seed, df)
+units, weights = instance_weights(snakemake.params.bootstrap["resamples"], snakemake.params.bootstrap["seed"], df)
 write_table(median_replicates(df, *ADVERSARIAL, units, weights), snakemake.output.boot)
 fig = plot_adversarial(df, snakemake.wildcards.model, search)
 save_figure(fig, snakemake.output.figure)

@@ -28,7 +28,7 @@ for task, path in zip(tasks, snakemake.input.layer_predictions):
     preds = load_layer_predictions(path)
     if preds["task"] != task:
         raise ValueError(f"{path} holds the predictions of {preds['task']}, not {task}")
-    idx = resample_rows(len(preds["gold"]), p.replicates, p.seed, task)
+    idx = resample_rows(len(preds["gold"]), p.bootstrap["resamples"], p.bootstrap["seed"], task)
     metric_names = list(table.loc[table.task == task, "metric"].unique())
     change = layer_change_replicates(metric_names, preds["gold"], preds["unmodified"], preds["layers"], idx)
     boots.append(change.assign(task=task))

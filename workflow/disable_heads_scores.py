@@ -45,7 +45,7 @@ save_layer_predictions(
 single = [k for k in range(len(per_variant)) if k % (n_heads + 1) != n_heads]
 heads = [(variants(n_layers, n_heads)[k][0], variants(n_layers, n_heads)[k][1][0]) for k in single]
 # the upper bound of the best head's gain: the best head re-chosen on each seeded resample of the dev rows
-idx = resample_rows(len(gold), p.replicates, p.boot_seed, task)
+idx = resample_rows(len(gold), p.bootstrap["resamples"], p.bootstrap["seed"], task)
 max_test = max_gain_table(task, base, per_variant[single], heads, gold, p.n_permutations, p.seed, idx=idx)
 write_table(max_test, snakemake.output.max_test)
 log.info("best single head vs the permutation null of the best:\n%s", max_test.to_string())

@@ -18,7 +18,7 @@ single, sets, summary = run_erasure(classifiers, p.seed, p.random_orders, p.eras
 write_table(single, snakemake.output.single)
 write_table(sets, snakemake.output.sets)
 write_table(summary, snakemake.output.summary)
-units, weights = instance_weights(p.n_boot, p.boot_seed, single, sets)
+units, weights = instance_weights(p.bootstrap["resamples"], p.bootstrap["seed"], single, sets)
 write_table(erasure_replicates(single, sets, units, weights), snakemake.output.boot)
 model = snakemake.wildcards.model
 fig = plot_erasure_single(single, model)

@@ -21,7 +21,7 @@ for task, pre, fine in zip(tasks, snakemake.input.pretrained, snakemake.input.fi
     t, n = mean_cosines(Shards([pre]), Shards([fine]), keep=cosines)
     t.insert(0, "task", task)
     parts.append(t)
-    weights = task_weights(n, p.replicates, p.seed, task)
+    weights = task_weights(n, p.bootstrap["resamples"], p.bootstrap["seed"], task)
     boots.append(cosine_replicates(np.stack(cosines), weights).assign(task=task))
     layer_means = t.groupby("layer").cosine.mean()
     log.info("%s: %d examples; mean cosine per layer %s", task, n, np.round(layer_means.to_numpy(), 3).tolist())

@@ -24,7 +24,7 @@ for variant, paths in [("finetuned", snakemake.input.finetuned), ("pretrained", 
         t.insert(0, "task", task)
         parts.append(t)
         if stats is not None:  # the same weights for both variants of a task: the same dev inputs
-            weights = task_weights(n, p.replicates, p.seed, task)
+            weights = task_weights(n, p.bootstrap["resamples"], p.bootstrap["seed"], task)
             boots.append(special_replicates(stats, weights).assign(task=task, variant=variant))
         cls_tok, sep_tok = shards.header["cls_token"], shards.header["sep_token"]
 table = pd.concat(parts, ignore_index=True)

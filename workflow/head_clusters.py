@@ -27,7 +27,9 @@ write_table(layer_distances(dist, L, H), snakemake.output.layers)
 # its replicates (scorecard intervals): the segments of the distances resampled
 # its replicates: the Wikipedia articles resampled, each with all its segments
 clusters = segment_clusters(metas, js=True)
-write_table(layer_replicates(parts, H, p.replicates, p.seed_boot, clusters), snakemake.output.layers_boot)
+write_table(
+    layer_replicates(parts, H, p.bootstrap["resamples"], p.bootstrap["seed"], clusters), snakemake.output.layers_boot
+)
 
 # behaviour colours from the surface tables (every wiki segment), in the distances' layer-major order
 surface = tuple(pd.read_csv(snakemake.input[k]) for k in ("relative_position", "special_tokens", "entropy"))

@@ -48,7 +48,10 @@ write_table(tab, snakemake.output.table)
 layers = share_table(pred, ["variant", "task", "layer"])
 write_table(with_provenance(layers, p.labelled_model, p.spec), snakemake.output.layers)
 # replicates: the shares on resampled inputs of each task (all heads of an input together)
-write_table(pattern_share_replicates(pred, p.boot_variants, p.replicates, p.seed, CLASSES), snakemake.output.boot)
+write_table(
+    pattern_share_replicates(pred, p.boot_variants, p.bootstrap["resamples"], p.bootstrap["seed"], CLASSES),
+    snakemake.output.boot,
+)
 
 fig = plot_patterns(tab, pred, p.tasks, [v for v, _ in variants], p.spec.split(":")[-1], clf)
 save_figure(fig, snakemake.output.figure)

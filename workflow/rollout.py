@@ -36,11 +36,13 @@ targets = tuple(p.targets)
 tokens = token_table(model, tok, items, flow_ids, p.residual, p.batch_size, targets, p.protocol)
 seconds = time.perf_counter() - t0
 per_input = spearman_table(tokens)
-summary = summary_table(per_input).assign(protocol=p.protocol)
+summary = summary_table(per_input, p.bootstrap["resamples"], p.bootstrap["seed"]).assign(protocol=p.protocol)
 write_table(tokens, out.tokens)
 write_table(per_input, out.spearman)
 write_table(summary, out.summary)
-write_table(paired_table(per_input).assign(protocol=p.protocol), out.paired)
+write_table(
+    paired_table(per_input, p.bootstrap["resamples"], p.bootstrap["seed"]).assign(protocol=p.protocol), out.paired
+)
 log.info("Spearman with the importance targets (%s):\n%s", p.protocol, summary.to_string())
 
 example_id = pick_example(tokens, p.example_max_tokens)

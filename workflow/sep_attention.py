@@ -13,7 +13,7 @@ if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule
 setup_logging(snakemake)
 parts, metas = read_sums(snakemake.input)
 # the replicate table (scorecard intervals): the Wikipedia articles resampled, each with all its segments
-BOOT = (snakemake.params.replicates, snakemake.params.seed)
+BOOT = (snakemake.params.bootstrap["resamples"], snakemake.params.bootstrap["seed"])
 t = per_head_table(combine(parts, "sep_attention"))
 n = sum(m["examples"] for m in metas)
 write_table(t, snakemake.output.table)

@@ -44,5 +44,5 @@ write_table(pd.DataFrame(rows), snakemake.output.table)
 correct = {m: c.numpy() for m, c in bundle["dev_correct"].items()}
 kept = kept_table(correct)
 write_table(kept, snakemake.output.kept)
-write_table(kept_replicates(correct, p.n_boot, p.boot_seed), snakemake.output.kept_boot)
+write_table(kept_replicates(correct, p.bootstrap["resamples"], p.bootstrap["seed"]), snakemake.output.kept_boot)
 log.info("accuracy kept (minus the base model's):\n%s", kept.to_string())

@@ -16,6 +16,6 @@ models = models_under_test(snakemake.input.model, snakemake.input.glue, p.task, 
 df = run_single_token(models)
 write_table(df, snakemake.output.table)
 write_table(single_token_summary(df), snakemake.output.summary)
-units, weights = instance_weights(p.n_boot, p.boot_seed, df)
+units, weights = instance_weights(p.bootstrap["resamples"], p.bootstrap["seed"], df)
 write_table(staying_true_single_token_replicates(df, units, weights), snakemake.output.boot)
 save_figure(plot_staying_true_single_token(df, snakemake.wildcards.model), snakemake.output.figure)

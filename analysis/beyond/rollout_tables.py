@@ -47,7 +47,7 @@ def spearman_table(tokens: pd.DataFrame, min_tokens: int = 3) -> pd.DataFrame:
     )
 
 
-def summary_table(per_input: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+def summary_table(per_input: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
     """Per (target, layer, method): inputs, mean (with its bootstrap 95% interval) / median /
     quartiles of the Spearman correlations, the share above zero; NaN correlations (constant
     vectors) are counted, not averaged."""
@@ -73,7 +73,7 @@ def summary_table(per_input: pd.DataFrame, n_boot: int = 2000, seed: int = 0) ->
     return _ordered(pd.DataFrame(rows))
 
 
-def bootstrap_ci(values: np.ndarray, n_boot: int = 2000, seed: int = 0) -> tuple[float, float]:
+def bootstrap_ci(values: np.ndarray, n_boot: int, seed: int) -> tuple[float, float]:
     """95% percentile bootstrap interval of the mean (``analysis.shared.bootstrap``; seeded; NaN
     for fewer than 2 values)."""
     values = np.asarray(values, dtype=np.float64)
@@ -82,7 +82,7 @@ def bootstrap_ci(values: np.ndarray, n_boot: int = 2000, seed: int = 0) -> tuple
     return percentile_interval(values[resamples(len(values), n_boot, seed)].mean(axis=1))
 
 
-def paired_table(per_input: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+def paired_table(per_input: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
     """Per (target, layer) and pair of methods, on the inputs where both are defined: mean
     difference of the Spearman correlations (with its bootstrap interval) and the share of
     inputs where the first is higher."""

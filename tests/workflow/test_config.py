@@ -241,3 +241,13 @@ def test_an_old_key_is_refused_with_its_new_name():
     )
     assert run.returncode != 0
     assert "config key 'kovaleva' was renamed to 'kovaleva_finetune'" in run.stdout + run.stderr
+
+
+def test_the_bootstrap_reaches_every_rule_in_one_spelling():
+    """Every rule that resamples for the scorecard's intervals takes config bootstrap whole
+    (params bootstrap: resamples and seed), rollout included; no rule spells it another way."""
+    text = "".join(p.read_text() for p in (ROOT / "rules").glob("*.smk"))
+    assert not re.search(r'config\["bootstrap"\]\[', text), "pass config['bootstrap'] whole, as params bootstrap"
+    assert text.count('bootstrap=config["bootstrap"]') >= 20
+    rollout = re.search(r"^rule rollout:\n(.*?)^rule ", text, re.M | re.S).group(1)
+    assert 'bootstrap=config["bootstrap"]' in rollout

@@ -370,7 +370,7 @@ def test_token_table_is_deterministic_and_skips_special_tokens(clf, items, token
     per_input = spearman_table(tokens)
     assert set(per_input.target) == set(targets) and set(per_input.layer) == set(range(1, n_layers + 1))
     assert set(per_input[per_input.id == "b"].method) == {"raw", "rollout"}  # no flow for b
-    summary = summary_table(per_input).set_index(["target", "layer", "method"])
+    summary = summary_table(per_input, 2000, 0).set_index(["target", "layer", "method"])
     assert summary.loc[("gradient", n_layers, "flow"), "inputs"] == 2
     assert summary.loc[("gradient", 1, "raw"), "inputs"] == 3
     # the authors' SST-2 protocol: every position scored, special tokens blanked too
@@ -407,14 +407,14 @@ def test_spearman_and_summary_by_hand():
     assert np.isnan(per_input["y", 1, "raw", "blankout"])  # constant blank-out
     assert ("x", 1, "flow", "gradient") not in per_input.index  # flow not computed for x
     table = spearman_table(two)
-    summary = summary_table(table).set_index(["target", "layer", "method"])
+    summary = summary_table(table, 2000, 0).set_index(["target", "layer", "method"])
     row = summary.loc["gradient", 1, "raw"]
     assert row["mean"] == pytest.approx(0.0) and row["share_positive"] == 0.5
     assert (row["mean_ci95_low"], row["mean_ci95_high"]) == pytest.approx((-1.0, 1.0))  # resamples of +1 / -1
     assert summary.loc[("gradient", 1, "flow"), "undefined"] == 1
     assert summary.loc[("blankout", 1, "raw"), "inputs"] == 2 and summary.loc[("blankout", 1, "raw"), "undefined"] == 1
     assert list(summary.index.get_level_values(0).unique()) == ["gradient", "blankout"]
-    paired = paired_table(table).set_index(["target", "layer", "first", "second"])
+    paired = paired_table(table, 2000, 0).set_index(["target", "layer", "first", "second"])
     # rollout - raw at layer 1, gradient: x -2, y +2 -> mean 0; at layer 2 they are equal
     assert paired.loc[("gradient", 1, "rollout", "raw"), "mean_difference"] == pytest.approx(0.0)
     assert paired.loc[("gradient", 2, "rollout", "raw"), "mean_difference"] == pytest.approx(0.0)
