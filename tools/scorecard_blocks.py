@@ -1,9 +1,7 @@
 """The parts of tools/scorecard_readme.py that read a page and write its generated text: the inline
 claim spans, the section blocks, the two marker-pair blocks (compact and full scorecard) and the
-compact block's text. The syntax of every kind is in tools/scorecard_readme.py's docstring.
-
-tools/ is no package: scorecard_readme.py puts this folder on sys.path to import it.
-"""
+compact block's text. The syntax of every kind is in tools/scorecard_readme.py's docstring (tools/
+is no package: scorecard_readme.py puts this folder on sys.path to import it)."""
 
 from __future__ import annotations
 
@@ -169,18 +167,26 @@ def section_rows(patterns: list[str], rows: dict[str, dict]) -> list[dict]:
     return [row for cid, row in rows.items() if chosen(cid)]
 
 
+def basis_mark(row: dict) -> str:
+    """`` (1 seed)`` / `` (point only)``: what a verdict rests on, in every view of the scorecard."""
+    marks = ["1 seed"] * (str(row.get("seeds", "")) == "1") + ["point only"] * (row.get("basis") == "point only")
+    return f" ({', '.join(marks)})" if marks else ""
+
+
 def section_block(rows: list[dict], model: str) -> str:
     """One bullet per claim: verdict, id, claim, our value (or why none), the paper's number."""
     lines = [f"Scorecard claims of this section (`{model}`; written by `tools/scorecard_readme.py`):", ""]
     for row in rows:
         ours = row["our_value"] or f"none ({row['reason'] or row['verdict']})"
+        difference = f"; model minus control {row['control_difference']}" if row.get("control_difference") else ""
         control = (
-            f" Random-init control: {row['control_value']} ({row['control_verdict']})."
+            f" Random-init control: {row['control_value']} ({row['control_verdict']}{difference})."
             if row.get("control_verdict")
             else ""
         )
         lines.append(
-            f"- **{row['verdict']}** `{row['id']}`: {row['claim']} Ours: {ours}.{control} Paper: {row['paper_value']}."
+            f"- **{row['verdict']}**{basis_mark(row)} `{row['id']}`: {row['claim']} Ours: {ours}.{control} "
+            f"Paper: {row['paper_value']}."
         )
     return "\n".join(lines) + "\n"
 
@@ -281,7 +287,14 @@ def compact_block(rows: dict[str, dict], model: str) -> str:
         "| claim | verdict | ours | paper's |",
         "|---|---|---|---|",
     ]
+    firm = [r for r in rows.values() if r["verdict"] in ("holds", "does not hold") and r.get("basis") == "bootstrap"]
+    if firm and "bh" in firm[0]:
+        bh = sum(str(r["bh"]) == "True" for r in firm)
+        alike = sum(r.get("about") == "model-independent" for r in rows.values())
+        lines.insert(1, f"{bh} of the {len(firm)} firm verdicts stay firm under Benjamini-Hochberg at 5%; {alike} claims "
+                     "are the same for any model; `1 seed`: the verdict rests on one training seed.")  # fmt: skip
     for row in rows.values():
         ours = shorten(row["our_value"]) or "-"
-        lines.append(f"| `{row['id']}` | {row['verdict']} | {ours} | {shorten(row['paper_value'])} |")
+        verdict = row["verdict"] + basis_mark(row)
+        lines.append(f"| `{row['id']}` | {verdict} | {ours} | {shorten(row['paper_value'])} |")
     return "\n".join(lines) + "\n"

@@ -395,3 +395,18 @@ def test_readme_is_short_and_every_page_has_a_title():
     assert len(PAGES) > 10
     for page in PAGES:
         assert page.read_text().startswith("# "), f"{page.name}: no # title on its first line"
+
+
+def test_one_seed_and_point_only_are_marked_in_the_generated_views():
+    blocks = blocks_tool()
+    row = {"id": "a.b", "verdict": "holds", "our_value": "0.5", "paper_value": "1", "claim": "c", "reason": ""}
+    assert blocks.basis_mark({**row, "seeds": "1"}) == " (1 seed)"
+    assert blocks.basis_mark({**row, "seeds": "0", "basis": "point only"}) == " (point only)"
+    assert blocks.basis_mark({**row, "seeds": "3", "basis": "bootstrap"}) == ""
+    section = blocks.section_block([{**row, "seeds": "1", "control_verdict": ""}], "m")
+    assert "- **holds** (1 seed) `a.b`:" in section
+    compact = blocks.compact_block(
+        {"a.b": {**row, "seeds": "1", "basis": "bootstrap", "bh": "True", "about": "x"}}, "m"
+    )
+    assert "| `a.b` | holds (1 seed) | 0.5 | 1 |" in compact
+    assert "1 of the 1 firm verdicts stay firm under Benjamini-Hochberg" in compact
