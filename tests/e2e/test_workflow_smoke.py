@@ -131,9 +131,14 @@ def test_scorecard_and_explorer(smoke_run):
     assert card["id"].tolist() == [c["id"] for c in claims]
     assert set(card["verdict"]) <= set(VERDICTS)
     # the random-init control (on by default) is judged on every claim that reads maps, and only those
-    map_claims = card["id"].isin([c["id"] for c in claims if c.get("reads_maps")])
+    # (the claims read off maps are those whose tables the registry marks so: each has a control role)
+    map_claims = card["control_role"].notna()
+    assert card.loc[map_claims, "id"].str.startswith(("clark3.", "clark4.", "clark6.")).all() and map_claims.sum() >= 20
     assert card.loc[map_claims, "control_verdict"].isin(VERDICTS).all()
     assert card.loc[~map_claims, "control_verdict"].isna().all()
+    # each map claim shows the model's lead over its control (model minus control) where both have a value
+    both = map_claims & card["control_value"].notna() & card["our_value"].notna()
+    assert card.loc[both, "control_difference"].notna().all()
     assert (work / "results" / f"{MODEL}--random-init" / "tables" / "relative_position.csv").exists()
     ran = card[card["verdict"].isin(["holds", ALSO_RANDOM, INCONCLUSIVE, "does not hold"])]
     assert len(ran) >= 25 and ran["our_value"].notna().all()
