@@ -64,6 +64,7 @@ SECTIONS = [
 include: "rules/common.smk"  # models, controls and replicates; how outputs are named
 include: "rules/scheduling.smk"  # threads, cluster sizing, priorities, temporary maps
 include: "rules/spine.smk"  # sources -> prepared inputs -> attention shards
+include: "rules/claims.smk"  # which tables the claims read, by run (the scorecard's inputs)
 
 
 for _section in SECTIONS:

@@ -9,8 +9,8 @@ import yaml
 from conftest import ROOT
 
 SCHEMA = yaml.safe_load((ROOT / "config" / "schema" / "config.schema.yaml").read_text())
-# rules files that are no paper section: shared definitions, scheduling, the spine, the extraction benchmark
-INFRASTRUCTURE = {"common", "scheduling", "spine", "benchmark"}
+# rules files that are no paper section: shared definitions, scheduling, the spine, the claims' inputs, the benchmark
+INFRASTRUCTURE = {"common", "scheduling", "spine", "claims", "benchmark"}
 
 
 def sections() -> list[str]:

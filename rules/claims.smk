@@ -1,0 +1,86 @@
+# The claim scorecard's inputs (rules/overview.smk): which tables the claims of
+# config/paper_claims.yaml read (each declared by its rule: claim_table in rules/common.smk), and
+# which of them each run of a model makes (the model's own, its random-init control, its training
+# replicates). Functions only; computed on first use, once every rule is defined.
+
+from analysis.scorecard.claims import read_claims
+from analysis.scorecard.evaluate import tables_read
+from analysis.scorecard.registry import lookup
+
+CLAIMS_FILE = config["overview"]["claims"]
+_CLAIMED = []
+_SECTION_TARGETS = []
+
+
+def claimed():
+    """Every table stem a claim reads, read on first use (when every rule has declared its claim
+    tables: the claims derive what they read off maps and their training family from them)."""
+    if not _CLAIMED:
+        claims = read_claims(CLAIMS_FILE, CLAIM_TABLES, trainings=config["trainings"])
+        _CLAIMED.extend(sorted({stem for claim in claims for stem in tables_read(claim)}))
+    return _CLAIMED
+
+
+def section_targets():
+    """Every file the paper sections' aggregate rules ask for (every model): the tables a claim
+    can read. Computed on first use, when every rule is defined."""
+    if not _SECTION_TARGETS:
+        for name in SECTIONS:
+            if name != "overview":
+                _SECTION_TARGETS.extend(str(f) for f in getattr(rules, name).input)
+    return set(_SECTION_TARGETS)
+
+
+def scorecard_rules_left_out():
+    chosen = config["overview"]["scorecard_rules"]
+    return [] if chosen is None else sorted({lookup(CLAIM_TABLES, t)["rule"] for t in claimed()} - set(chosen))
+
+
+def _run(slug, stems, wildcards):
+    """stem -> {table, boot} of one run (results/<slug>/) of the model: the claimed tables among
+    ``stems`` that this workflow makes (and their replicate tables where their rule writes one), of
+    the rules chosen in overview.scorecard_rules (null: all); claims on any other table are 'not run'."""
+    left_out, made = set(scorecard_rules_left_out()), section_targets()
+    run = {}
+    for stem in stems:
+        entry = lookup(CLAIM_TABLES, stem)
+        path = f"results/{wildcards.model}/tables/{stem}.csv"
+        if entry["rule"] in left_out or path not in made:
+            continue
+        boot = f"results/{wildcards.model}/tables/{stem}.boot.csv"
+        run[stem] = {
+            "table": path.replace(f"results/{wildcards.model}/", f"results/{slug}/", 1),
+            "boot": boot.replace(f"results/{wildcards.model}/", f"results/{slug}/", 1) if boot in made else None,
+        }
+    return run
+
+
+def scorecard_runs(wildcards):
+    """The runs the scorecard reads, by name: ``model`` (the model's own), ``control`` (its
+    random-init control: the tables read off maps; none without a control) and ``replicate-<r>``
+    (training replicate r: the tables of the families trained more than r times, config trainings)."""
+    runs = {"model": _run(wildcards.model, claimed(), wildcards)}
+    if wildcards.model in CONTROLS:
+        maps = [s for s in claimed() if lookup(CLAIM_TABLES, s)["reads_maps"]]
+        runs["control"] = _run(CONTROLS[wildcards.model], maps, wildcards)
+    for rep in REPLICATES.get(wildcards.model, []):
+        families = {f for f, n in config["trainings"].items() if n > REPLICATE_INDEX[rep]}
+        trained = [s for s in claimed() if lookup(CLAIM_TABLES, s)["family"] in families]
+        runs[rep.removeprefix(f"{wildcards.model}--")] = _run(rep, trained, wildcards)
+    return runs
+
+
+def scorecard_inputs(wildcards):
+    """Every file of every run, one named list per run (the scorecard reads them through params runs)."""
+    return {
+        name.replace("-", "_"): [p for tables in run.values() for p in tables.values() if p]
+        for name, run in scorecard_runs(wildcards).items()
+    }
+
+
+def compare_figure(panel):
+    return report(
+        f"results/compare/figures/compare.{panel}.png",
+        caption=f"../report/compare.{panel}.rst",
+        category="Models side by side",
+    )
