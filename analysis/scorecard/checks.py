@@ -5,7 +5,7 @@ replicate (how far on the claim's side: the paired control reads it). The rules 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -19,6 +19,7 @@ from analysis.scorecard.values import (
     interval_text,
     replicate_values,
     select,
+    specs_of,
     value,
 )
 
@@ -41,6 +42,15 @@ class Judgement:
     strength: pd.Series | None = None
     strength_point: float = np.nan
     why: str = ""  # why a verdict is not firm beyond its interval (undefined replicates, ties)
+    agreement: float = np.nan  # share of the replicates agreeing (a failing order: its best failing pair)
+    divisor: int = 1  # the Bonferroni divisor of that share (a failing order: its failing pairs)
+    levels: dict = field(default_factory=dict)  # level -> its Judgement (a check with ``per``)
+
+    def firm_at(self, level: float = AGREEMENT) -> bool | None:
+        """Whether the verdict is firm when ``level`` of the replicates must agree (seeds: their t interval)."""
+        if self.basis != "bootstrap":  # no replicates (None), or seeds: their t interval decided it
+            return self.firm
+        return not self.why and bool(self.agreement >= 1 - (1 - level) / self.divisor)
 
 
 def _p_value(outcomes: pd.Series, ok: bool) -> float:
@@ -49,15 +59,14 @@ def _p_value(outcomes: pd.Series, ok: bool) -> float:
     return float((1 + (known != ok).sum()) / (1 + len(known))) if len(known) else np.nan
 
 
-def _agrees(outcomes: pd.Series, ok: bool, level: float | None = None) -> bool:
-    """Whether at least ``level`` of the replicates agree with ``ok``: a replicate with no value
-    (NaN) counts against it, so a value undefined on more than 2.5% of resamples is never firm."""
-    level = AGREEMENT if level is None else level
-    return bool(len(outcomes)) and float((outcomes == ok).sum() / len(outcomes)) >= level
+def _share(outcomes: pd.Series, ok: bool) -> float:
+    """The share of the replicates that agree with ``ok``: a replicate with no value (NaN) counts
+    against it, so a value undefined on more than 2.5% of resamples is never firm."""
+    return float((outcomes == ok).sum() / len(outcomes)) if len(outcomes) else np.nan
 
 
-def _levels(check: dict, tables) -> list:
-    spec = check["value"] if "value" in check else check["greater"][0]
+def levels_of(check: dict, tables) -> list:
+    spec = specs_of(check)[0]
     df = select(tables[spec["table"]], spec.get("where"))
     return list(dict.fromkeys(df[check["per"]].tolist()))
 
@@ -95,14 +104,14 @@ def _seeds(boots, spec) -> int:
     return int(boot.attrs.get("seeds", 0)) if boot is not None else 0
 
 
-def _check_once(check: dict, tables, extra_where=None, boots=None, level: float | None = None) -> Judgement:
+def check_once(check: dict, tables, extra_where=None, boots=None) -> Judgement:
     """One check (a threshold or an order), at one level of ``per`` (``extra_where``)."""
     if "value" in check:
-        return _check_threshold(check, tables, extra_where, boots or {}, level)
-    return _check_order(check, tables, extra_where, boots or {}, level)
+        return _check_threshold(check, tables, extra_where, boots or {})
+    return _check_order(check, tables, extra_where, boots or {})
 
 
-def _check_threshold(check: dict, tables, extra_where, boots, level) -> Judgement:
+def _check_threshold(check: dict, tables, extra_where, boots) -> Judgement:
     """One value against its threshold."""
     op, threshold = check["op"], check["threshold"]
     v = value(check["value"], tables, extra_where)
@@ -127,14 +136,15 @@ def _check_threshold(check: dict, tables, extra_where, boots, level) -> Judgemen
     why = f"no value on {undefined:.0%} of the resamples" if undefined > 1 - AGREEMENT else ""
     if isinstance(v, str) and v.startswith(TIE):
         why = "a tie: no single level is the largest"
-    firm = _agrees(outcomes, ok, level) and not why
-    return Judgement(
-        ok, text, firm, interval_text(reps), len(reps), "bootstrap", _p_value(outcomes, ok), strength,
-        point_strength, why,
+    judged = Judgement(
+        ok, text, None, interval_text(reps), len(reps), "bootstrap", _p_value(outcomes, ok), strength,
+        point_strength, why, _share(outcomes, ok),
     )  # fmt: skip
+    judged.firm = judged.firm_at()
+    return judged
 
 
-def _check_order(check: dict, tables, extra_where, boots, level) -> Judgement:
+def _check_order(check: dict, tables, extra_where, boots) -> Judgement:
     """Values in strictly decreasing order (each by more than the margin)."""
     specs = check["greater"]
     values = [value(spec, tables, extra_where) for spec in specs]
@@ -167,15 +177,18 @@ def _check_order(check: dict, tables, extra_where, boots, level) -> Judgement:
     # hold firmly when some difference that fails is firmly below it (Bonferroni over the pairs)
     outcome = [d.map(lambda x: x > 0 if pd.notna(x) else np.nan) for d in diffs]
     if ok:
-        firm = all(_agrees(o, True, level) for o in outcome)
+        agreement, divisor = min(_share(o, True) for o in outcome), 1
     else:
         failing = [o for (a, b), o in zip(pairs, outcome) if not a > b + margin]
-        firm = any(_agrees(o, False, 1 - (1 - (level or AGREEMENT)) / len(failing)) for o in failing)
+        agreement, divisor = max(_share(o, False) for o in failing), len(failing)
     all_ok = strength.map(lambda x: x > 0 if pd.notna(x) else np.nan)
     interval = "; ".join(interval_text(r) for r in reps)
-    return Judgement(
-        ok, text, firm, interval, len(reps[0]), "bootstrap", _p_value(all_ok, ok), strength, point_strength
-    )
+    judged = Judgement(
+        ok, text, None, interval, len(reps[0]), "bootstrap", _p_value(all_ok, ok), strength, point_strength,
+        "", agreement, divisor,
+    )  # fmt: skip
+    judged.firm = judged.firm_at()
+    return judged
 
 
 def run_check(check: dict, tables, skip=frozenset(), boots=None, mark: dict | None = None) -> Judgement:
@@ -184,29 +197,28 @@ def run_check(check: dict, tables, skip=frozenset(), boots=None, mark: dict | No
     (Bonferroni over the levels: a "does not hold" is a union over them). ``mark``: level -> a note
     printed beside its value (e.g. a task whose model did not learn it)."""
     if not check.get("per"):
-        return _check_once(check, tables, boots=boots)
-    levels = [level for level in _levels(check, tables) if level not in skip]
+        return check_once(check, tables, boots=boots)
+    levels = [level for level in levels_of(check, tables) if level not in skip]
     if not levels:
         raise NoRows(f"no level of {check['per']!r}")
-    results = [(level, _check_once(check, tables, {check["per"]: level}, boots)) for level in levels]
+    results = [(level, check_once(check, tables, {check["per"]: level}, boots)) for level in levels]
     ok = all(j.ok for _, j in results)
     note = lambda lvl: f" ({mark[lvl]})" if mark and lvl in mark else ""  # noqa: E731
     text = "; ".join(f"{lvl}: {j.text}{note(lvl)}" for lvl, j in results)
     strength_point = min(j.strength_point for _, j in results)
     if any(j.firm is None for _, j in results):
-        return Judgement(ok, text, strength_point=strength_point)
+        return Judgement(ok, text, strength_point=strength_point, levels=dict(results))
     if ok:
         firm = all(j.firm for _, j in results)
     else:
         strict = 1 - (1 - AGREEMENT) / len(results)
-        firm = any(
-            _check_once(check, tables, {check["per"]: lvl}, boots, level=strict).firm and not j.ok for lvl, j in results
-        )
+        firm = any(not j.ok and j.firm_at(strict) for _, j in results)
     interval = "; ".join(f"{lvl}: {j.interval}" for lvl, j in results)
     strength = pd.concat([j.strength for _, j in results], axis=1).min(axis=1, skipna=False)
     p = max(j.p_value for _, j in results) if ok else min(j.p_value for _, j in results if not j.ok) * len(results)
     why = "; ".join(f"{lvl}: {j.why}" for lvl, j in results if j.why)
     basis = results[0][1].basis
     return Judgement(
-        ok, text, firm, interval, results[0][1].replicates, basis, min(p, 1.0), strength, strength_point, why
-    )
+        ok, text, firm, interval, results[0][1].replicates, basis, min(p, 1.0), strength, strength_point, why,
+        levels=dict(results),
+    )  # fmt: skip

@@ -9,11 +9,10 @@ import pandas as pd
 import yaml
 from jsonschema import Draft202012Validator
 
+from analysis.scorecard.checks import AGREEMENT, LEVEL
 from analysis.scorecard.evaluate import (
-    AGREEMENT,
     ALSO_RANDOM,
     INCONCLUSIVE,
-    LEVEL,
     VERDICTS,
     Outcome,
     evaluate_claim,
@@ -21,6 +20,7 @@ from analysis.scorecard.evaluate import (
 )
 from analysis.scorecard.registry import derive
 from analysis.scorecard.trainings import TRAININGS, claim_seeds
+from analysis.scorecard.values import specs_of
 
 # the training families whose claims are the same for any model (GloVe BiLSTMs: Tutek & Snajder)
 MODEL_INDEPENDENT = {"staying_true"}
@@ -81,9 +81,7 @@ def read_claims(path, registry: dict | None = None, trainings=TRAININGS) -> list
 
 def columns_read(claim: dict) -> list[str]:
     """The columns (or column expressions) a claim's check reads, for the reader of the scorecard."""
-    check = claim["check"]
-    specs = [check["value"]] if "value" in check else check["greater"]
-    return list(dict.fromkeys(s["column"] for s in specs))
+    return list(dict.fromkeys(s["column"] for s in specs_of(claim["check"])))
 
 
 def paired_difference(model: Outcome, control: Outcome) -> tuple[str, bool | None, float]:

@@ -44,23 +44,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis.scorecard.checks import (  # noqa: F401 (AGREEMENT, LEVEL, run_check: this module's interface too)
-    AGREEMENT,
-    LEVEL,
-    _check_once,
-    _levels,
-    run_check,
-)
-from analysis.scorecard.values import (  # noqa: F401 (value, replicate_values, distinct_texts: this module's interface too)
-    OPS,
-    TIE,
+from analysis.scorecard.checks import Judgement, check_once, levels_of, run_check
+from analysis.scorecard.values import (  # noqa: F401 (distinct_texts, replicate_values, value: this module's interface too)
     NoRows,
     absent_members,
     distinct_texts,
     fmt,
-    interval_text,
     replicate_values,
-    select,
+    specs_of,
     value,
     with_depth,
 )
@@ -92,10 +83,8 @@ class Outcome:
 
 
 def tables_read(claim: dict) -> list[str]:
-    """Every table stem a claim reads (its check and its premise)."""
-    specs = []
-    for check in (claim["check"], claim.get("applies_if") or {}, claim.get("refuted_if") or {}):
-        specs += [check["value"]] if "value" in check else list(check.get("greater", []))
+    """Every table stem a claim reads (its check, its premise, its refutation, the learnt test's)."""
+    specs = [s for key in ("check", "applies_if", "refuted_if") for s in specs_of(claim.get(key))]
     learnt = [LEARNT_TABLE] if claim.get("learnt_tasks") else []
     return list(dict.fromkeys([s["table"] for s in specs] + learnt))
 
@@ -136,29 +125,24 @@ def _not_learnt(claim: dict, tables) -> tuple[Outcome | None, dict[str, str], di
         failed = [unlearnt[t] for t in needs if t in unlearnt]
         return (Outcome("not applicable", reason=why + "; ".join(failed)) if failed else None), {}, {}
     check = claim["check"]
-    skip = {t: text for t, text in unlearnt.items() if t in _levels(check, tables)}
-    if skip and len(skip) == len(_levels(check, tables)):
+    skip = {t: text for t, text in unlearnt.items() if t in levels_of(check, tables)}
+    if skip and len(skip) == len(levels_of(check, tables)):
         return Outcome("not applicable", reason=why + "; ".join(skip.values())), skip, {}
     return None, skip, {}
 
 
-def _specs(check: dict) -> list[dict]:
-    return [check["value"]] if "value" in check else list(check.get("greater", []))
-
-
-def _refuted(claim: dict, refute: dict, tables, skip, boots) -> tuple[bool, str]:
+def _refuted(judged: Judgement, refute: dict, tables, skip, boots) -> tuple[bool, str]:
     """Whether the claim's failure is evidence of absence: its refutation holds (firmly, where it
     has replicates); with ``per``, at some level where the check itself does not hold (one level
     firmly refuted is enough to refute "at every level")."""
     if not refute.get("per"):
         j = run_check(refute, tables, skip, boots)
         return j.ok and j.firm is not False, j.text
-    check, texts = claim["check"], []
-    for level in [lvl for lvl in _levels(refute, tables) if lvl not in skip]:
-        where = {refute["per"]: level}
-        if _check_once(check, tables, where, boots).ok:
+    texts = []
+    for level in [lvl for lvl in levels_of(refute, tables) if lvl not in skip]:
+        if level in judged.levels and judged.levels[level].ok:
             continue
-        j = _check_once(refute, tables, where, boots)
+        j = check_once(refute, tables, {refute["per"]: level}, boots)
         texts.append(f"{level}: {j.text}")
         if j.ok and j.firm is not False:
             return True, "; ".join(texts)
@@ -199,7 +183,7 @@ def evaluate_claim(
             return not_learnt
         judged = run_check(claim["check"], tables, skip, boots, mark)
         refute = claim.get("refuted_if")
-        refuted = _refuted(claim, refute, tables, skip, boots) if refute and not judged.ok else None
+        refuted = _refuted(judged, refute, tables, skip, boots) if refute and not judged.ok else None
     except NoRows as e:
         if claim.get("optional"):
             return Outcome("not run", reason=f"{e}: {claim['optional']}")
@@ -207,7 +191,7 @@ def evaluate_claim(
             f"claim {claim['id']}: {e}; fix its where, or say why its rows may be absent with `optional: <why>`"
         ) from None
     left_out = "; ".join(skip.values())
-    absent = absent_members(_specs(claim["check"]), tables)
+    absent = absent_members(specs_of(claim["check"]), tables)
     reasons = [
         f"left out, not learnt: {left_out}" if left_out else "",
         f"no row: {', '.join(absent)}" if absent else "",

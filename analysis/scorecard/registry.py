@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from analysis.scorecard.values import specs_of
+
 
 def _pattern(stem: str) -> re.Pattern:
     parts = re.split(r"(\{[^}]+\})", stem)
@@ -23,27 +25,20 @@ def lookup(registry: dict[str, dict], stem: str) -> dict | None:
 
 def check_stems(check: dict | None) -> list[str]:
     """The tables a check (or premise) reads."""
-    if not check:
-        return []
-    specs = [check["value"]] if "value" in check else list(check.get("greater", []))
-    return list(dict.fromkeys(s["table"] for s in specs))
+    return list(dict.fromkeys(s["table"] for s in specs_of(check)))
 
 
 def derive(claim: dict, registry: dict[str, dict], source: str = "the claims file") -> dict:
     """``claim`` with ``reads_maps`` (its check reads a table of the pre-trained model's maps) and
     ``trained`` (the training family of its check's tables; None: no training) from the registry.
     A table no rule declares, or a check mixing two families, is an error naming the claim."""
-    entries = []
-    for stem in (
-        check_stems(claim["check"]) + check_stems(claim.get("applies_if")) + check_stems(claim.get("refuted_if"))
-    ):
-        entry = lookup(registry, stem)
-        if entry is None:
-            raise ValueError(
-                f"{source}: claim {claim['id']} reads table {stem!r}, which no rule declares "
-                "(claim_table(...) in the output of its rule, rules/*.smk)"
-            )
-        entries.append(entry)
+    for key in ("check", "applies_if", "refuted_if"):
+        for stem in check_stems(claim.get(key)):
+            if lookup(registry, stem) is None:
+                raise ValueError(
+                    f"{source}: claim {claim['id']} reads table {stem!r}, which no rule declares "
+                    "(claim_table(...) in the output of its rule, rules/*.smk)"
+                )
     checked = [lookup(registry, s) for s in check_stems(claim["check"])]
     families = sorted({e["family"] for e in checked if e["family"]})
     if len(families) > 1:

@@ -21,6 +21,13 @@ class NoRows(ValueError):
     """A value's ``where`` matched no row of its table."""
 
 
+def specs_of(check: dict | None) -> list[dict]:
+    """The values a check (or premise) reads: its ``value``, or the members of its ``greater``."""
+    if not check:
+        return []
+    return [check["value"]] if "value" in check else list(check.get("greater", []))
+
+
 def with_depth(df: pd.DataFrame) -> pd.DataFrame:
     """Add ``relative_depth`` (layer / number of layers) and ``layers_from_end`` (0 = last layer)
     to a table with a 1-indexed ``layer`` column, so claims about "early" or "the last two
