@@ -38,21 +38,16 @@ def scorecard_rules_left_out():
 
 def _run(slug, stems, wildcards):
     """stem -> {table, boot} of one run (results/<slug>/) of the model: the claimed tables among
-    ``stems`` that this workflow makes (and their replicate tables where their rule writes one), of
-    the rules chosen in overview.scorecard_rules (null: all); claims on any other table are 'not run'."""
+    ``stems`` that this workflow makes for the model, of the rules chosen in overview.scorecard_rules
+    (null: all; claims on any other table are 'not run'), with their replicate tables where the
+    registry says their rule writes one."""
     left_out, made = set(scorecard_rules_left_out()), section_targets()
-    run = {}
-    for stem in stems:
-        entry = lookup(CLAIM_TABLES, stem)
-        path = f"results/{wildcards.model}/tables/{stem}.csv"
-        if entry["rule"] in left_out or path not in made:
-            continue
-        boot = f"results/{wildcards.model}/tables/{stem}.boot.csv"
-        run[stem] = {
-            "table": path.replace(f"results/{wildcards.model}/", f"results/{slug}/", 1),
-            "boot": boot.replace(f"results/{wildcards.model}/", f"results/{slug}/", 1) if boot in made else None,
-        }
-    return run
+    path = lambda run, name: f"results/{run}/tables/{name}.csv"  # noqa: E731
+    return {
+        stem: {"table": path(slug, stem), "boot": path(slug, f"{stem}.boot") if entry["replicates"] else None}
+        for stem in stems
+        if (entry := lookup(CLAIM_TABLES, stem))["rule"] not in left_out and path(wildcards.model, stem) in made
+    }
 
 
 def scorecard_runs(wildcards):
