@@ -28,6 +28,7 @@ from analysis.scorecard.claims import scorecard  # noqa: E402
 from analysis.scorecard.evaluate import evaluate_claim  # noqa: E402
 from analysis.scorecard.trainings import pool_trainings  # noqa: E402
 from analysis.shared.bootstrap import unit_weights  # noqa: E402
+from analysis.shared.head_selection import two_fold  # noqa: E402
 
 BEGIN, END = "<!-- calibration:begin -->", "<!-- calibration:end -->"
 BLOCK = re.compile(rf"^{re.escape(BEGIN)}\n.*?^{re.escape(END)}$", re.M | re.S)
@@ -70,14 +71,12 @@ def heads_in_sample(rng, n_boot, seed):
 
 
 def _cross_fit(x: np.ndarray, w: np.ndarray) -> float:
-    """The best head chosen on one half of the units and scored on the other, both ways (weights: multiplicities)."""
+    """The best head chosen on one half of the units and scored on the other, both ways, as the
+    coreference heads do (analysis.shared.head_selection.two_fold; ``w``: the units' multiplicities)."""
     fold = np.arange(len(x)) % 2
-    correct, total = 0.0, 0.0
-    for f in (0, 1):
-        pick = np.argmax((w * (fold == 1 - f)) @ x)
-        correct += (w * (fold == f)) @ x[:, pick]
-        total += (w * (fold == f)).sum()
-    return correct / total
+    correct = [{"all": ((w * (fold == f)) @ x)[None, :]} for f in (0, 1)]
+    hits, _ = two_fold(correct, ["all"])
+    return hits["all"] / w.sum()
 
 
 def heads_cross_fit(rng, n_boot, seed):
