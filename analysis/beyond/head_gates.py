@@ -2,9 +2,9 @@
 Really Better than One?", pmichel31415/are-16-heads-really-better-than-1).
 
 Every head's output is multiplied by a gate xi_{l,h} (transformers 5 has no ``head_mask``):
-``HeadGates`` hooks the self-attention modules that ``analysis.shared.attention_modules`` finds
-(``self_attention_modules``), at the same point as its ``UniformHeads``: the module's
-output context ``(batch, n, heads * d)``, head-major, before the output projection. Gating
+``HeadGates`` hooks the head sites that ``analysis.shared.attention_modules`` finds in any
+encoder family, at the same point as ``UniformHeads``: the heads' contexts ``(batch, n, heads,
+d)``, the input of each layer's attention output projection. Gating
 the context equals gating the attention probabilities (context = probs @ values), which is
 what the authors' ``head_mask`` did. Gates are per input row (``(batch, layers, heads)``),
 so one backward pass of the summed per-example losses gives every example's own gradient
@@ -29,19 +29,18 @@ import torch
 from analysis.core.glue import metrics
 from analysis.core.glue.tasks import get_task
 from analysis.core.models import shape_of
-from analysis.shared.attention_modules import self_attention_modules
+from analysis.shared.attention_modules import HeadSiteHooks
 
 
-class HeadGates:
+class HeadGates(HeadSiteHooks):
     """Context manager: within it, every head's output context is multiplied by
     ``self.gates[:, layer, head]`` (a (batch, layers, heads) tensor set with ``set``), or per
     token by ``self.gates[:, token, layer, head]`` (a (batch, tokens, layers, heads) tensor)."""
 
     def __init__(self, model):
-        self.mods = self_attention_modules(model)
-        self.n_layers, self.n_heads = shape_of(model)
+        super().__init__(model)
+        self.n_layers = len(self.sites)
         self.gates = None
-        self._hooks = []
 
     def set(self, gates: torch.Tensor | None):
         if gates is not None and (
@@ -51,30 +50,14 @@ class HeadGates:
         self.gates = gates
         return self
 
-    def __enter__(self):
-        for i, mod in enumerate(self.mods):
-            self._hooks.append(mod.register_forward_hook(self._gate(i), prepend=True))
-        return self
-
-    def __exit__(self, *exc):
-        for h in self._hooks:
-            h.remove()
-        self._hooks.clear()
-
-    def _gate(self, i):
-        def hook(module, args, output):
-            if self.gates is None:
-                return None
-            context = output[0]
-            b, n, hd = context.shape
-            if self.gates.dim() == 4:
-                gate = self.gates[:, :, i].to(context.dtype)[:, :, :, None]  # (b, n, heads, 1)
-            else:
-                gate = self.gates[:, i].to(context.dtype)[:, None, :, None]  # (b, 1, heads, 1)
-            gated = (context.view(b, n, self.n_heads, hd // self.n_heads) * gate).reshape(b, n, hd)
-            return (gated,) + tuple(output[1:])
-
-        return hook
+    def on_contexts(self, layer, contexts):
+        if self.gates is None:
+            return None
+        if self.gates.dim() == 4:
+            gate = self.gates[:, :, layer].to(contexts.dtype)[:, :, :, None]  # (b, n, heads, 1)
+        else:
+            gate = self.gates[:, layer].to(contexts.dtype)[:, None, :, None]  # (b, 1, heads, 1)
+        return contexts * gate
 
 
 def example_losses(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:

@@ -3,12 +3,19 @@
 Snakemake's ``validate(..., set_default=True)`` sets the defaults of plain ``properties`` only;
 the workflow's schema keeps reader options and repeated blocks in ``$defs`` (reached through
 ``$ref`` and ``if``/``then`` on a corpus's ``reader``), so the Snakefile fills those here.
-The schema stays the one place where a default is written down.
+The schema stays the one place where a default is written down; a dataclass of analysis/ whose
+fields a rule fills from the config takes its defaults from :func:`schema_defaults`.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
+from pathlib import Path
+
+import yaml
+
+SCHEMA = Path(__file__).resolve().parents[2] / "config" / "schema" / "config.schema.yaml"
 
 
 def _resolve(node: dict, root: dict) -> dict:
@@ -56,6 +63,20 @@ def apply_defaults(instance, schema: dict, root: dict | None = None):
         if "if" not in part or _matches(part["if"], instance):
             apply_defaults(instance, part.get("then", part if "if" not in part else {}), root)
     return instance
+
+
+@functools.cache
+def _default_config() -> dict:
+    return apply_defaults({}, yaml.safe_load(SCHEMA.read_text()))
+
+
+def schema_defaults(*path: str) -> dict:
+    """The defaults of one config section, e.g. ``schema_defaults("staying_true", "adversary")``: what
+    a default run passes, so that a dataclass used by hand or in tests behaves as the rule does."""
+    node = _default_config()
+    for key in path:
+        node = node[key]
+    return copy.deepcopy(node)
 
 
 def renamed_keys(instance: dict, renamed: dict[str, str]) -> list[str]:

@@ -8,14 +8,21 @@ second model A of the same kind to minimise
 sentences, then measure on the dev instances how far its attention went (JSD from M's) and
 what output change (TVD) it paid.
 
+TVD is that of the two-class output, ``|p_A - p_M|``; Wiegreffe & Pinter's code (sarahwie/attention,
+``batch_tvd``) halves the difference of the one sigmoid output, so the same trade-off is their
+lambda times 2 here. KL runs in their direction, KL(a_A || a_M).
+
 A is, as in Wiegreffe & Pinter, a fresh model of M's architecture (``init: fresh``: seeded with
 the models' seed + 1, so it does not start at M's own initialisation; embeddings from the same
-GloVe initialisation as M's), trained until its objective levels off: epochs run until the
-change of the epoch's mean objective (TVD - lambda * KL, without the regulariser) relative to
-the range it has covered, ``|L_k - L_{k-1}| / (max_j L_j - min_j L_j)``, is below ``tol`` for
-``patience`` epochs in a row (:func:`levelled_off`), at most ``max_epochs``. ``init: copy`` is the earlier start: a copy of
-M with a freshly initialised (seeded) attention layer (at an exact copy the KL term has zero
-gradient).
+GloVe initialisation as M's), trained until it stops (``stopping``, :func:`finished`), at most
+``max_epochs``. ``range_change`` (the default): the change of the epoch's mean objective (TVD -
+lambda * KL, without the regulariser) relative to the range it has covered,
+``|L_k - L_{k-1}| / (max_j L_j - min_j L_j)``, is below ``tol`` for ``patience`` epochs in a row
+(:func:`levelled_off`); the last epoch is kept. ``patience``: Wiegreffe & Pinter's rule (their
+``train_adversarial``): ``loss_patience`` epochs without a new lowest training loss (the epoch's mean
+of what the optimiser minimises, regulariser included), then the epoch of the lowest is kept.
+``init: copy`` is the earlier start: a copy of M with a freshly initialised (seeded) attention layer
+(at an exact copy the KL term has zero gradient).
 
 The adversaries' curves read at one JSD level common to all models ("equal JSD"):
 :mod:`analysis.explanation.staying_true_curves`.
@@ -32,6 +39,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from analysis.core.config_defaults import schema_defaults
 from analysis.explanation.classifiers import make_batch
 from analysis.explanation.divergences import js_divergence, tvd
 from analysis.explanation.staying_true import RegularisedLSTM, StayingTrueConfig, build, regulariser
@@ -40,20 +48,33 @@ log = logging.getLogger(__name__)
 
 
 INITS = ("fresh", "copy")
+STOPPING = ("range_change", "patience")
+# the defaults are the schema's (config staying_true.adversary; batch size and seed: explanation's), so
+# that a config built by hand or in a test trains as the default run does, with no second copy to drift
+_ADV = schema_defaults("staying_true", "adversary")
+_EXPL = schema_defaults("explanation")
 
 
 @dataclass
 class AdversaryConfig:
-    weights: tuple = (0.0, 0.05, 0.2, 1.0, 8.0)
-    n_train: int = 2000
-    init: str = "fresh"  # fresh: a new seeded model (Wiegreffe & Pinter); copy: the model, attention re-initialised
-    max_epochs: int = 20
-    tol: float = 0.02  # stop when the epoch objective's relative change is below this ...
-    patience: int = 2  # ... for this many epochs in a row
-    batch_size: int = 32
-    lr: float = 1e-3
-    seed: int = 0
-    jsd_level: float | None = None  # equal-JSD level; None = the largest JSD every model's curve reaches
+    weights: tuple = tuple(_ADV["weights"])
+    n_train: int = _ADV["n_train"]
+    init: str = _ADV["init"]  # fresh: a new seeded model (Wiegreffe & Pinter); copy: attention re-initialised
+    max_epochs: int = _ADV["max_epochs"]
+    stopping: str = _ADV["stopping"]  # range_change (tol, patience) or patience (loss_patience)
+    tol: float = _ADV["tol"]  # range_change: stop when the epoch objective's relative change is below this ...
+    patience: int = _ADV["patience"]  # ... for this many epochs in a row
+    loss_patience: int = _ADV["loss_patience"]  # patience: epochs without a new lowest training loss
+    batch_size: int = _EXPL["batch_size"]
+    lr: float = _ADV["lr"]
+    seed: int = _EXPL["seed"]
+    jsd_level: float | None = _ADV["jsd_level"]  # equal-JSD level; None = the largest JSD every model's curve reaches
+
+    @classmethod
+    def from_params(cls, adversary: dict, **rule) -> AdversaryConfig:
+        """From the rule's ``staying_true.adversary`` params (every key a field of the same name) and
+        what the rule takes from elsewhere (``batch_size``, ``seed``): no key of the config left behind."""
+        return cls(**{k: tuple(v) if k == "weights" else v for k, v in adversary.items()}, **rule)
 
 
 def relative_changes(objectives) -> list[float]:
@@ -75,6 +96,26 @@ def levelled_off(objectives, tol: float, patience: int = 2) -> bool:
     epoch before it falls)."""
     changes = relative_changes(objectives)
     return len(changes) >= patience and all(c < tol for c in changes[-patience:])
+
+
+def epochs_since_best(losses) -> int:
+    """Epochs run since the lowest training loss (its first occurrence: as in Wiegreffe & Pinter's
+    loop, an epoch only equal to the best is no improvement)."""
+    return len(losses) - 1 - int(np.argmin(losses))
+
+
+def finished(objectives, losses, cfg: AdversaryConfig) -> bool:
+    """Whether training stops after these epochs: ``range_change`` reads the objectives
+    (:func:`levelled_off`), ``patience`` the training losses (``loss_patience`` epochs since the best)."""
+    if cfg.stopping == "patience":
+        return epochs_since_best(losses) >= cfg.loss_patience
+    return levelled_off(objectives, cfg.tol, cfg.patience)
+
+
+def kept_epoch(losses, stopping: str) -> int:
+    """0-based epoch whose weights the adversary keeps: the last (``range_change``), the one of the
+    lowest training loss (``patience``)."""
+    return len(losses) - 1 - (epochs_since_best(losses) if stopping == "patience" else 0)
 
 
 def masked_kl(p, q, mask) -> torch.Tensor:
@@ -137,11 +178,14 @@ def target_outputs(target, xs, batch_size: int = 256) -> tuple[torch.Tensor, lis
 
 
 def train_adversary(target, xs, weight: float, cfg: AdversaryConfig, st_cfg: StayingTrueConfig, init_embeddings=None):
-    """Train an adversary of ``target`` on the id lists ``xs`` until its objective levels off
-    (:func:`levelled_off`, at most ``cfg.max_epochs``); returns (adversary in eval mode,
-    objective of each step, mean objective of each epoch)."""
+    """Train an adversary of ``target`` on the id lists ``xs`` until it stops (:func:`finished`, at
+    most ``cfg.max_epochs``); returns (adversary in eval mode with the weights of
+    :func:`kept_epoch`, objective of each step, mean objective of each epoch, mean training loss
+    of each epoch)."""
     if cfg.init not in INITS:
         raise ValueError(f"unknown adversary init {cfg.init!r}; one of {INITS}")
+    if cfg.stopping not in STOPPING:
+        raise ValueError(f"unknown adversary stopping {cfg.stopping!r}; one of {STOPPING}")
     if cfg.init == "fresh":
         adv = fresh_adversary(target, cfg.seed, st_cfg, init_embeddings)
     else:
@@ -150,10 +194,10 @@ def train_adversary(target, xs, weight: float, cfg: AdversaryConfig, st_cfg: Sta
     p_all, a_all = target_outputs(target, xs)
     g = torch.Generator().manual_seed(cfg.seed)
     opt = torch.optim.Adam(adv.parameters(), lr=cfg.lr)
-    trace, epochs = [], []
+    trace, epochs, losses, best = [], [], [], None
     for _ in range(cfg.max_epochs):
         perm = torch.randperm(len(xs), generator=g).tolist()
-        total = 0.0
+        total = total_loss = 0.0
         for start in range(0, len(perm), cfg.batch_size):
             idx = perm[start : start + cfg.batch_size]
             ids, mask = make_batch("lstm", [xs[i] for i in idx])
@@ -169,12 +213,18 @@ def train_adversary(target, xs, weight: float, cfg: AdversaryConfig, st_cfg: Sta
             opt.step()
             trace.append(float(obj.detach()))
             total += float(obj.detach()) * len(idx)
+            total_loss += float(loss.detach()) * len(idx)
         epochs.append(total / len(xs))
-        if levelled_off(epochs, cfg.tol, cfg.patience):
+        losses.append(total_loss / len(xs))
+        if cfg.stopping == "patience" and epochs_since_best(losses) == 0:
+            best = copy.deepcopy(adv.state_dict())  # Wiegreffe & Pinter save the model at each new best
+        if finished(epochs, losses, cfg):
             break
+    if best is not None:
+        adv.load_state_dict(best)
     for p in adv.parameters():
         p.requires_grad_(False)
-    return adv.eval(), trace, epochs
+    return adv.eval(), trace, epochs, losses
 
 
 @torch.no_grad()
@@ -202,14 +252,15 @@ def run_adversary(
 ) -> pd.DataFrame:
     """Rule ``staying_true_adversary``: one row per (model, weight): mean / median JSD reached
     and TVD paid on the dev instances, the training objective's first and last values, the
-    epochs run, the last two relative changes of the epoch loss and whether it levelled off.
+    epochs run and the one kept (1-based), the last two relative changes of the epoch objective
+    and whether it levelled off.
     ``instances``, if given, gets each (model, weight)'s per-instance JSD and TVD (column ``id``:
     the dev instance), for the replicate table."""
     rows = []
     xs_train = xs_train[: cfg.n_train]
     for name, target in models.items():
         for weight in cfg.weights:
-            adv, trace, epochs = train_adversary(target, xs_train, float(weight), cfg, st_cfg, init_embeddings)
+            adv, trace, epochs, losses = train_adversary(target, xs_train, float(weight), cfg, st_cfg, init_embeddings)
             changes = [float("nan")] * 2 + relative_changes(epochs)
             d = divergence_on(target, adv, xs_dev)
             if instances is not None:
@@ -231,6 +282,8 @@ def run_adversary(
                     "objective_rel_change_before_last": changes[-2],
                     "levelled_off": levelled_off(epochs, cfg.tol, cfg.patience),
                     "epochs": len(epochs),
+                    "epoch_kept": kept_epoch(losses, cfg.stopping) + 1,
+                    "stopping": cfg.stopping,
                     "steps": len(trace),
                     "init": cfg.init,
                     "n_train": len(xs_train),

@@ -4,26 +4,27 @@ A disabled head attends uniformly to the real (non-padding) tokens of its input:
 probabilities become 1/L over the L real tokens, so its output at every position is the
 mean of its value vectors over those tokens. Everything else in the model is unchanged.
 
-Mechanism (transformers 5.x; ``head_mask`` is deprecated there): ``UniformHeads`` puts two
-forward hooks on the self-attention module of the target layer (the module with ``query``,
-``key``, ``value`` projections whose output is ``(context, weights)``, as in BERT, RoBERTa,
-ELECTRA, ...): one on its ``value`` projection to keep the value vectors, one on the module
-that replaces the disabled heads' slices of the context (``(batch, n, heads * d)``,
-head-major, as the eager attention function lays it out) by the masked mean of their
-values, and their attention weights by the uniform distribution (the hook runs before
-transformers' own output recorders, so ``output_attentions`` shows the uniform maps). Which heads
-are disabled is a boolean (batch, heads) matrix, so one batch can hold one copy of the
-inputs per disabled head ("variants") and every variant runs in one forward pass.
+Mechanism (transformers 5.x; ``head_mask`` is deprecated there), for any encoder family:
+``UniformHeads`` hooks the head sites that ``analysis.shared.attention_modules`` finds by what
+they compute (the value projection, read; the output projection, whose input holds the heads'
+contexts side by side, head-major): on the target layer the disabled heads' slices of that input
+become the masked mean of their value vectors. The attention maps a forward pass returns stay the
+unmodified ones. Which heads are disabled is a boolean (batch, heads) matrix, so one batch can
+hold one copy of the inputs per disabled head ("variants") and every variant runs in one pass.
 
 Cost: the layers below the target layer do not depend on which of its heads is disabled,
 so their output is computed once per batch (``output_hidden_states``) and only the layers
 from the target upwards are re-run per variant (``start_at_layer``): L(L+1)/2 instead of
-L^2 layer passes per head for an L-layer model. ``tests/unit/kovaleva/test_disable_heads.py`` checks both
-against a hand-written re-implementation of a BERT layer with uniform probabilities.
+L^2 layer passes per head for an L-layer model. Whether starting at a layer reproduces the
+model is checked on the first batch (a family whose encoder loop treats its first layer apart,
+or whose layers are one shared module, re-runs every layer instead).
+``tests/unit/kovaleva/test_disable_heads.py`` checks both against a hand-written
+re-implementation of a BERT layer with uniform probabilities.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from contextlib import contextmanager
@@ -34,22 +35,23 @@ import torch
 from torch import nn
 
 from analysis.core.models import shape_of
-from analysis.shared.attention_modules import self_attention_modules
+from analysis.shared.attention_modules import HeadSiteHooks, shared_layers
+
+log = logging.getLogger(__name__)
 
 
-class UniformHeads:
+class UniformHeads(HeadSiteHooks):
     """Context manager: within it, ``set(layer, disable, key_mask)`` makes the heads marked in
     ``disable`` (bool (batch, heads)) of ``layer`` (0-based) attend uniformly over the tokens
     where ``key_mask`` (bool (batch, n)) is true. ``set(None)`` restores normal behaviour."""
 
     def __init__(self, model):
-        self.mods = self_attention_modules(model)
-        self.n_layers, self.n_heads = shape_of(model)
+        super().__init__(model)
+        self.n_layers = len(self.sites)
         self.layer = None
         self.disable = None
         self.key_mask = None
-        self._values = None
-        self._hooks = []
+        self._v = None
         self.calls = 0  # how many times a head was actually replaced (a guard for the tests)
 
     def set(self, layer: int | None, disable: torch.Tensor | None = None, key_mask: torch.Tensor | None = None):
@@ -61,63 +63,72 @@ class UniformHeads:
         self.layer, self.disable, self.key_mask = layer, disable, key_mask
         return self
 
-    def __enter__(self):
-        for i, mod in enumerate(self.mods):
-            self._hooks.append(mod.value.register_forward_hook(self._keep_values(i)))
-            self._hooks.append(mod.register_forward_hook(self._replace(i), prepend=True))
-        return self
-
     def __exit__(self, *exc):
-        for h in self._hooks:
-            h.remove()
-        self._hooks.clear()
-        self._values = None
+        self._v = None
+        return super().__exit__(*exc)
 
-    def _keep_values(self, i):
-        def hook(module, args, output):
-            if i == self.layer:
-                self._values = output
+    def on_values(self, layer, values):
+        if layer == self.layer:
+            self._v = values
 
-        return hook
+    def on_contexts(self, layer, contexts):
+        if layer != self.layer:
+            return None
+        mask = self.key_mask.to(self._v.dtype)
+        uniform = mask / mask.sum(-1, keepdim=True)  # (b, n)
+        mean_v = torch.einsum("bk,bkhd->bhd", uniform, self._v)  # (b, heads, d)
+        off = self.disable.to(contexts.device)
+        self.calls += 1
+        return torch.where(off[:, None, :, None], mean_v[:, None], contexts)
 
-    def _replace(self, i):
-        def hook(module, args, output):
-            if i != self.layer:
-                return None
-            context, weights = output[0], output[1] if len(output) > 1 else None
-            b, n, hd = context.shape
-            values = self._values.view(b, n, self.n_heads, hd // self.n_heads)
-            mask = self.key_mask.to(values.dtype)
-            uniform = mask / mask.sum(-1, keepdim=True)  # (b, n)
-            mean_v = torch.einsum("bk,bkhd->bhd", uniform, values)  # (b, heads, d)
-            off = self.disable.to(context.device)
-            ctx = torch.where(off[:, None, :, None], mean_v[:, None], context.view(b, n, self.n_heads, -1))
-            self.calls += 1
-            out = (ctx.reshape(b, n, hd),)
-            if weights is not None:
-                weights = torch.where(off[:, :, None, None], uniform[:, None, None, :].expand_as(weights), weights)
-            return out + (weights,) + tuple(output[2:])
 
-        return hook
+def _layer_list(model) -> tuple[nn.Module, str, nn.ModuleList]:
+    """The encoder's list of layers (the outermost ModuleList with one entry per layer), its
+    parent and attribute name; NotImplementedError where there is none (ALBERT shares one layer)."""
+    n_layers = shape_of(model)[0]
+    lists = {n: m for n, m in model.base_model.named_modules() if isinstance(m, nn.ModuleList) and len(m) == n_layers}
+    outer = [n for n in lists if not any(n.startswith(o + ".") for o in lists)]
+    if len(outer) != 1 or shared_layers(model):
+        raise NotImplementedError(f"{type(model.base_model).__name__}: no single list of {n_layers} layers to start at")
+    parent, _, attr = outer[0].rpartition(".")
+    return (model.base_model.get_submodule(parent) if parent else model.base_model), attr, lists[outer[0]]
 
 
 @contextmanager
 def start_at_layer(model, layer: int, hidden: torch.Tensor):
     """Run the model from ``layer`` (0-based) upwards on ``hidden``, the input of that layer:
-    the embeddings' output is replaced by ``hidden`` and the layers below are skipped. The
-    rest of the forward pass (masks, upper layers, pooler, task head) is the model's own."""
-    base = model.base_model
-    encoder, embeddings = getattr(base, "encoder", None), getattr(base, "embeddings", None)
-    if encoder is None or embeddings is None or not isinstance(getattr(encoder, "layer", None), nn.ModuleList):
-        raise NotImplementedError(f"{type(base).__name__}: no embeddings + encoder.layer to start at a layer")
-    layers = encoder.layer
-    encoder.layer = nn.ModuleList(list(layers)[layer:])
-    handle = embeddings.register_forward_hook(lambda module, args, output: hidden)
+    the layers below are skipped and ``hidden`` replaces the input of the first one run. The
+    rest of the forward pass (embeddings, masks, upper layers, pooler, task head) is the model's own."""
+    parent, attr, layers = _layer_list(model)
+
+    def feed(module, args, kwargs):
+        if args:
+            return (hidden,) + tuple(args[1:]), kwargs
+        return args, {**kwargs, "hidden_states": hidden}
+
+    setattr(parent, attr, nn.ModuleList(list(layers)[layer:]))
+    handle = layers[layer].register_forward_pre_hook(feed, with_kwargs=True)
     try:
         yield
     finally:
         handle.remove()
-        encoder.layer = layers
+        setattr(parent, attr, layers)
+
+
+def can_start_at_layer(model, batch: dict, out) -> bool:
+    """Whether ``start_at_layer`` at every layer reproduces ``out`` (the model's output on ``batch``
+    with its hidden states) within float noise; False (said in the log) where it cannot."""
+    n_layers = shape_of(model)[0]
+    try:
+        for layer in range(1, n_layers):
+            with start_at_layer(model, layer, out.hidden_states[layer]):
+                logits = model(**batch).logits
+            if not torch.allclose(logits, out.logits, rtol=1e-4, atol=1e-5):
+                raise NotImplementedError(f"starting at layer {layer + 1} changes the logits")
+    except NotImplementedError as err:
+        log.warning("%s: every layer is re-run per disabled head (%s)", type(model).__name__, err)
+        return False
+    return True
 
 
 def variants(n_layers: int, n_heads: int) -> list[tuple[int, tuple[int, ...]]]:
@@ -141,11 +152,14 @@ def disabled_logits(model, batches, max_batch: int, cache: bool = True, progress
     var = variants(n_layers, n_heads)
     base_out, var_out = [], [[] for _ in var]
     cost = {"examples": 0, "forward_passes": 0, "layer_passes": 0, "variants": len(var)}
+    checked = not cache
     t0 = time.perf_counter()
     with UniformHeads(model) as uh:
         for batch in tqdm(batches, desc="disabling heads", mininterval=10, disable=not progress):
             b = batch["input_ids"].shape[0]
             out = model(**batch, output_hidden_states=cache)
+            if not checked:
+                cache = checked = can_start_at_layer(model, batch, out)
             base_out.append(out.logits.double().cpu().numpy())
             cost["examples"] += b
             cost["forward_passes"] += 1
@@ -176,6 +190,7 @@ def disabled_logits(model, batches, max_batch: int, cache: bool = True, progress
                     for j, v in enumerate(chunk):
                         var_out[v].append(logits[j * b : (j + 1) * b])
     cost["seconds"] = time.perf_counter() - t0
+    cost["cached"] = bool(cache)
     cost["layer_passes_without_cache"] = cost["examples"] * n_layers * (1 + len(var))
     return np.concatenate(base_out), np.stack([np.concatenate(v) for v in var_out]), cost
 

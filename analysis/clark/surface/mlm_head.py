@@ -60,22 +60,90 @@ def head_keys_missing(model, missing_keys) -> list[str]:
     return out
 
 
-def head_module(model) -> torch.nn.Module:
-    """The module that maps final hidden states to vocabulary logits (``cls`` for BERT)."""
-    children = [m for name, m in model.named_children() if name != model.base_model_prefix]
-    if len(children) != 1:
-        raise NotImplementedError(
-            f"{type(model).__name__}: expected one head module beside the encoder, found "
-            f"{[n for n, _ in model.named_children()]}"
-        )
-    return children[0]
+class _GivenStates(torch.nn.Module):
+    """Stands in for the encoder inside a masked-LM model: returns the hidden states it is given,
+    so that the model's own forward applies its own head to them (any attribute the head's code
+    reads from the encoder, e.g. DeBERTa's embeddings, comes from the real one)."""
+
+    def __init__(self, encoder, hidden):
+        super().__init__()
+        object.__setattr__(self, "_encoder", encoder)  # not a submodule: its parameters stay where they are
+        self.hidden = hidden
+
+    def forward(self, *args, **kwargs):
+        from transformers.modeling_outputs import BaseModelOutput
+
+        return BaseModelOutput(last_hidden_state=self.hidden)
+
+    def __getattr__(self, name):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            return getattr(object.__getattribute__(self, "_encoder"), name)
+
+
+class MaskedLMHead:
+    """The masked-LM head of ``model`` (an ``AutoModelForMaskedLM``), whatever its module names:
+    ``head(hidden)`` maps final hidden states (..., hidden) to vocabulary logits through the
+    model's own forward with the encoder left out; ``children`` are the model's modules beside
+    the encoder, ``parameters()`` their own (weights tied to the encoder excluded)."""
+
+    def __init__(self, model):
+        self.model = model
+        prefix = model.base_model_prefix
+        self.children = [m for name, m in model.named_children() if name != prefix]
+        if not self.children:
+            raise NotImplementedError(f"{type(model).__name__}: no masked-LM head beside the encoder")
+
+    def __call__(self, hidden: torch.Tensor) -> torch.Tensor:
+        model, prefix = self.model, self.model.base_model_prefix
+        encoder = getattr(model, prefix)
+        states = hidden.reshape(1, -1, hidden.shape[-1]) if hidden.dim() < 3 else hidden
+        ids = torch.zeros(states.shape[:2], dtype=torch.long, device=states.device)
+        setattr(model, prefix, _GivenStates(encoder, states))
+        try:
+            logits = model(input_ids=ids, attention_mask=torch.ones_like(ids)).logits
+        finally:
+            setattr(model, prefix, encoder)
+        return logits.reshape(*hidden.shape[:-1], logits.shape[-1])
+
+    def parameters(self) -> list[torch.nn.Parameter]:
+        shared = {p.data_ptr() for p in self.model.base_model.parameters()}
+        out, seen = [], set()
+        for m in self.modules():
+            for p in m.parameters(recurse=False):
+                if p.data_ptr() not in shared and p.data_ptr() not in seen:
+                    out.append(p)
+                    seen.add(p.data_ptr())
+        return out
+
+    def modules(self):
+        """Every module of the head (each child beside the encoder and its submodules)."""
+        for child in self.children:
+            yield from child.modules()
+
+    def train(self, mode: bool = True):
+        for m in self.children:
+            m.train(mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+
+def head_module(model) -> MaskedLMHead:
+    """The masked-LM head of ``model`` (see ``MaskedLMHead``)."""
+    return MaskedLMHead(model)
 
 
 def head_state(model) -> dict:
-    """Trainable parameters of the head (the tied decoder weight excluded)."""
+    """The head's own parameters and buffers, named as in the model (tied decoder weight excluded)."""
+    prefix = model.base_model_prefix + "."
     shared = {p.data_ptr() for p in model.base_model.parameters()}
     return {
-        k: v.detach().cpu().clone() for k, v in head_module(model).state_dict().items() if v.data_ptr() not in shared
+        k: v.detach().cpu().clone()
+        for k, v in model.state_dict().items()
+        if not k.startswith(prefix) and v.data_ptr() not in shared
     }
 
 
@@ -139,11 +207,12 @@ def load_fitted_head(model, info: dict, head_info: dict, state_path) -> None:
     if info["pretrained_head"]:
         return
     state = torch.load(state_path, map_location="cpu")
-    missing, unexpected = head_module(model).load_state_dict(state, strict=False)
-    shared = {p.data_ptr() for p in model.base_model.parameters()}
-    missing = [k for k in missing if head_module(model).get_parameter(k).data_ptr() not in shared]
+    own = head_state(model)
+    missing = sorted(set(own) - set(state))
+    unexpected = sorted(set(state) - set(own))
     if missing or unexpected:
         raise RuntimeError(f"{state_path}: head state does not fit (missing {missing}, unexpected {unexpected})")
+    model.load_state_dict(state, strict=False)
 
 
 def head_description(head_info: dict, head_table: pd.DataFrame) -> str:

@@ -1,9 +1,9 @@
 """Fitting a masked-LM head on a frozen encoder (rule mlm_head), for checkpoints without a
 trained one (Clark et al. 2019, Fig. 3 needs the masked-LM loss; see ``analysis.clark.surface.mlm_head``).
 
-The head is the architecture's own head module (for BERT: dense + GELU + LayerNorm, decoder
-tied to the frozen input embeddings, output bias), trained with Adam on the cached final
-hidden states of BERT-style masked Wikipedia segments that the evaluation sample does not
+The head is the architecture's own masked-LM head, whatever its module names (for BERT: dense +
+GELU + LayerNorm, decoder tied to the frozen input embeddings, output bias), trained with Adam on
+the cached final hidden states of BERT-style masked Wikipedia segments that the evaluation sample does not
 use; its held-out loss and accuracy are reported.
 """
 
@@ -73,7 +73,8 @@ def init_head(model, seed: int = 0, targets: torch.Tensor | None = None) -> list
     with torch.no_grad():
         for m in head_module(model).modules():
             if isinstance(m, torch.nn.Linear) and m.weight.data_ptr() in own:
-                torch.nn.init.normal_(m.weight, std=0.02)
+                # drawn on the CPU whatever the device: a GPU run starts from the same head as a CPU run
+                m.weight.copy_(torch.empty(m.weight.shape, dtype=m.weight.dtype).normal_(0.0, 0.02))
             elif isinstance(m, torch.nn.LayerNorm):
                 torch.nn.init.ones_(m.weight)
                 torch.nn.init.zeros_(m.bias)

@@ -87,13 +87,8 @@ def test_hook_equals_hand_computation(clf, batch, target, off):
     expected = manual_logits(clf, batch, target, off)
     torch.testing.assert_close(out.logits, expected, atol=1e-5, rtol=1e-5)
     assert not torch.allclose(out.logits, normal, atol=1e-4)  # it did change the output
-    # the returned attention of a disabled head is 1/L on the L real tokens
-    att = out.attentions[target]
-    real = batch["attention_mask"].sum(-1)
-    for i in range(b):
-        L = int(real[i])
-        np.testing.assert_allclose(att[i, off[0], :, :L].numpy(), 1.0 / L, rtol=1e-6)
-        assert float(att[i, off[0], :, L:].abs().sum()) == 0.0
+    # the heads' outputs changed, not the maps a forward pass returns (documented in the module)
+    torch.testing.assert_close(out.attentions[target], clf(**batch, output_attentions=True).attentions[target])
     # after the context the model is back to normal
     torch.testing.assert_close(clf(**batch).logits, normal)
 
