@@ -13,6 +13,7 @@ import re
 
 import yaml
 
+from analysis.core.model_families import check_encoder
 from analysis.core.model_names import check_model_spec, control_spec, is_control, model_slug, replicate_slug
 from analysis.core.sources import local_files
 
@@ -34,7 +35,8 @@ for _spec in [config["model"]] if isinstance(config["model"], str) else config["
             f"model: {MODELS[model_slug(_spec)]!r} and {_spec!r} would both write to results/{model_slug(_spec)}/; "
             "rename the local directory (its name is the slug)"
         )
-    MODELS[model_slug(_spec)] = check_model_spec(_spec)
+    # a decoder or encoder-decoder is refused here, in one line, before any job runs
+    MODELS[model_slug(_spec)] = check_encoder(check_model_spec(_spec))
 # the user's models: every aggregate target is made for each of them
 CONFIGURED = list(MODELS)
 # model slug -> the slug of its random-init control (overview.random_init_control): the same config and

@@ -143,6 +143,13 @@ CASES = [
          r"{dir}/a\.conllu: changed: sha256 recorded \w{64}, now \w{64}.*rm resources/raw/mine/SHA256SUMS"),
     Case("file added to a local source", "local", {"a.conllu": CONLLU}, {"change": {"b.conllu": CONLLU}},
          r"b\.conllu: new file .*not in the record"),
+    # ---- models the workflow cannot analyse: refused in the dry run, from their config.json alone
+    Case("decoder model (a GPT-2 directory)", "snakemake", {"gpt2/config.json": '{"model_type": "gpt2", "n_layer": 2}'},
+         {"overlay": {"model": "{dir}/gpt2"}},
+         r"model '{dir}/gpt2' is a decoder \(causal LM\): model type 'gpt2' has no masked-LM form in transformers"),
+    Case("encoder-decoder model (a T5 directory)", "snakemake",
+         {"t5/config.json": '{"model_type": "t5", "is_encoder_decoder": true}'}, {"overlay": {"model": "{dir}/t5"}},
+         r"model '{dir}/t5' is an encoder-decoder \(t5\)"),
     # ---- the workflow itself
     Case("unknown config key", "snakemake", options={"args": ["--config", "max_len_polcy=error"]},
          message=r"max_len_polcy"),

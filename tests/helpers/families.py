@@ -1,7 +1,7 @@
 """Tiny random-init encoders of every family the workflow supports, built with no download: a
 config (3 layers x 4 heads, hidden 64), seeded random weights and a fast tokenizer, saved with
-``save_pretrained`` as a user's local model directory is. The list ``FAMILIES`` is the one
-docs/families.md is generated from (tools/families_table.py).
+``save_pretrained`` as a user's local model directory is; one per family of
+``analysis.core.model_families.FAMILIES`` (the list docs/families.md is generated from).
 
 Tokenizers: the embedded model's WordPiece vocabulary for the WordPiece families (BERT, ALBERT,
 DistilBERT, ELECTRA, DeBERTa, MPNet, ModernBERT: the tokenizer's kind does not change the
@@ -20,48 +20,24 @@ ROOT = Path(__file__).resolve().parents[2]
 WIKI = ROOT / "tests" / "fixtures" / "mirror" / "wikitext-2-raw" / "wiki.test.raw"
 SHAPE = {"hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4, "intermediate_size": 128}
 
-# family -> (model_type, tokenizer, extra config, what is saved: "mlm" = a checkpoint with its
-# masked-LM head, "base" = the encoder alone, so that rule mlm_head fits one; note for the docs)
+# model type (analysis.core.model_families.FAMILIES) -> (tokenizer, extra config, what is saved:
+# "mlm" = a checkpoint with its masked-LM head, "base" = the encoder alone, "discriminator" = ELECTRA's
+# pre-training discriminator; rule mlm_head fits a head for the last two)
 FAMILIES = {
-    "bert": ("bert", "wordpiece", {}, "mlm", "the reference family"),
-    "roberta": ("roberta", "bpe", {"type_vocab_size": 1}, "mlm", "byte-level BPE, no token types"),
-    "xlm-roberta": ("xlm-roberta", "bpe", {"type_vocab_size": 1}, "base", "RoBERTa's architecture"),
-    "albert": (
-        "albert",
-        "wordpiece",
-        {"embedding_size": 32, "num_hidden_groups": 1},
-        "mlm",
-        "one layer's weights shared by every layer: each layer's heads are still its own maps",
-    ),
-    "distilbert": (
-        "distilbert",
-        "wordpiece",
-        {"dim": 64, "n_layers": 3, "n_heads": 4, "hidden_dim": 128},
-        "mlm",
-        "no token types; other module names (q_lin, out_lin)",
-    ),
-    "electra": (
-        "electra",
-        "wordpiece",
-        {"embedding_size": 32},
-        "discriminator",
-        "the discriminator has no masked-LM head: rule mlm_head fits one",
-    ),
+    "bert": ("wordpiece", {}, "mlm"),
+    "roberta": ("bpe", {"type_vocab_size": 1}, "mlm"),
+    "xlm-roberta": ("bpe", {"type_vocab_size": 1}, "base"),
+    "albert": ("wordpiece", {"embedding_size": 32, "num_hidden_groups": 1}, "mlm"),
+    "distilbert": ("wordpiece", {"dim": 64, "n_layers": 3, "n_heads": 4, "hidden_dim": 128}, "mlm"),
+    "electra": ("wordpiece", {"embedding_size": 32}, "discriminator"),
     "deberta-v2": (
-        "deberta-v2",
         "wordpiece",
         {"relative_attention": True, "pos_att_type": ["p2c", "c2p"], "type_vocab_size": 0, "position_buckets": 16},
         "mlm",
-        "maps are the weights after its disentangled (content + relative position) scores",
     ),
-    "mpnet": ("mpnet", "wordpiece", {}, "mlm", "relative position bias in the scores"),
-    "modernbert": (
-        "modernbert",
-        "wordpiece",
-        {"global_attn_every_n_layers": 3, "local_attention": 8},
-        "mlm",
-        "local sliding-window layers beside global ones (layer 1 global, 2 and 3 local here)",
-    ),
+    "mpnet": ("wordpiece", {}, "mlm"),
+    # 3 layers: layer 1 global, layers 2 and 3 local with a window of 8 tokens
+    "modernbert": ("wordpiece", {"global_attn_every_n_layers": 3, "local_attention": 8}, "mlm"),
 }
 
 NO_TOKEN_TYPES = ("distilbert", "modernbert", "deberta-v2", "mpnet")
@@ -97,7 +73,7 @@ def _bpe(dest: Path):
 def family_config(name: str, tok):
     from transformers import AutoConfig
 
-    model_type, _, extra, _, _ = FAMILIES[name]
+    _, extra, _ = FAMILIES[name]
     ids = {
         "pad_token_id": tok.pad_token_id,
         "bos_token_id": tok.cls_token_id,
@@ -106,7 +82,7 @@ def family_config(name: str, tok):
         "sep_token_id": tok.sep_token_id,
     }
     return AutoConfig.for_model(
-        model_type, vocab_size=len(tok), max_position_embeddings=514, **SHAPE, **ids, **extra
+        name, vocab_size=len(tok), max_position_embeddings=514, **SHAPE, **ids, **extra
     )
 
 
@@ -114,9 +90,9 @@ def build_family(name: str, dest: Path, seed: int = 0) -> Path:
     """A tiny random-init model of family ``name`` saved in ``dest`` (created), with its tokenizer."""
     import transformers
 
-    _, kind, _, saved, _ = FAMILIES[name]
+    kind, _, saved = FAMILIES[name]
     dest.mkdir(parents=True, exist_ok=True)
-    tok = _bpe(dest) if kind == "bpe" else _wordpiece(dest, FAMILIES[name][0])
+    tok = _bpe(dest) if kind == "bpe" else _wordpiece(dest, name)
     config = family_config(name, tok)
     torch.manual_seed(seed)
     model = getattr(transformers, _AUTO[saved]).from_config(config)

@@ -1,0 +1,126 @@
+"""Heads and masked-LM heads reached the same way in every encoder family (tests/helpers/families.py):
+the head sites found by what they compute are the modules each family names, gating a head to 0
+equals zeroing its value vectors by hand, disabling with cached lower layers equals re-running
+them, and the masked-LM head applied to the encoder's states gives the model's own logits."""
+
+import copy
+
+import numpy as np
+import pytest
+import torch
+
+from analysis.beyond.head_gates import gated_logits
+from analysis.clark.surface.mlm_head import head_module, load_mlm
+from analysis.core.models import load_model, load_tokenizer, shape_of
+from analysis.kovaleva.disable_heads import disabled_logits
+from analysis.shared.attention_modules import head_sites
+from helpers.families import FAMILIES, build_family
+
+# each family's own names for layer l's value projection (block: its slice of a fused projection);
+# written out here only, to check what the workflow finds without names
+VALUE_NAMES = {
+    "bert": ("bert.encoder.layer.{l}.attention.self.value", 0),
+    "roberta": ("roberta.encoder.layer.{l}.attention.self.value", 0),
+    "xlm-roberta": ("roberta.encoder.layer.{l}.attention.self.value", 0),
+    "albert": ("albert.encoder.albert_layer_groups.0.albert_layers.0.attention.value", 0),
+    "distilbert": ("distilbert.transformer.layer.{l}.attention.v_lin", 0),
+    "electra": ("electra.encoder.layer.{l}.attention.self.value", 0),
+    "deberta-v2": ("deberta.encoder.layer.{l}.attention.self.value_proj", 0),
+    "mpnet": ("mpnet.encoder.layer.{l}.attention.attn.v", 0),
+    "modernbert": ("model.layers.{l}.attn.Wqkv", 2),
+}
+
+
+@pytest.fixture(scope="module")
+def family_dirs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("families")
+    return {name: build_family(name, root / name) for name in FAMILIES}
+
+
+def classifier(path):
+    return load_model(str(path), head="classification", device="cpu", num_labels=2)
+
+
+def inputs(path):
+    tok = load_tokenizer(str(path))
+    enc = dict(tok(["the cat sat on the mat .", "a dog"], ["it was happy", "barked"], padding=True, return_tensors="pt"))
+    return enc
+
+
+def test_every_family_of_the_list_is_checked():
+    assert set(VALUE_NAMES) == set(FAMILIES)
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_sites_are_the_modules_each_family_names(family_dirs, name):
+    model = classifier(family_dirs[name])
+    pattern, block = VALUE_NAMES[name]
+    names = {id(m): n for n, m in model.named_modules()}
+    sites = head_sites(model)
+    assert len(sites) == shape_of(model)[0] == 3
+    for layer, site in enumerate(sites):
+        assert names[id(site.value)] == pattern.format(l=layer) and site.value_block == block
+        # ALBERT: one module for every layer, told apart by its call number
+        assert site.value_call == (layer if name == "albert" else 0)
+
+
+@torch.inference_mode()
+@pytest.mark.parametrize("name", FAMILIES)
+def test_gate_zero_equals_zeroed_value_vectors_by_hand(family_dirs, name):
+    model = classifier(family_dirs[name])
+    enc = inputs(family_dirs[name])
+    n_layers, n_heads = shape_of(model)
+    layer, head = 1, 2
+    keep = np.ones((n_layers, n_heads), dtype=bool)
+    keep[layer, head] = False
+    if name == "albert":  # the shared value projection: zeroing it removes the head in every layer
+        keep[:, head] = False
+    got = gated_logits(model, [enc], keep)
+    # by hand: head 2's rows of layer 1's value projection (weight and bias) set to 0 in a copy
+    by_hand = copy.deepcopy(model)
+    pattern, block = VALUE_NAMES[name]
+    value = by_hand.get_submodule(pattern.format(l=layer))
+    width = value.out_features // (block + 1) if block else value.out_features
+    d = width // n_heads
+    rows = slice(block * width + head * d, block * width + (head + 1) * d)
+    value.weight[rows] = 0
+    if value.bias is not None:
+        value.bias[rows] = 0
+    expected = by_hand(**enc).logits.double().numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    assert not np.allclose(got, model(**enc).logits.double().numpy(), atol=1e-6)  # the head did count
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_disabling_with_cached_layers_equals_rerunning_them(family_dirs, name):
+    model = classifier(family_dirs[name])
+    enc = inputs(family_dirs[name])
+    base, cached, cost = disabled_logits(model, [enc], max_batch=64, cache=True, progress=False)
+    base2, rerun, _ = disabled_logits(model, [enc], max_batch=64, cache=False, progress=False)
+    np.testing.assert_allclose(cached, rerun, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(base, base2)
+    assert cost["cached"] == (name != "albert")  # ALBERT's one shared layer cannot be started at
+    assert np.abs(cached - base[None]).max() > 1e-6  # disabling changed something
+
+
+@torch.inference_mode()
+@pytest.mark.parametrize("name", FAMILIES)
+def test_masked_lm_head_of_any_family(family_dirs, name):
+    model, info = load_mlm(str(family_dirs[name]), device="cpu")
+    assert info["pretrained_head"] == (FAMILIES[name][2] == "mlm")
+    enc = inputs(family_dirs[name])
+    hidden = model.base_model(**enc).last_hidden_state
+    np.testing.assert_allclose(head_module(model)(hidden[1]).numpy(), model(**enc).logits[1].numpy(), atol=1e-5)
+    assert getattr(model, model.base_model_prefix) is model.base_model  # the encoder is back in place
+
+
+def test_the_families_built_are_the_supported_list_and_the_docs_table():
+    import subprocess
+    import sys
+
+    from analysis.core.model_families import FAMILIES as SUPPORTED
+    from conftest import ROOT
+
+    assert list(FAMILIES) == list(SUPPORTED)
+    run = subprocess.run([sys.executable, "tools/families_table.py", "--check"], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout

@@ -1,0 +1,50 @@
+"""Write docs/families.md's table of the encoder families the workflow runs on, from
+``analysis.core.model_families.FAMILIES`` (the list tests/e2e/test_families.py runs the smoke DAG on),
+between ``<!-- families:begin -->`` and ``<!-- families:end -->``.
+
+    python tools/families_table.py           # rewrite the block
+    python tools/families_table.py --check   # exit 1 if the block is stale
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from analysis.core.model_families import FAMILIES  # noqa: E402
+
+PAGE = ROOT / "docs" / "families.md"
+BEGIN, END = "<!-- families:begin -->", "<!-- families:end -->"
+BLOCK = re.compile(rf"^{re.escape(BEGIN)}\n.*?^{re.escape(END)}$", re.M | re.S)
+
+
+def table() -> str:
+    rows = ["| family | `model_type` | its attention maps |", "|---|---|---|"]
+    rows += [f"| {name} | `{model_type}` | {maps} |" for model_type, (name, maps) in FAMILIES.items()]
+    return "\n".join(rows)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="exit 1 if docs/families.md's block is stale")
+    args = ap.parse_args(argv)
+    page = PAGE.read_text()
+    if len(BLOCK.findall(page)) != 1:
+        sys.exit(f"{PAGE.relative_to(ROOT)}: needs one block {BEGIN} ... {END}, each marker alone on its line")
+    new = BLOCK.sub(lambda _: f"{BEGIN}\n{table()}\n{END}", page)
+    if new == page:
+        return 0
+    if args.check:
+        print(f"{PAGE.relative_to(ROOT)}: the families table is stale: python tools/families_table.py")
+        return 1
+    PAGE.write_text(new)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
