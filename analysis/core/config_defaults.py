@@ -71,8 +71,8 @@ def _default_config() -> dict:
 
 
 def schema_defaults(*path: str) -> dict:
-    """The defaults of one config section, e.g. ``schema_defaults("staying_true", "adversary")``: what
-    a default run passes, so that a dataclass used by hand or in tests behaves as the rule does."""
+    """The defaults of one config section or an object inside it (``schema_defaults("bootstrap")``):
+    what a default run passes, so that a dataclass used by hand or in tests behaves as the rule does."""
     node = _default_config()
     for key in path:
         node = node[key]

@@ -239,12 +239,12 @@ def test_adversary_objective_falls_on_a_toy_model():
     xs = [s for s, _ in SENTENCES] * 8
     for init in ("fresh", "copy"):
         cfg = AdversaryConfig(n_train=len(xs), max_epochs=6, tol=1e-9, batch_size=4, lr=0.02, init=init)
-        adv, trace, epochs = train_adversary(target, xs, 1.0, cfg, StayingTrueConfig())
+        adv, trace, epochs, _ = train_adversary(target, xs, 1.0, cfg, StayingTrueConfig())
         assert len(epochs) == 6 and np.mean(trace[-4:]) < np.mean(trace[:4])
         assert all(not p.requires_grad for p in adv.parameters())
     # a loose tolerance stops it as soon as two epochs in a row change little
     cfg = AdversaryConfig(n_train=len(xs), max_epochs=50, tol=0.5, batch_size=4, lr=0.02)
-    _, _, epochs = train_adversary(target, xs, 1.0, cfg, StayingTrueConfig())
+    _, _, epochs, _ = train_adversary(target, xs, 1.0, cfg, StayingTrueConfig())
     assert len(epochs) < 50 and levelled_off(epochs, 0.5) and not levelled_off(epochs[:-1], 0.5)
     with pytest.raises(ValueError, match="init"):
         train_adversary(target, xs, 1.0, AdversaryConfig(init="zero"), StayingTrueConfig())
@@ -258,6 +258,7 @@ def test_adversary_objective_falls_on_a_toy_model():
     )
     assert list(df.weight) == [0.0, 1.0] and (df.mean_jsd <= math.log(2) + 1e-9).all() and (df.mean_tvd <= 1).all()
     assert (df.epochs <= 3).all() and df.init.eq("fresh").all() and "objective_rel_change_last" in df
+    assert df.epoch_kept.eq(df.epochs).all() and df.stopping.eq("range_change").all()  # the last epoch kept
 
 
 def test_fresh_adversary_starts_from_the_given_embeddings_and_another_seed():
