@@ -50,6 +50,7 @@ rule relative_position:
     params:
         # the replicate table: the same table on each seeded resample of the segments (scorecard intervals)
         bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
+        local_layers=local_layers_of,  # marked on the figure's layer axis (ModernBERT's sliding-window layers)
     script:
         "../workflow/relative_position.py"
 
@@ -73,6 +74,7 @@ rule special_tokens:
     params:
         # the replicate table: the same table on each seeded resample of the segments (scorecard intervals)
         bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
+        local_layers=local_layers_of,  # marked on the figure's layer axis (ModernBERT's sliding-window layers)
     script:
         "../workflow/special_tokens.py"
 
@@ -96,6 +98,7 @@ rule sep_attention:
     params:
         # the replicate table: the same table on each seeded resample of the segments (scorecard intervals)
         bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
+        local_layers=local_layers_of,  # marked on the figure's layer axis (ModernBERT's sliding-window layers)
     script:
         "../workflow/sep_attention.py"
 
@@ -119,6 +122,7 @@ rule entropy:
     params:
         # the replicate table: the same table on each seeded resample of the segments (scorecard intervals)
         bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
+        local_layers=local_layers_of,  # marked on the figure's layer axis (ModernBERT's sliding-window layers)
     script:
         "../workflow/entropy.py"
 

@@ -13,7 +13,7 @@ import re
 
 import yaml
 
-from analysis.core.model_families import check_encoder
+from analysis.core.model_families import check_encoder, local_layers, model_config
 from analysis.core.model_names import check_model_spec, control_spec, is_control, model_slug, replicate_slug
 from analysis.core.sources import local_files
 
@@ -71,6 +71,11 @@ wildcard_constraints:
 
 def model_spec(wildcards):
     return MODELS[wildcards.model]
+
+
+def local_layers_of(wildcards):
+    """The model's local (sliding-window) layers, 1-indexed, from its config.json (a params function)."""
+    return local_layers(model_config(MODELS[wildcards.model]))
 
 
 def training_seed(*keys):

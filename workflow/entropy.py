@@ -23,5 +23,5 @@ boot = replicate_tables(parts, "entropy", *BOOT, layers=METRICS, clusters=segmen
 write_table(boot["layers"], snakemake.output.layers_boot)
 
 h = metas[0]["header"]
-fig = plot_entropy(t, h["model"], n, h["cls_token"])
+fig = plot_entropy(t, h["model"], n, h["cls_token"], local=snakemake.params.local_layers)
 save_figure(fig, snakemake.output.figure)

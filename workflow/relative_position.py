@@ -22,7 +22,7 @@ boot = replicate_tables(
 )
 write_table(boot["heads"], snakemake.output.boot)
 
-fig = plot_relative_position(t, metas[0]["header"]["model"], n)
+fig = plot_relative_position(t, metas[0]["header"]["model"], n, local=snakemake.params.local_layers)
 save_figure(fig, snakemake.output.figure)
 for col in ["prev", "next"]:
     strong = t[t[col] > 0.5]

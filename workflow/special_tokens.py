@@ -24,5 +24,5 @@ boot = replicate_tables(
 write_table(boot["layers"], snakemake.output.layers_boot)
 
 h = metas[0]["header"]
-fig = plot_special_tokens(t, h["model"], n, h["cls_token"], h["sep_token"])
+fig = plot_special_tokens(t, h["model"], n, h["cls_token"], h["sep_token"], local=snakemake.params.local_layers)
 save_figure(fig, snakemake.output.figure)

@@ -98,3 +98,15 @@ def check_encoder(spec: str) -> str:
             f"with a masked-LM form (tested: {', '.join(TESTED)}); see docs/families.md"
         )
     return spec
+
+
+def local_layers(config: dict | None) -> list[int]:
+    """The 1-indexed layers whose attention is local (a sliding window), from a config.json dict:
+    its ``layer_types``, or ModernBERT's ``global_attn_every_n_layers`` where a config predates them."""
+    config = config or {}
+    if config.get("layer_types"):
+        return [i + 1 for i, kind in enumerate(config["layer_types"]) if "sliding" in kind]
+    every = config.get("global_attn_every_n_layers")
+    if config.get("model_type") == "modernbert" and every:
+        return [i + 1 for i in range(int(config["num_hidden_layers"])) if i % int(every)]
+    return []

@@ -48,8 +48,27 @@ def use_style(style: str = "paper") -> None:
         raise ValueError(f"unknown figure style {style!r}; known: {STYLES}")
 
 
-def layer_scatter(ax, table: pd.DataFrame, col: str, color="C0", label=None, seed: int = 0, marker="o"):
-    """Clark Fig. 2 style: a point per head at its layer (seeded jitter), the layer mean as a line."""
+def mark_local_layers(ax, axis: str, positions, layers, local) -> None:
+    """Label the layer ticks at ``positions`` ("x" or "y" axis) with ``layers``, the local
+    (sliding-window) ones of ``local`` marked "local"; nothing changes where there is none."""
+    if not local:
+        return
+    local = set(local)
+    labels = [
+        f"{layer}\nlocal" if axis == "x" and layer in local else f"{layer} local" if layer in local else str(layer)
+        for layer in layers
+    ]
+    if axis == "x":
+        ax.set_xticks(list(positions), labels, fontsize=6)
+        ax.set_xlabel("layer (local: sliding-window attention)")
+    else:
+        ax.set_yticks(list(positions), labels, fontsize=6)
+        ax.set_ylabel("layer (local: sliding window)")
+
+
+def layer_scatter(ax, table: pd.DataFrame, col: str, color="C0", label=None, seed: int = 0, marker="o", local=()):
+    """Clark Fig. 2 style: a point per head at its layer (seeded jitter), the layer mean as a line;
+    ``local``: the 1-indexed local (sliding-window) layers, marked on the axis."""
     rng = np.random.default_rng(seed)
     x = table["layer"].to_numpy() + rng.uniform(-0.18, 0.18, len(table))
     ax.scatter(x, table[col], s=9, alpha=0.55, color=color, marker=marker, linewidths=0)
@@ -58,6 +77,7 @@ def layer_scatter(ax, table: pd.DataFrame, col: str, color="C0", label=None, see
     layers = sorted(table["layer"].unique())
     ax.set_xticks(layers)
     ax.set_xlabel("layer")
+    mark_local_layers(ax, "x", layers, layers, local)
     return means
 
 
@@ -72,9 +92,11 @@ def head_heatmap(
     fmt="{:.1f}",
     cbar=True,
     cbar_label=None,
+    local=(),
 ):
     """A layer x head grid (both 1-indexed) of one per-head column; cells at or above
-    ``annotate_above`` carry their value (all cells stay in the CSV)."""
+    ``annotate_above`` carry their value (all cells stay in the CSV); ``local``: the 1-indexed
+    local (sliding-window) layers, marked on the layer axis."""
     grid = table.pivot(index="layer", columns="head", values=col).sort_index()
     annot = False
     if annotate_above is not None:
@@ -96,6 +118,7 @@ def head_heatmap(
     )
     ax.set_xlabel("head")
     ax.set_ylabel("layer")
+    mark_local_layers(ax, "y", np.arange(len(grid.index)) + 0.5, list(grid.index), local)
     ax.tick_params(axis="y", rotation=0)
     # head numbers upright while a cell is wide enough for two digits, else turned
     cell_in = ax.get_position().width * ax.figure.get_figwidth() / grid.shape[1]

@@ -1,7 +1,8 @@
 """The figures of Clark et al. 2019 sec. 3 drawn from the per-head surface tables
 (``analysis.clark.surface``): relative position, special tokens (Fig. 2, top), [SEP] from [SEP]
 (Fig. 2, bottom), entropy (Fig. 4) and example heads (Fig. 1). Each ``plot_<rule>`` returns
-the figure; the caller saves and closes it."""
+the figure; the caller saves and closes it. ``local``: the model's local (sliding-window) layers,
+1-indexed (ModernBERT), marked on the layer axis."""
 
 from __future__ import annotations
 
@@ -11,12 +12,12 @@ import pandas as pd
 from analysis.shared.plots import attention_map, head_heatmap, layer_scatter, new_figure
 
 
-def plot_relative_position(table: pd.DataFrame, model: str, n_segments: int):
+def plot_relative_position(table: pd.DataFrame, model: str, n_segments: int, local=()):
     """Three layer x head grids: mean attention to the previous token, itself, the next token."""
     n_layers = table["layer"].nunique()
     fig, axes = new_figure(7.2, 0.45 * n_layers + 1.0, ncols=3, sharey=True)
     for ax, col, name in zip(axes, ["prev", "current", "next"], ["previous token", "current token", "next token"]):
-        head_heatmap(ax, table, col, vmin=0, vmax=1, annotate_above=0.3, cbar=False)
+        head_heatmap(ax, table, col, vmin=0, vmax=1, annotate_above=0.3, cbar=False, local=local)
         ax.set_title(f"to {name}")
         if col != "prev":
             ax.set_ylabel("")
@@ -26,12 +27,12 @@ def plot_relative_position(table: pd.DataFrame, model: str, n_segments: int):
     return fig
 
 
-def plot_special_tokens(table: pd.DataFrame, model: str, n_segments: int, cls_token: str, sep_token: str):
+def plot_special_tokens(table: pd.DataFrame, model: str, n_segments: int, cls_token: str, sep_token: str, local=()):
     """Clark Fig. 2 (top): attention to [CLS], [SEP] and '.' or ',' per layer, a point per head."""
     fig, axes = new_figure(7.0, 2.3, ncols=3, sharey=True)
     names = [cls_token, sep_token, "'.' or ','"]
     for i, (ax, col, name) in enumerate(zip(axes, ["cls", "sep", "punct"], names)):
-        layer_scatter(ax, table, col, color=f"C{i}", seed=i)
+        layer_scatter(ax, table, col, color=f"C{i}", seed=i, local=local)
         ax.set_title(f"attention to {name}")
         ax.set_ylim(-0.02, 1.02)
     axes[0].set_ylabel("mean attention (point = head,\nline = layer mean)")
@@ -39,11 +40,11 @@ def plot_special_tokens(table: pd.DataFrame, model: str, n_segments: int, cls_to
     return fig
 
 
-def plot_sep_attention(table: pd.DataFrame, model: str, n_segments: int, sep_token: str):
+def plot_sep_attention(table: pd.DataFrame, model: str, n_segments: int, sep_token: str, local=()):
     """Clark Fig. 2 (bottom): attention to [SEP] from [SEP] tokens and from other tokens."""
     fig, ax = new_figure(3.4, 2.5)
-    layer_scatter(ax, table, "sep_from_sep", color="C1", label=f"from {sep_token} tokens", seed=0)
-    layer_scatter(ax, table, "sep_from_other", color="C0", label="from other tokens", seed=1, marker="^")
+    layer_scatter(ax, table, "sep_from_sep", color="C1", label=f"from {sep_token} tokens", seed=0, local=local)
+    layer_scatter(ax, table, "sep_from_other", color="C0", label="from other tokens", seed=1, marker="^", local=local)
     ax.set_ylim(-0.02, 1.02)
     ax.set_ylabel(f"mean attention to {sep_token}")
     ax.legend(loc="best", frameon=True)
@@ -51,7 +52,7 @@ def plot_sep_attention(table: pd.DataFrame, model: str, n_segments: int, sep_tok
     return fig
 
 
-def plot_entropy(table: pd.DataFrame, model: str, n_segments: int, cls_token: str):
+def plot_entropy(table: pd.DataFrame, model: str, n_segments: int, cls_token: str, local=()):
     """Clark Fig. 4: mean attention entropy per layer, from all tokens and from [CLS] only,
     with the entropy of uniform attention over the same rows."""
     fig, axes = new_figure(6.4, 2.4, ncols=2, sharey=True)
@@ -59,7 +60,7 @@ def plot_entropy(table: pd.DataFrame, model: str, n_segments: int, cls_token: st
         (axes[0], "entropy", "uniform_entropy", "from all tokens"),
         (axes[1], "entropy_cls", "uniform_entropy_cls", f"from {cls_token} only"),
     ]:
-        layer_scatter(ax, table, col, color="C0", label="heads (layer mean)")
+        layer_scatter(ax, table, col, color="C0", label="heads (layer mean)", local=local)
         ax.axhline(table[base].mean(), color="k", ls="--", lw=1, label="uniform attention")
         ax.set_title(f"attention entropy {title}")
     axes[0].set_ylabel("mean entropy (nats)")

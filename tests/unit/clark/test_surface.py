@@ -179,3 +179,24 @@ def test_surface_figures_draw():
     ]:
         assert len([ax for ax in fig.axes if ax.get_label() != "<colorbar>"]) == panels
         close(fig)
+
+
+def test_local_layers_are_marked_on_the_layer_axes():
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from analysis.clark.surface.plots import plot_entropy, plot_relative_position
+
+    rows = [{"layer": lay, "head": h, "entropy": 1.0, "uniform_entropy": 2.0, "entropy_cls": 1.0,
+             "uniform_entropy_cls": 2.0, "prev": 0.1, "current": 0.2, "next": 0.3}
+            for lay in (1, 2, 3) for h in (1, 2)]  # fmt: skip
+    t = pd.DataFrame(rows)
+    fig = plot_entropy(t, "m", 4, "[CLS]", local=[2, 3])
+    assert [x.get_text() for x in fig.axes[0].get_xticklabels()] == ["1", "2\nlocal", "3\nlocal"]
+    plt.close(fig)
+    fig = plot_relative_position(t, "m", 4, local=[2])
+    assert [y.get_text() for y in fig.axes[0].get_yticklabels()] == ["1", "2 local", "3"]
+    plt.close(fig)
+    fig = plot_entropy(t, "m", 4, "[CLS]")  # no local layer: the plain axis
+    assert [x.get_text() for x in fig.axes[0].get_xticklabels()] == ["1", "2", "3"]
+    plt.close(fig)

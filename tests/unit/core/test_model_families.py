@@ -38,3 +38,12 @@ def test_check_encoder_reads_a_directory_and_names_the_model(tmp_path):
     # not at hand offline (no directory, not cached): checked later, by the job that loads it
     assert mf.check_encoder("no-such-org/no-such-model") == "no-such-org/no-such-model"
     assert mf.model_config("embedded:all-MiniLM-L6-v2") == {"model_type": "bert"}
+
+
+def test_local_layers_from_layer_types_or_modernbert_period():
+    types = ["full_attention", "sliding_attention", "sliding_attention", "full_attention"]
+    assert mf.local_layers({"layer_types": types}) == [2, 3]
+    # a ModernBERT config.json written before layer_types: every third layer (1, 4, ...) global
+    old = {"model_type": "modernbert", "num_hidden_layers": 6, "global_attn_every_n_layers": 3}
+    assert mf.local_layers(old) == [2, 3, 5, 6]
+    assert mf.local_layers({"model_type": "bert"}) == [] and mf.local_layers(None) == []
