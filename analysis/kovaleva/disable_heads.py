@@ -158,8 +158,8 @@ def disabled_logits(model, batches, max_batch: int, cache: bool = True, progress
         for batch in tqdm(batches, desc="disabling heads", mininterval=10, disable=not progress):
             b = batch["input_ids"].shape[0]
             out = model(**batch, output_hidden_states=cache)
-            if not checked:
-                cache = checked = can_start_at_layer(model, batch, out)
+            if not checked:  # once, on the first batch
+                cache, checked = can_start_at_layer(model, batch, out), True
             base_out.append(out.logits.double().cpu().numpy())
             cost["examples"] += b
             cost["forward_passes"] += 1

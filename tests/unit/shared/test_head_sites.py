@@ -95,8 +95,9 @@ def test_gate_zero_equals_zeroed_value_vectors_by_hand(family_dirs, name):
 def test_disabling_with_cached_layers_equals_rerunning_them(family_dirs, name):
     model = classifier(family_dirs[name])
     enc = inputs(family_dirs[name])
-    base, cached, cost = disabled_logits(model, [enc], max_batch=64, cache=True, progress=False)
-    base2, rerun, _ = disabled_logits(model, [enc], max_batch=64, cache=False, progress=False)
+    batches = [enc, {k: v[:1] for k, v in enc.items()}]  # the check on the first batch holds for the next
+    base, cached, cost = disabled_logits(model, batches, max_batch=64, cache=True, progress=False)
+    base2, rerun, _ = disabled_logits(model, batches, max_batch=64, cache=False, progress=False)
     np.testing.assert_allclose(cached, rerun, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(base, base2)
     assert cost["cached"] == (name != "albert")  # ALBERT's one shared layer cannot be started at
