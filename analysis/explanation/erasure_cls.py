@@ -13,6 +13,7 @@ import torch
 from analysis.explanation.attention_patch import RowPatch
 from analysis.explanation.erasure import erasure_summary, erasure_tables
 from analysis.explanation.explainer import Instance, renormalise
+from analysis.shared.attention_modules import layer_list, start_at_layer
 
 log = logging.getLogger(__name__)
 
@@ -29,29 +30,19 @@ class ClsExplainer:
         """Output distributions (B, C) with the patched row; ``fast`` re-runs only the layers
         from the patched one up, from the cached hidden states below it (no padding: one
         sentence repeated)."""
-        ids = inst.inputs["ids"]
         B = getattr(fn, "batch", 1)
+        ids_b = inst.inputs["ids"][None].expand(B, -1).to(self.tf.device)
+        att = torch.ones(ids_b.shape, dtype=torch.long, device=self.tf.device)
         cls = inst.inputs["cls"]
-        with RowPatch(self.tf.model, self.layer, cls) as patch:
+        with RowPatch(self.tf.model, self.layer, cls, inst.inputs["heads"]) as patch:
             patch.fn = fn
             h_in = inst.inputs.get("h_in") if fast else None
             if h_in is not None:
-                h = h_in[None].expand(B, -1, -1).to(self.tf.device)
-                for layer in self._layers[self.layer :]:
-                    h = layer(h, None)
-                    h = h[0] if isinstance(h, tuple) else h
-                H = h
+                with start_at_layer(self.tf.model, self.layer, h_in[None].expand(B, -1, -1).to(self.tf.device)):
+                    H = self.tf.forward(ids_b, att)
             else:
-                ids_b = ids[None].expand(B, -1).to(self.tf.device)
-                att = torch.ones(ids_b.shape, dtype=torch.long, device=self.tf.device)
                 H = self.tf.forward(ids_b, att)
         return torch.softmax(self.probe(H[:, cls].float().cpu()), -1)
-
-    @property
-    def _layers(self):
-        enc = getattr(self.tf.model, "encoder", None)
-        layers = getattr(enc, "layer", None) or getattr(enc, "layers", None)
-        return layers if isinstance(layers, torch.nn.ModuleList) else None
 
     def instance(self, i: int, words: list[str], label: int) -> Instance:
         from analysis.core.models import token_kinds
@@ -68,17 +59,12 @@ class ClsExplainer:
             torch.zeros(0),
             {"ids": torch.tensor(ids), "cls": cls, "kinds": token_kinds(self.tf.tok, ids)},
         )
-        seen = {}
-
-        def capture(row):
-            seen["row"] = row.detach()
-            return row
-
         with torch.no_grad():
-            inst.probs = self._run(inst, capture, fast=False)[0]
-            if self._layers is not None:  # cache the states entering the patched layer, if exact
-                self._cache_layer_input(inst)
-        inst.inputs["heads"] = seen["row"][0].cpu()  # (heads, n)
+            ids_ = inst.inputs["ids"][None].to(self.tf.device)
+            out = self.tf.model(input_ids=ids_, attention_mask=torch.ones_like(ids_), output_attentions=True)
+            inst.inputs["heads"] = out.attentions[self.layer][0, :, cls].cpu()  # (heads, n): the unpatched row
+            inst.probs = torch.softmax(self.probe(out.last_hidden_state[:, cls].float().cpu()), -1)[0]
+            self._cache_layer_input(inst)
         inst.a = inst.inputs["heads"].mean(0)
         return inst
 
@@ -86,6 +72,10 @@ class ClsExplainer:
         """Keep the hidden states entering the patched layer in ``inst.inputs["h_in"]`` when
         re-running the upper layers alone reproduces the full model's output."""
         ids_ = inst.inputs["ids"][None].to(self.tf.device)
+        try:
+            layer_list(self.tf.model)
+        except NotImplementedError:  # one shared layer (ALBERT): every pass is a full one
+            return
         out = self.tf.model(input_ids=ids_, attention_mask=torch.ones_like(ids_), output_hidden_states=True)
         inst.inputs["h_in"] = out.hidden_states[self.layer][0]
         fast = self._run(inst, lambda row: row, fast=True)[0]

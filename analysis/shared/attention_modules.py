@@ -20,6 +20,7 @@ several layers (ALBERT) is told apart by its call number within the forward pass
 from __future__ import annotations
 
 import weakref
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
@@ -182,3 +183,36 @@ class HeadSiteHooks:
         if new is None:
             return None
         return (new.reshape(x.shape),) + tuple(args[1:])
+
+
+def layer_list(model) -> tuple[nn.Module, str, nn.ModuleList]:
+    """The encoder's list of layers (the outermost ModuleList with one entry per layer), its
+    parent and attribute name; NotImplementedError where there is none (ALBERT shares one layer)."""
+    n_layers = shape_of(model)[0]
+    lists = {n: m for n, m in model.base_model.named_modules() if isinstance(m, nn.ModuleList) and len(m) == n_layers}
+    outer = [n for n in lists if not any(n.startswith(o + ".") for o in lists)]
+    if len(outer) != 1 or shared_layers(model):
+        raise NotImplementedError(f"{type(model.base_model).__name__}: no single list of {n_layers} layers to start at")
+    parent, _, attr = outer[0].rpartition(".")
+    return (model.base_model.get_submodule(parent) if parent else model.base_model), attr, lists[outer[0]]
+
+
+@contextmanager
+def start_at_layer(model, layer: int, hidden: torch.Tensor):
+    """Run the model from ``layer`` (0-based) upwards on ``hidden``, the input of that layer:
+    the layers below are skipped and ``hidden`` replaces the input of the first one run. The
+    rest of the forward pass (embeddings, masks, upper layers, pooler, task head) is the model's own."""
+    parent, attr, layers = layer_list(model)
+
+    def feed(module, args, kwargs):
+        if args:
+            return (hidden,) + tuple(args[1:]), kwargs
+        return args, {**kwargs, "hidden_states": hidden}
+
+    setattr(parent, attr, nn.ModuleList(list(layers)[layer:]))
+    handle = layers[layer].register_forward_pre_hook(feed, with_kwargs=True)
+    try:
+        yield
+    finally:
+        handle.remove()
+        setattr(parent, attr, layers)

@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from analysis.core.models import TINY, load_model, shape_of
-from analysis.kovaleva.disable_heads import UniformHeads, disabled_logits, start_at_layer, variants
+from analysis.kovaleva.disable_heads import UniformHeads, disabled_logits, variants
+from analysis.shared.attention_modules import start_at_layer
 
 
 @pytest.fixture(scope="module")

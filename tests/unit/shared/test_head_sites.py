@@ -125,3 +125,22 @@ def test_the_families_built_are_the_supported_list_and_the_docs_table():
     assert list(FAMILIES) == list(SUPPORTED)
     run = subprocess.run([sys.executable, "tools/families_table.py", "--check"], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout
+
+
+@torch.inference_mode()
+@pytest.mark.parametrize("name", FAMILIES)
+def test_row_patch_of_any_family(family_dirs, name):
+    """The [CLS] row patched at the head sites: the unpatched row gives the model's states back; a
+    uniform row changes the [CLS] position of the layers from the patched one up."""
+    from analysis.explanation.attention_patch import RowPatch
+
+    model = load_model(str(family_dirs[name]), device="cpu")
+    enc = inputs(family_dirs[name])
+    out = model(**enc, output_attentions=True)
+    with RowPatch(model, 1, 0, out.attentions[1][:, :, 0]) as patch:
+        patch.fn = lambda row: row
+        same = model(**enc).last_hidden_state
+        patch.fn = lambda row: torch.full_like(row, 1.0 / row.shape[-1])
+        uniform = model(**enc).last_hidden_state
+    torch.testing.assert_close(same, out.last_hidden_state, rtol=1e-4, atol=1e-5)
+    assert not torch.allclose(uniform[:, 0], out.last_hidden_state[:, 0], atol=1e-4)
