@@ -64,6 +64,7 @@ rule head_importance_scores:
         checkpoint=rules.finetune.output.checkpoint,
     output:
         "resources/head_importance/{model}/{task}.csv",
+        device="resources/head_importance/{model}/{task}.device.json",  # the device it ran on
     log:
         rule_log("head_importance_scores", "{task}"),
     benchmark:
@@ -115,6 +116,7 @@ rule head_pruning_scores:
         importance=rules.head_importance_scores.output[0],
     output:
         "resources/head_importance/{model}/{task}.pruning.csv",
+        device="resources/head_importance/{model}/{task}.pruning.device.json",  # the device it ran on
     log:
         rule_log("head_pruning_scores", "{task}"),
     benchmark:

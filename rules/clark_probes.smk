@@ -27,8 +27,9 @@ rule probes_train:
     conda:
         CONDA_ENV
     threads: JOB_THREADS
+    # the probes train on the CPU (their word-level features of every sentence would not fit a GPU's
+    # memory for large models): no GPU; the random-init control's maps are computed on the CPU too
     resources:
-        gpu=1,
         mem_mb=job_mem_mb("probes_train"),
         runtime=job_runtime("probes_train"),
     params:

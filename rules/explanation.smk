@@ -12,6 +12,7 @@ rule attn_classifiers:
     output:
         model="resources/explanation/{model}/attn_classifiers.pt",
         table=table("attn_classifiers"),
+        device=sidecar("attn_classifiers", "device"),  # the device it ran on
     log:
         rule_log("attn_classifiers"),
     benchmark:
@@ -57,6 +58,7 @@ rule erasure:
         boot=table("erasure", "summary", "boot"),
         fig_single=figure("erasure", "single", category=EXPLANATION_CATEGORY),
         fig_set=figure("erasure", "set", category=EXPLANATION_CATEGORY),
+        device=sidecar("erasure", "device"),  # the device it ran on
     log:
         rule_log("erasure"),
     benchmark:
@@ -64,8 +66,8 @@ rule erasure:
     conda:
         CONDA_ENV
     threads: 1
+    # the tests run on the attention classifiers, on the CPU (the encoder: one pass per input): no GPU
     resources:
-        gpu=1,
         mem_mb=job_mem_mb("erasure"),
         runtime=job_runtime("erasure"),
     params:
@@ -91,6 +93,7 @@ rule erasure_cls:
         summary=table("erasure_cls", "summary"),
         fig_single=figure("erasure_cls", "single", category=EXPLANATION_CATEGORY),
         fig_set=figure("erasure_cls", "set", category=EXPLANATION_CATEGORY),
+        device=sidecar("erasure_cls", "device"),  # the device it ran on
     log:
         rule_log("erasure_cls"),
     benchmark:
@@ -121,6 +124,7 @@ rule permutation:
         table=claim_table("permutation", unit="instance", family="classifiers"),
         boot=table("permutation", "boot"),
         figure=figure("permutation", category=EXPLANATION_CATEGORY),
+        device=sidecar("permutation", "device"),  # the device it ran on
     log:
         rule_log("permutation"),
     benchmark:
@@ -128,8 +132,8 @@ rule permutation:
     conda:
         CONDA_ENV
     threads: 1
+    # the tests run on the attention classifiers, on the CPU (the encoder: one pass per input): no GPU
     resources:
-        gpu=1,
         mem_mb=job_mem_mb("permutation"),
         runtime=job_runtime("permutation"),
     params:
@@ -152,6 +156,7 @@ rule adversarial:
         table=claim_table("adversarial", unit="instance", family="classifiers"),
         boot=table("adversarial", "boot"),
         figure=figure("adversarial", category=EXPLANATION_CATEGORY),
+        device=sidecar("adversarial", "device"),  # the device it ran on
     log:
         rule_log("adversarial"),
     benchmark:
@@ -159,8 +164,8 @@ rule adversarial:
     conda:
         CONDA_ENV
     threads: 1
+    # the tests run on the attention classifiers, on the CPU (the encoder: one pass per input): no GPU
     resources:
-        gpu=1,
         mem_mb=job_mem_mb("adversarial"),
         runtime=job_runtime("adversarial"),
     params:
@@ -183,6 +188,7 @@ rule rank_agreement:
         table=claim_table("rank_agreement", unit="instance", family="classifiers"),
         boot=table("rank_agreement", "boot"),
         figure=figure("rank_agreement", category=EXPLANATION_CATEGORY),
+        device=sidecar("rank_agreement", "device"),  # the device it ran on
     log:
         rule_log("rank_agreement"),
     benchmark:

@@ -75,7 +75,8 @@ rule finetune_scores:
 
 
 rule glue_attention:
-    """Maps of the pre-trained or fine-tuned model on a task's dev inputs (the same inputs for both)."""
+    """Maps of the pre-trained or fine-tuned model on a task's dev inputs (the same inputs for both,
+    and the same precision: both calibrate it on the pre-trained model)."""
     input:
         raw=GLUE_RAW,
         checkpoint=lambda wc: (
@@ -85,6 +86,8 @@ rule glue_attention:
     output:
         npy=maps_file("resources/attention_glue/{model}/{variant}/{task}/shard-0.npy"),
         json="resources/attention_glue/{model}/{variant}/{task}/shard-0.json",
+        # the device, threads and precision (with the rates and timings behind it), as extract_attention's
+        run_info=sidecar("glue_attention", "{variant}", "{task}"),
     log:
         rule_log("glue_attention", "{variant}", "{task}"),
     conda:

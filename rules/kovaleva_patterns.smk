@@ -28,6 +28,7 @@ rule pattern_features:
     output:
         table="resources/patterns/labelled_features.csv",
         maps="resources/patterns/labelled_maps.npz",
+        device="resources/patterns/pattern_features.device.json",  # the device it ran on
     log:
         f"{PAT_LOGS}/pattern_features.log",
     benchmark:

@@ -3,7 +3,7 @@
 # map shards deleted once read.
 
 from analysis.core import resources as sizing
-from analysis.heavy_rules import HEAVY
+from analysis.heavy_rules import GPU_RULES, HEAVY
 
 # torch threads of a heavy job (config job_threads): auto = half of --cores, so that two heavy jobs run
 # side by side (on 2 cores: 786 s for the default run, 1,046 s with one 2-thread heavy job at a time);
@@ -27,7 +27,8 @@ def _request(rule, model):
         specs = [specs] if isinstance(specs, str) else list(specs or [None])
         wc, counted = dict(wildcards.items()), prepared_inputs(wildcards.get("model"))
         shapes = [sizing.model_shape(s) if s else None for s in specs]
-        asks = [sizing.job_request(HEAVY.get(rule), s, config, wc, threads, attempt, counted) for s in shapes]
+        gpu = rule in GPU_RULES  # sized at the GPU's rate only where the rule asks for one
+        asks = [sizing.job_request(HEAVY.get(rule), s, config, wc, threads, attempt, counted, gpu) for s in shapes]
         return max(a[0] for a in asks), sum(a[1] for a in asks)
 
     return inner

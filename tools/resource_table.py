@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from analysis.core import resources as sizing  # noqa: E402
 from analysis.core.config_defaults import apply_defaults  # noqa: E402
-from analysis.heavy_rules import HEAVY  # noqa: E402
+from analysis.heavy_rules import GPU_RULES, HEAVY  # noqa: E402
 from analysis.shared.rule_io import write_text  # noqa: E402
 
 BEGIN, END = "<!-- resource-table:begin -->", "<!-- resource-table:end -->"
@@ -46,7 +46,7 @@ JOBS = [
     ("disable_heads_scores", {"task": "SST-2"}),
     ("mlm_head", {}),
     ("gradient_importance", {}),
-    ("probes_train", {}),
+    ("probes_train", {}),  # heavy, but on the CPU (analysis/heavy_rules.py CPU_BOUND)
     ("attn_classifiers", {}),
     ("erasure_cls", {}),
     ("rank_agreement", {}),
@@ -54,7 +54,7 @@ JOBS = [
     ("head_importance_scores", {"task": "SST-2"}),
     ("head_pruning_scores", {"task": "SST-2"}),
     ("benchmark", {}),
-    ("surface_sums", {"shard": "0"}),  # a light rule (every rule without gpu=1 is sized alike)
+    ("surface_sums", {"shard": "0"}),  # a light rule (every rule outside HEAVY is sized alike)
 ]
 
 
@@ -90,11 +90,14 @@ def table(config: dict, threads: int, counted: dict | None = None) -> str:
     ]
     for rule, wildcards in JOBS:
         label = ".".join([rule, *(v for k, v in wildcards.items() if k != "variant")])
+        gpu = rule in GPU_RULES
         cells = []
         for shape in MODELS.values():
-            mem, minutes = sizing.job_request(HEAVY.get(rule), shape, config, wildcards, threads, counted=counted)
+            mem, minutes = sizing.job_request(
+                HEAVY.get(rule), shape, config, wildcards, threads, counted=counted, gpu=gpu
+            )
             cells.append(f"{mem / 1000:g} GB, {minutes} min")
-        lines.append(f"| `{label}` | " + " | ".join(cells) + " |")
+        lines.append(f"| `{label}`{'' if gpu else ' (CPU)'} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -119,7 +122,7 @@ def main(argv=None) -> int:
     text = (
         table(config, args.threads, counted)
         + f"\n\nmem_mb, runtime of one job (first attempt) with `{' '.join(['config/config.yaml', *args.configfile])}`; gpu=1 rules at "
-        f"{r['gpu_gflops']:g} GFLOP/s (config resources.gpu_gflops), others at {r['cpu_gflops']:g} per thread; "
+        f"{r['gpu_gflops']:g} GFLOP/s (config resources.gpu_gflops), the others (CPU) at {r['cpu_gflops']:g} per thread; "
         + (f"corpus sizes: {counted}" if counted else f"corpora without a cap counted as {sizing.FULL_CORPUS} inputs")
     )
     if not args.page:

@@ -1,8 +1,9 @@
+from analysis.core.device import device_record, job_device
 from analysis.explanation.adversarial import AdversarySearch, run_adversarial
 from analysis.explanation.plots import plot_adversarial
 from analysis.explanation.replicates import ADVERSARIAL, instance_weights, median_replicates
 from analysis.explanation.setup import rule_classifiers
-from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
+from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_json, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
     from analysis.shared.rule_io import mock_snakemake
@@ -12,7 +13,8 @@ if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule
 
 setup_logging(snakemake)
 use_threads(snakemake.threads)
-classifiers = rule_classifiers(snakemake)
+device = job_device(snakemake)
+classifiers = rule_classifiers(snakemake, device)
 search = snakemake.params.search
 search = AdversarySearch(**{**search, "report_tolerances": tuple(search["report_tolerances"])})
 df = run_adversarial(classifiers, search, snakemake.params.seed)
@@ -21,3 +23,4 @@ units, weights = instance_weights(snakemake.params.bootstrap["resamples"], snake
 write_table(median_replicates(df, *ADVERSARIAL, units, weights), snakemake.output.boot)
 fig = plot_adversarial(df, snakemake.wildcards.model, search)
 save_figure(fig, snakemake.output.figure)
+write_json(device_record(device), snakemake.output.device)

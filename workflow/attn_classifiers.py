@@ -3,13 +3,14 @@ from pathlib import Path
 import pandas as pd
 import torch
 
+from analysis.core.device import device_record, job_device
 from analysis.core.models import load_model, load_tokenizer
 from analysis.explanation.attn_classifiers import train_all
 from analysis.explanation.classifiers import TrainConfig
 from analysis.explanation.finetuned_transformer import FinetuneConfig
 from analysis.explanation.frozen_transformer import FrozenTransformer
 from analysis.explanation.sst2 import read_sst2
-from analysis.shared.rule_io import setup_logging, use_threads, write_table
+from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
     from analysis.shared.rule_io import mock_snakemake
@@ -25,8 +26,9 @@ train, train_counts = read_sst2(
 )
 dev, dev_counts = read_sst2(raw_dir, "dev", snakemake.params.n_dev, snakemake.params.seed, task=snakemake.params.task)
 log.info("train %s; dev %s", train_counts, dev_counts)
+device = job_device(snakemake)  # the encoder's; the attention classifiers train on the CPU
 tf = FrozenTransformer(
-    load_model(snakemake.params.spec), load_tokenizer(snakemake.params.spec), snakemake.params.max_len
+    load_model(snakemake.params.spec, device=device), load_tokenizer(snakemake.params.spec), snakemake.params.max_len
 )
 tc = TrainConfig(
     epochs=snakemake.params.epochs,
@@ -47,3 +49,4 @@ df["model"] = snakemake.params.spec
 df["train_rows_not_used"] = train_counts["not_used"]
 df["dev_rows_not_used"] = dev_counts["not_used"]
 write_table(df, snakemake.output.table)
+write_json(device_record(device), snakemake.output.device)

@@ -1,6 +1,7 @@
 import pandas as pd
 
 from analysis.benchmark.extraction import run_benchmark
+from analysis.core.device import job_device
 from analysis.core.inputs import read_jsonl
 from analysis.core.models import load_model, load_tokenizer
 from analysis.shared.rule_io import setup_logging, use_threads, write_table
@@ -14,12 +15,19 @@ if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule
 log = setup_logging(snakemake)
 use_threads(snakemake.threads)
 p = snakemake.params
+device = job_device(snakemake)  # the table's device column records it
 parts = []
 for spec, path in zip(p.specs, snakemake.input):
     records = read_jsonl(path)[: p.n_segments]
     log.info("%s: %d segments of %s, %d threads", spec, len(records), path, snakemake.threads)
     table = run_benchmark(
-        load_model(spec), load_tokenizer(spec), records, p.max_len, p.batch_size, p.precisions, p.segment_ids
+        load_model(spec, device=device),
+        load_tokenizer(spec),
+        records,
+        p.max_len,
+        p.batch_size,
+        p.precisions,
+        p.segment_ids,
     )
     table.insert(0, "model", spec)
     table.insert(1, "threads", snakemake.threads)

@@ -2,6 +2,7 @@ from pathlib import Path
 
 import numpy as np
 
+from analysis.core.device import device_record, job_device
 from analysis.core.glue import metrics
 from analysis.core.glue.tasks import get_task
 from analysis.core.models import shape_of
@@ -20,12 +21,12 @@ if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule
 log = setup_logging(snakemake)
 use_threads(snakemake.threads)
 task, p = snakemake.wildcards.task, snakemake.params
+device = job_device(snakemake)
 dev = finetune.load_dev_set(
-    Path(snakemake.input.raw).parent, task, snakemake.input.checkpoint, p.n_examples, p.seed, p.max_len
+    Path(snakemake.input.raw).parent, task, snakemake.input.checkpoint, p.n_examples, p.seed, p.max_len, device=device
 )
 model, items, counts = dev.model, dev.items, dev.counts
 n_layers, n_heads = shape_of(model)
-device = next(model.parameters()).device
 batch_size = max(1, min(p.max_batch // (n_heads + 1), 64))
 batches, order = dev.batches(batch_size, labels=False)
 base, per_variant, cost = disabled_logits(model, batches, max_batch=p.max_batch)
@@ -55,8 +56,8 @@ cost.update(
     truncated=counts["truncated"],
     batch_size=batch_size,
     max_batch=p.max_batch,
-    device=str(device),
     threads=snakemake.threads,
+    **device_record(device),
 )
 write_json(cost, snakemake.output.cost)
 best = table[table.metric == get_task(task).main_metric].sort_values("change").iloc[[0, -1]]

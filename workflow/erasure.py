@@ -1,8 +1,9 @@
+from analysis.core.device import device_record, job_device
 from analysis.explanation.erasure import run_erasure
 from analysis.explanation.plots import plot_erasure_set, plot_erasure_single
 from analysis.explanation.replicates import erasure_replicates, instance_weights
 from analysis.explanation.setup import rule_classifiers
-from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
+from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_json, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
     from analysis.shared.rule_io import mock_snakemake
@@ -12,7 +13,8 @@ if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule
 
 setup_logging(snakemake)
 use_threads(snakemake.threads)
-classifiers = rule_classifiers(snakemake)
+device = job_device(snakemake)
+classifiers = rule_classifiers(snakemake, device)
 p = snakemake.params
 single, sets, summary = run_erasure(classifiers, p.seed, p.random_orders, p.erase_all)
 write_table(single, snakemake.output.single)
@@ -25,3 +27,4 @@ fig = plot_erasure_single(single, model)
 save_figure(fig, snakemake.output.fig_single)
 fig = plot_erasure_set(sets, model)
 save_figure(fig, snakemake.output.fig_set)
+write_json(device_record(device), snakemake.output.device)

@@ -1,7 +1,8 @@
+from analysis.core.device import device_record, job_device
 from analysis.explanation.erasure_cls import resolve_cls_layer, run_erasure_cls
 from analysis.explanation.plots import plot_erasure_cls_set, plot_erasure_cls_single
 from analysis.explanation.setup import load_for_tests, load_probe
-from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
+from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_json, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
     from analysis.shared.rule_io import mock_snakemake
@@ -11,12 +12,14 @@ if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule
 
 setup_logging(snakemake)
 use_threads(snakemake.threads)
+device = job_device(snakemake)
 bundle, dev, tf = load_for_tests(
     snakemake.input.model,
     snakemake.input.glue,
     snakemake.params.spec,
     snakemake.params.task,
     snakemake.params.n_explain,
+    device,
 )
 layer = resolve_cls_layer(tf.model, snakemake.params.cls_layer)
 single, sets, summary = run_erasure_cls(tf, load_probe(bundle), layer, dev, snakemake.params.seed)
@@ -28,3 +31,4 @@ fig = plot_erasure_cls_single(single, model)
 save_figure(fig, snakemake.output.fig_single)
 fig = plot_erasure_cls_set(sets, model, layer)
 save_figure(fig, snakemake.output.fig_set)
+write_json(device_record(device), snakemake.output.device)

@@ -1,5 +1,7 @@
+from analysis.core.device import device_record, job_device
 from analysis.core.extraction import extract_shard
 from analysis.core.inputs import read_jsonl
+from analysis.core.model_names import base_spec, is_control
 from analysis.core.models import load_model, load_tokenizer
 from analysis.core.precision import machine_rates
 from analysis.shared.rule_io import setup_logging, use_threads, write_json
@@ -15,7 +17,11 @@ use_threads(snakemake.threads)  # the job's CPU budget, never more (no oversubsc
 p = snakemake.params
 k, n_shards = int(snakemake.wildcards.shard), p.n_shards
 records = read_jsonl(snakemake.input.records)[k::n_shards]
-model = load_model(p.spec)
+device = job_device(snakemake)
+model = load_model(p.spec, device=device)
+# the run's precision is calibrated on the pre-trained model: a random-init control's maps are then
+# computed in the precision of the maps they are compared with
+reference = base_spec(p.spec)
 header = extract_shard(
     model,
     load_tokenizer(p.spec),
@@ -29,6 +35,8 @@ header = extract_shard(
     precision=p.precision,
     # precision: auto decides on the rates measured once on this machine (rule measure_matmul)
     rates=machine_rates(snakemake.input.machine, model.device),
+    reference=(lambda: load_model(reference, device=device)) if is_control(p.spec) else None,
+    reference_name=reference,
 )
 log.info(
     "shard %d/%d of %s: %s; precision %s",
@@ -38,4 +46,4 @@ log.info(
     header["counts"],
     header["precision"],
 )
-write_json({"threads": snakemake.threads, **header}, snakemake.output.run_info)
+write_json({"threads": snakemake.threads, **device_record(device), **header}, snakemake.output.run_info)

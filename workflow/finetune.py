@@ -4,6 +4,7 @@ from pathlib import Path
 import pandas as pd
 import torch
 
+from analysis.core.device import device_record, job_device
 from analysis.core.glue import metrics
 from analysis.core.glue.batches import encode
 from analysis.core.glue.reader import read_split, select_rows
@@ -34,7 +35,8 @@ dev_items, dev_counts = encode(tok, dev_recs, s["max_len"])
 log.info("%s: train %s, dev %s (max_len %d)", task, train_counts, dev_counts, s["max_len"])
 
 torch.manual_seed(seed)  # the new head's initialisation
-model = load_model(spec, head="classification", num_labels=t.num_labels)
+device = job_device(snakemake)
+model = load_model(spec, head="classification", num_labels=t.num_labels, device=device)
 before = finetune.score(model, task, dev_items, tok.pad_token_id)
 log.info("pre-trained model with its untrained head: %s", before)
 history = finetune.train(
@@ -76,6 +78,7 @@ info = {
     "majority": metrics.evaluate(task, majority, gold),
     "steps": len(history),
     "train_seconds": history[-1]["seconds"],
+    **device_record(device),
 }
 (out / "finetune.json").write_text(json.dumps(info, indent=2) + "\n")
 write_json(info, snakemake.output.metrics)

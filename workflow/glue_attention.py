@@ -1,10 +1,11 @@
 from pathlib import Path
 
+from analysis.core.device import device_record, job_device
 from analysis.core.extraction import extract_shard
 from analysis.core.glue.reader import read_split
 from analysis.core.models import load_model, load_tokenizer
 from analysis.core.precision import machine_rates
-from analysis.shared.rule_io import setup_logging, use_threads
+from analysis.shared.rule_io import setup_logging, use_threads, write_json
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
     from analysis.shared.rule_io import mock_snakemake
@@ -18,7 +19,8 @@ wc, p = snakemake.wildcards, snakemake.params
 records = read_split(Path(snakemake.input.raw).parent, wc.task, "dev", limit=p.n_examples, seed=p.seed)
 # the same inputs and tokenizer for both variants; only the weights differ
 source = snakemake.input.checkpoint if wc.variant == "finetuned" else p.spec
-model = load_model(source, head="base")
+device = job_device(snakemake)
+model = load_model(source, head="base", device=device)
 header = extract_shard(
     model,
     load_tokenizer(p.spec),
@@ -32,5 +34,10 @@ header = extract_shard(
     model_name=f"{p.spec} ({wc.variant}{' on ' + wc.task if wc.variant == 'finetuned' else ''})",
     precision=p.precision,
     rates=machine_rates(snakemake.input.machine, model.device),
+    # both variants calibrate the run's precision on the pre-trained model: their maps, which rule
+    # finetune_change compares, are computed in one precision
+    reference=(lambda: load_model(p.spec, head="base", device=device)) if wc.variant == "finetuned" else None,
+    reference_name=p.spec,
 )
 log.info("%s %s dev maps: %s; precision %s", wc.variant, wc.task, header["counts"], header["precision"])
+write_json({"threads": snakemake.threads, **device_record(device), **header}, snakemake.output.run_info)

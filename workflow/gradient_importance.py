@@ -4,6 +4,7 @@ import pandas as pd
 
 from analysis.clark.surface.gradient_importance import accumulate, plot_gradient_importance
 from analysis.clark.surface.mlm_head import head_description, load_fitted_head, load_mlm
+from analysis.core.device import device_record, job_device
 from analysis.core.extraction import encode_records
 from analysis.core.inputs import read_jsonl, seeded_subset
 from analysis.core.models import load_tokenizer
@@ -19,7 +20,8 @@ log = setup_logging(snakemake)
 use_threads(snakemake.threads)
 p = snakemake.params
 tok = load_tokenizer(p.spec)
-model, info = load_mlm(p.spec)
+device = job_device(snakemake)
+model, info = load_mlm(p.spec, device=device)
 head_info = json.loads(open(snakemake.input.head_info).read())
 load_fitted_head(model, info, head_info, snakemake.input.head)
 head_used = head_description(head_info, pd.read_csv(snakemake.input.head_table))
@@ -33,7 +35,11 @@ per_layer, per_head, counts = accumulate(
     model, tok, used, seed=int(p.seed), prob=float(p.mask_prob), batch_size=int(p.batch_size), log=log
 )
 counts.update(
-    head=head_used, segments_available=len(items), segments_not_used=len(items) - len(used), encoding=enc_counts
+    head=head_used,
+    segments_available=len(items),
+    segments_not_used=len(items) - len(used),
+    encoding=enc_counts,
+    **device_record(device),
 )
 log.info("%s", counts)
 write_table(per_layer, snakemake.output.table)

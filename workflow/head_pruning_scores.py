@@ -4,9 +4,10 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.beyond.head_gates import pruning_table
+from analysis.core.device import device_record, job_device, sync
 from analysis.core.models import shape_of
 from analysis.kovaleva import finetune
-from analysis.shared.rule_io import setup_logging, use_threads, write_table
+from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
     from analysis.shared.rule_io import mock_snakemake
@@ -17,8 +18,9 @@ if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule
 log = setup_logging(snakemake)
 use_threads(snakemake.threads)
 task, p = snakemake.wildcards.task, snakemake.params
+device = job_device(snakemake)
 dev = finetune.load_dev_set(
-    Path(snakemake.input.raw).parent, task, snakemake.input.checkpoint, p.n_examples, p.seed, p.max_len
+    Path(snakemake.input.raw).parent, task, snakemake.input.checkpoint, p.n_examples, p.seed, p.max_len, device=device
 )
 batches, order = dev.batches(p.batch_size)
 gold = [dev.items[i]["label"] for i in order]
@@ -35,7 +37,9 @@ curves = pruning_table(
     p.random_orders,
     p.seed,
 )
+sync(device)  # the device's queued work, before the clock is read
 curves["n_examples"] = len(dev.items)
 curves["seconds"] = time.perf_counter() - t0
 write_table(curves, snakemake.output[0])
+write_json(device_record(device), snakemake.output.device)
 log.info("%s: %.1f s\n%s", task, curves.seconds.iloc[0], curves[curves.main_metric & (curves.draw <= 1)].to_string())

@@ -1,4 +1,4 @@
-from analysis.core.models import default_device
+from analysis.core.device import device_record, job_device
 from analysis.core.precision import measure_machine
 from analysis.shared.rule_io import setup_logging, use_threads, write_json
 
@@ -10,6 +10,7 @@ if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule
 
 log = setup_logging(snakemake)
 use_threads(snakemake.threads)
-record = measure_machine(default_device())
+device = job_device(snakemake)
+record = measure_machine(device)
 log.info("matmul rates on %s: %s", record["fingerprint"], record["matmul_rate"])
-write_json(record, snakemake.output[0])
+write_json({**record, **device_record(device)}, snakemake.output[0])

@@ -6,6 +6,7 @@ import torch
 from analysis.clark.surface.mlm_head import load_mlm
 from analysis.clark.surface.mlm_head_fit import check_resegmented, score_or_fit_head, training_segments
 from analysis.core.corpora.wikipedia import read_articles, segments
+from analysis.core.device import device_record, job_device
 from analysis.core.extraction import encode_records
 from analysis.core.inputs import read_jsonl
 from analysis.core.models import load_tokenizer
@@ -22,7 +23,8 @@ use_threads(snakemake.threads)
 p = snakemake.params
 seed = int(p.seed)
 tok = load_tokenizer(p.spec)
-model, info = load_mlm(p.spec)
+device = job_device(snakemake)
+model, info = load_mlm(p.spec, device=device)
 log.info(
     "%s: pre-trained masked-LM head: %s (missing head keys: %s)",
     p.spec,
@@ -44,6 +46,7 @@ counts = {
     "train_segments": len(train),
     "heldout_segments": len(heldout),
     **info,
+    **device_record(device),
 }
 train_items, c1 = encode_records(tok, train, p.max_len, "truncate", segments=p.segment_ids)
 held_items, c2 = encode_records(tok, heldout, p.max_len, "truncate", segments=p.segment_ids)

@@ -2,8 +2,9 @@ from pathlib import Path
 
 import yaml
 
+from analysis.core.device import device_record, job_device
 from analysis.kovaleva.pattern_labels import labelled_features, read_labels, save_maps
-from analysis.shared.rule_io import setup_logging, use_threads, write_table
+from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
     from analysis.shared.rule_io import mock_snakemake
@@ -16,9 +17,11 @@ use_threads(snakemake.threads)
 recipe = yaml.safe_load(Path(snakemake.input.recipe).read_text())
 labels = read_labels(snakemake.input.labels)
 raw_dir = Path(snakemake.input.raw[0]).parent.parent  # resources/raw/<source>/SHA256SUMS
-table, maps = labelled_features(recipe, raw_dir, labels)
+device = job_device(snakemake)
+table, maps = labelled_features(recipe, raw_dir, labels, device=device)
 write_table(table, snakemake.output.table)
 save_maps(maps, snakemake.output.maps)
+write_json(device_record(device), snakemake.output.device)
 log.info(
     "%d labelled maps of %s regenerated; labels: %s",
     len(table),

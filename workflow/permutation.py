@@ -1,8 +1,9 @@
+from analysis.core.device import device_record, job_device
 from analysis.explanation.permutation import run_permutation
 from analysis.explanation.plots import plot_permutation
 from analysis.explanation.replicates import PERMUTATION, instance_weights, median_replicates
 from analysis.explanation.setup import rule_classifiers
-from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
+from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_json, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
     from analysis.shared.rule_io import mock_snakemake
@@ -12,10 +13,12 @@ if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule
 
 setup_logging(snakemake)
 use_threads(snakemake.threads)
-classifiers = rule_classifiers(snakemake)
+device = job_device(snakemake)
+classifiers = rule_classifiers(snakemake, device)
 df = run_permutation(classifiers, snakemake.params.n_permutations, snakemake.params.seed)
 write_table(df, snakemake.output.table)
 units, weights = instance_weights(snakemake.params.bootstrap["resamples"], snakemake.params.bootstrap["seed"], df)
 write_table(median_replicates(df, *PERMUTATION, units, weights), snakemake.output.boot)
 fig = plot_permutation(df, snakemake.wildcards.model)
 save_figure(fig, snakemake.output.figure)
+write_json(device_record(device), snakemake.output.device)

@@ -4,6 +4,7 @@ from analysis.clark.probes.data import attach_vectors, attach_words, sentences_f
 from analysis.clark.probes.random_init import random_init_control
 from analysis.clark.probes.replicates import sentence_table
 from analysis.clark.probes.training import RANDOM_INIT, probes_table, train_probes
+from analysis.core.device import device_record, job_device
 from analysis.core.inputs import read_jsonl
 from analysis.core.storage import Shards
 from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
@@ -21,6 +22,7 @@ p = snakemake.params
 seed = int(p.seed)
 punct = tuple(p.punct_pos)
 counts = {"train": {}, "dev": {}, "train_random_init": {}, "dev_random_init": {}}
+device = job_device(snakemake)  # the CPU: the rule asks for no GPU (the probes train on the CPU)
 
 records = {"train": read_jsonl(snakemake.input.train_records), "dev": read_jsonl(snakemake.input.dev_records)}
 records["train"] = subset_records(records["train"], p.max_train_sentences, seed, "train", counts, log)
@@ -63,6 +65,9 @@ if p.random_init:
         heldout_fraction=fraction,
         seed=seed,
         log=log,
+        device=device,
+        # the precision of the trained model's maps, which the control's are compared with
+        precision=dev_shards.header["precision"]["used"],
     )
     results.append(row)
     curves.extend(curve)
@@ -73,4 +78,4 @@ write_table(table, snakemake.output.table)
 write_table(pd.DataFrame(curves), snakemake.output.curves)
 # every probe's correct and scored words per dev sentence: the units of the scorecard's intervals
 write_table(sentence_table(per_sentence, dev_ids), snakemake.output.sentences)
-write_json(counts, snakemake.output.info)
+write_json({**counts, **device_record(device)}, snakemake.output.info)

@@ -4,6 +4,7 @@ from pathlib import Path
 from analysis.beyond.plots import plot_rollout_example, plot_rollout_spearman
 from analysis.beyond.rollout_compare import token_table
 from analysis.beyond.rollout_tables import paired_table, pick_example, spearman_table, summary_table
+from analysis.core.device import device_record, job_device, sync
 from analysis.core.glue.batches import encode
 from analysis.core.glue.reader import read_split, select_rows
 from analysis.core.glue.tasks import get_task
@@ -27,13 +28,15 @@ all_dev = read_split(Path(snakemake.input.raw).parent, p.task, "dev")
 records = select_rows(all_dev, p.n_examples, p.seed)
 tok = load_tokenizer(ckpt)
 items, counts = encode(tok, records, p.max_len)
-model = load_model(ckpt, head="classification")
+device = job_device(snakemake)
+model = load_model(ckpt, head="classification", device=device)
 ids = [it["id"] for it in items]
 flow_ids = set(seeded_subset(ids, p.flow_examples, p.seed)) if p.flow_examples != 0 else set()
 
 t0 = time.perf_counter()
 targets = tuple(p.targets)
 tokens = token_table(model, tok, items, flow_ids, p.residual, p.batch_size, targets, p.protocol)
+sync(device)  # the device's queued work, before the clock is read
 seconds = time.perf_counter() - t0
 per_input = spearman_table(tokens)
 summary = summary_table(per_input, p.bootstrap["resamples"], p.bootstrap["seed"]).assign(protocol=p.protocol)
@@ -69,6 +72,7 @@ info = {
     "example": example_id,
     "seconds": round(seconds, 2),
     "threads": snakemake.threads,
+    **device_record(device),
 }
 write_json(info, out.info)
 log.info("%s", info)

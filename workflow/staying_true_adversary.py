@@ -1,8 +1,8 @@
 from pathlib import Path
 
 import pandas as pd
-import torch
 
+from analysis.core.device import load_bundle
 from analysis.explanation.replicates import instance_weights, staying_true_adversary_replicates
 from analysis.explanation.sst2 import read_sst2
 from analysis.explanation.staying_true import StayingTrueConfig, load_variants
@@ -20,7 +20,7 @@ if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule
 log = setup_logging(snakemake)
 use_threads(snakemake.threads)
 p = snakemake.params
-bundle = torch.load(snakemake.input.model, weights_only=False)
+bundle = load_bundle(snakemake.input.model)  # onto the CPU, whatever device it was saved from
 vocab, models = load_variants(bundle)
 raw_dir = Path(snakemake.input.glue).parent
 # the models' own training subset (same task, size and seed), its first adversary.n_train sentences
@@ -29,17 +29,7 @@ dev, _ = read_sst2(raw_dir, "dev", task=p.task)
 xs_train = [vocab.ids(w) for w, _ in train]
 xs_dev = [vocab.ids(w) for w, _ in dev[: p.n_explain]]
 a = p.adversary
-cfg = AdversaryConfig(
-    weights=tuple(a["weights"]),
-    n_train=a["n_train"],
-    init=a["init"],
-    max_epochs=a["max_epochs"],
-    tol=a["tol"],
-    batch_size=p.batch_size,
-    lr=a["lr"],
-    seed=p.seed,
-    jsd_level=a["jsd_level"],
-)
+cfg = AdversaryConfig.from_params(a, batch_size=p.batch_size, seed=p.seed)  # every adversary key, checked
 per_instance = []
 df = run_adversary(
     models, xs_train, xs_dev, cfg, StayingTrueConfig(**bundle["cfg"]), bundle.get("init_embeddings"), per_instance

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analysis.core.device import sync
 from analysis.core.extraction import (
     as_float16,
     batch_inputs,
@@ -74,9 +75,11 @@ def batched_loop(model, tokenizer, items: list[dict], batch_size: int) -> float:
     """Seconds for length-sorted batches of forward passes, maps left in the output."""
     device = next(model.parameters()).device
     batches = [batch_inputs(model, tokenizer, items, idx, device) for idx in length_batches(items, batch_size)]
+    sync(device)  # the batches' copies to the device are done before the clock starts
     t0 = time.perf_counter()
     for batch in batches:
         forward_attentions(model, batch)
+    sync(device)  # on CUDA the passes are only queued until now: the clock stops when they are done
     return time.perf_counter() - t0
 
 

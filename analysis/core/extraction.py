@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 from analysis.core.models import checked_attentions, shape_of, token_kinds
-from analysis.core.precision import autocast, check_precision, choose_precision, header_record
+from analysis.core.precision import autocast, calibration_records, check_precision, choose_precision, header_record
 from analysis.core.storage import write_shard
 
 log = logging.getLogger(__name__)
@@ -18,12 +18,14 @@ POLICIES = ("split", "truncate", "error")
 # authors' extraction, Clark et al. 2019, the default); "pairs" = the tokenizer's 0 for
 # [CLS] A [SEP] and 1 for B [SEP] (as BERT was pre-trained)
 SEGMENT_IDS = ("zeros", "pairs")
-# inputs of the batch on which precision: auto compares a reduced precision with fp32
-CALIBRATION_SIZE = 8
 
 
 class TooLong(ValueError):
     pass
+
+
+class NonFiniteMaps(FloatingPointError):
+    """An attention map with NaN or inf (e.g. a float16 overflow): never written, never read."""
 
 
 def _encode(tokenizer, words: list[list[str]]):
@@ -179,16 +181,24 @@ def length_batches(items: list[dict], batch_size: int) -> list[list[int]]:
 
 
 def iter_maps(
-    model, tokenizer, items: list[dict], batch_size: int = 32, progress: bool = True, precision: str = "fp32"
+    model,
+    tokenizer,
+    items: list[dict],
+    batch_size: int = 32,
+    progress: bool = True,
+    precision: str = "fp32",
+    where: str = "maps",
 ):
     """Yield (index, float16 array (layers, heads, n, n)) for every item, in
-    length-sorted batches; the arrays are views of the batch's buffer (copy to keep)."""
+    length-sorted batches; the arrays are views of the batch's buffer (copy to keep). A batch
+    with a NaN or inf raises :class:`NonFiniteMaps` naming ``where`` (e.g. the shard)."""
     from tqdm.auto import tqdm
 
     device = next(model.parameters()).device
     bar = tqdm(total=len(items), disable=not progress, unit="ex", mininterval=5)
     for idx in length_batches(items, batch_size):
         att = as_float16(forward_attentions(model, batch_inputs(model, tokenizer, items, idx, device), precision))
+        check_finite(att, [items[i]["id"] for i in idx], where, precision)
         for b, i in enumerate(idx):
             n = items[i]["n"]
             yield i, att[b, :, :, :n, :n]
@@ -196,32 +206,42 @@ def iter_maps(
     bar.close()
 
 
+def check_finite(att: np.ndarray, ids: list[str], where: str, precision: str) -> None:
+    """Raise :class:`NonFiniteMaps` when the batch ``att`` (inputs ``ids``) holds a NaN or inf."""
+    bad = ~np.isfinite(att).reshape(len(ids), -1).all(axis=1)
+    if bad.any():
+        raise NonFiniteMaps(
+            f"{where}: NaN or inf in the attention maps of {int(bad.sum())} input(s) "
+            f"({', '.join(str(i) for i, b in zip(ids, bad) if b)[:200]}), precision {precision}; "
+            "nothing was written (with bf16/fp16, set config key 'precision' to fp32)"
+        )
+
+
 def calibrate(
-    model, tokenizer, items: list[dict], precision: str, size: int = CALIBRATION_SIZE, rates: dict | None = None
+    model, tokenizer, precision: str, rates: dict | None = None, reference=None, max_len: int = 128, segments="zeros"
 ) -> dict:
-    """``precision.choose_precision`` on a calibration batch: ``size`` inputs spread evenly
-    over the length-sorted ``items`` (short and long ones alike); ``rates``: the machine's
-    matmul rates (rule ``measure_matmul``), measured here when None."""
+    """The run's precision: ``precision.choose_precision`` on the fixed calibration inputs
+    (``precision.CALIBRATION``, never a shard's own), run on ``reference``, a function that
+    returns the run's pre-trained model (called only when a reduced precision is tried; None:
+    ``model`` itself). Every shard of a model and its fine-tuned and random-init variants then
+    make the same choice on one machine. ``rates``: the machine's matmul rates (rule
+    ``measure_matmul``), measured here when None."""
     check_precision(precision)
-    if precision == "fp32" or not items:
-        return {
-            "requested": precision,
-            "used": "fp32",
-            "reason": "fp32 requested" if precision == "fp32" else "no inputs",
-        }
-    order = sorted(range(len(items)), key=lambda i: items[i]["n"])
-    m = min(size, len(order))
-    idx = sorted({order[round(k * (len(order) - 1) / max(m - 1, 1))] for k in range(m)})
-    batch = batch_inputs(model, tokenizer, items, idx, next(model.parameters()).device)
-    info = choose_precision(
-        precision,
-        lambda p: forward_attentions(model, batch, p),
-        [items[i]["n"] for i in idx],
-        next(model.parameters()).device,
-        rates=rates,
-    )
+    if precision == "fp32":
+        return {"requested": precision, "used": "fp32", "reason": "fp32 requested"}
+    items, _ = encode_records(tokenizer, calibration_records(), max_len, "truncate", segments)
+    idx, loaded = list(range(len(items))), []
+
+    def run_batch(p):
+        if not loaded:
+            loaded.append(model if reference is None else reference())
+        ref = loaded[0]
+        return forward_attentions(ref, batch_inputs(ref, tokenizer, items, idx, next(ref.parameters()).device), p)
+
+    device = next(model.parameters()).device
+    info = choose_precision(precision, run_batch, [it["n"] for it in items], device, rates=rates)
     log.info("precision %s -> %s (%s)", precision, info["used"], info["reason"])
-    return {**info, "calibration_inputs": len(idx)}
+    return {**info, "calibration_inputs": len(items)}
 
 
 def extract_shard(
@@ -237,14 +257,20 @@ def extract_shard(
     segments: str = "zeros",
     precision: str = "fp32",
     rates: dict | None = None,
+    reference=None,
+    reference_name: str | None = None,
 ) -> dict:
     """Encode ``records``, run the model, write the shard at ``stem``; return the header
     (``counts``: inputs split/truncated; ``precision``: requested, used and why, see
     ``analysis.core.precision``; ``rates``: the machine's matmul rates it decides on, measured
-    here when None). ``segments``: token type ids of pairs (``SEGMENT_IDS``)."""
+    here when None; ``reference``: what returns the pre-trained model the run's precision is
+    calibrated on, named ``reference_name``, see ``calibrate``). ``segments``: token type ids
+    of pairs (``SEGMENT_IDS``). Maps with a NaN or inf stop it (:class:`NonFiniteMaps`)."""
     items, counts = encode_records(tokenizer, records, max_len, policy, segments)
     n_layers, n_heads = shape_of(model)
-    chosen = calibrate(model, tokenizer, items, precision, rates=rates)
+    chosen = calibrate(model, tokenizer, precision, rates, reference, max_len, segments)
+    if precision != "fp32":
+        chosen["calibrated_on"] = reference_name or model_name
     header = {
         "model": model_name,
         "n_layers": n_layers,
@@ -257,7 +283,7 @@ def extract_shard(
         "cls_token": tokenizer.cls_token or tokenizer.bos_token,
         "sep_token": tokenizer.sep_token or tokenizer.eos_token,
     }
-    maps = iter_maps(model, tokenizer, items, batch_size, progress, chosen["used"])
+    maps = iter_maps(model, tokenizer, items, batch_size, progress, chosen["used"], where=f"shard {stem}")
     write_shard(stem, header, items, maps)
     if counts.get("too_long"):
         log.warning("%d inputs longer than %d word pieces: %s", counts["too_long"], max_len, counts)

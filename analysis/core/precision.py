@@ -15,8 +15,16 @@ Even measured best-of-several, a rate near the margin can land on either side of
 load, so the rates are measured once per machine (rule ``measure_matmul``,
 ``resources/machine/matmul_rates.json``, with the machine's fingerprint) and every
 extraction decides on that record: the same machine then always makes the same choice for
-the same inputs (the argmax agreement, computed per shard, is deterministic). A record from
-another machine (a copied ``resources/``) is refused, never silently used.
+the same inputs (the argmax agreement is deterministic). A record from another machine (a
+copied ``resources/``) is refused, never silently used.
+
+The choice is one per run, not one per shard: the calibration batch is the fixed text
+``CALIBRATION`` (never the shard's own inputs) and runs on the run's pre-trained model (for a
+fine-tuned or random-init variant, the pre-trained model it derives from), so every shard, the
+fine-tuned maps and the random-init control's maps of a model are computed in one precision and
+compared like with like (``analysis.core.extraction.calibrate``). Before, each shard decided on
+its own inputs and weights: an agreement near the margin could put two maps that are compared
+(pre-trained vs fine-tuned, model vs control) in different precisions.
 """
 
 from __future__ import annotations
@@ -28,6 +36,8 @@ import time
 from pathlib import Path
 
 import torch
+
+from analysis.core.device import sync
 
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
 REDUCED = ("bf16", "fp16")  # what auto may choose instead of fp32
@@ -66,11 +76,13 @@ def matmul_rates(precisions, device="cpu", size: int = 1024, reps: int = 5) -> d
     mats = {p: torch.randn(size, size, device=device).to(DTYPES[p]) for p in full}
     best = dict.fromkeys(full, float("inf"))
     for p in full:
-        _sync(device, mats[p] @ mats[p])  # warm-up (kernel choice, JIT)
+        _prod = mats[p] @ mats[p]  # warm-up (kernel choice, JIT)
+    sync(device)
     for _ in range(reps):
         for p in full:
             t0 = time.perf_counter()
-            _sync(device, mats[p] @ mats[p])
+            _prod = mats[p] @ mats[p]
+            sync(device)
             best[p] = min(best[p], time.perf_counter() - t0)
     rates = {p: 2 * 128**3 / probe[p] for p in precisions}
     rates.update({p: 2 * size**3 / best[p] for p in full})
@@ -79,18 +91,15 @@ def matmul_rates(precisions, device="cpu", size: int = 1024, reps: int = 5) -> d
 
 def _best_time(precision: str, device, size: int, reps: int) -> float:
     a = torch.randn(size, size, device=device).to(DTYPES[precision])
-    _sync(device, a @ a)
+    _prod = a @ a
+    sync(device)
     best = float("inf")
     for _ in range(reps):
         t0 = time.perf_counter()
-        _sync(device, a @ a)
+        _prod = a @ a
+        sync(device)
         best = min(best, time.perf_counter() - t0)
     return max(best, 1e-9)
-
-
-def _sync(device, _result) -> None:
-    if torch.device(device).type == "cuda":
-        torch.cuda.synchronize()
 
 
 def supported(precision: str, device) -> bool:
@@ -126,13 +135,14 @@ def choose_precision(requested: str, run_batch, lengths: list[int], device, rate
     if not candidates:
         return {**info, "used": "fp32", "reason": "fp32 requested" if requested == "fp32" else "no reduced precision"}
     rates = info["matmul_rate"] = rates or matmul_rates(candidates, device, reps=10)
-    ref, info["forward_s"]["fp32"] = _timed(run_batch, "fp32")
-    best, reasons = "fp32", []
+    best, reasons, ref = "fp32", [], None
     for p in candidates:
         speedup = rates[p] / rates["fp32"]
         if requested == "auto" and speedup < 1 / 50:  # e.g. bf16 without hardware support: not worth a pass
             reasons.append(f"{p}: matmul {speedup:.3g}x fp32 (not tried)")
             continue
+        if ref is None:  # the fp32 pass only once a precision is worth comparing with it
+            ref, info["forward_s"]["fp32"] = _timed(run_batch, "fp32")
         # the agreement is measured for every precision worth trying, whatever its speed here, so
         # that the header (which records it) is the same from run to run on one machine
         att, info["forward_s"][p] = _timed(run_batch, p)
@@ -195,9 +205,43 @@ def machine_rates(record_path, device) -> dict | None:
     return record["matmul_rate"]
 
 
+# The calibration inputs of every extraction of a run (one word list each): fixed, so that the choice
+# depends on the machine and the model, never on a shard's inputs; lengths spread from a few words to
+# past max_len 128 (truncated), as the corpora's inputs are.
+CALIBRATION = (
+    "The cat sat on the mat .",
+    "She said that the results , though preliminary , were worth a second look .",
+    "In 1905 the city council voted to build a new bridge across the river , and work began two years later .",
+    "Attention weights are often read as explanations of a model 's decisions , but whether they explain "
+    "anything is an empirical question that depends on the model and the task .",
+    "The committee , which had met every month since its founding , could not agree on the budget ; some "
+    "members wanted to spend more on schools , others on roads , and a few wanted to spend nothing at all "
+    "until the audit was finished .",
+    "When the storm reached the coast late on Tuesday night , the harbour was already empty : the fishermen "
+    "had pulled their boats onto the beach , the ferry had stayed in port , and the lighthouse keeper , who had "
+    "seen worse , sat by the window with a pot of tea and watched the waves break over the wall .",
+    "Researchers who study language models have proposed many ways of probing what the models learn , from "
+    "training small classifiers on their hidden states to reading the attention maps directly ; each method "
+    "has its critics , who point out that a probe may learn the task itself , that attention may be spread "
+    "over tokens that carry little meaning , and that the results can change with the random seed , the "
+    "corpus and the exact definition of the property being measured .",
+    "It was the third time that week that the train had been late , and the passengers on the platform , "
+    "most of whom made the same journey every morning , had stopped complaining and started making plans : "
+    "one read a book , two played cards on an upturned suitcase , a student finished an essay that was due "
+    "at nine , and an old man fed the pigeons from a paper bag of crumbs while explaining to anyone who would "
+    "listen that in his day the trains had run on time , the tickets had cost a fraction of what they cost "
+    "now , and the station had had a waiting room with a fire in the winter and flowers on the sills in June .",
+)
+
+
+def calibration_records() -> list[dict]:
+    """``CALIBRATION`` as input records (``analysis.core.extraction.encode_records``)."""
+    return [{"id": f"calibration-{k}", "words": [text.split()]} for k, text in enumerate(CALIBRATION)]
+
+
 # what a shard's header keeps of the choice: the same on every run on one machine (the matmul rates
 # and timings behind it vary from run to run: they go to the run-info sidecar and the log)
-HEADER_KEYS = ("requested", "used", "agreement", "calibration_inputs")
+HEADER_KEYS = ("requested", "used", "agreement", "calibration_inputs", "calibrated_on")
 
 
 def header_record(info: dict) -> dict:
@@ -205,7 +249,9 @@ def header_record(info: dict) -> dict:
 
 
 def _timed(run_batch, precision: str) -> tuple[list, float]:
-    """The attentions of ``run_batch(precision)`` and its time (recorded, not decided on)."""
+    """The attentions of ``run_batch(precision)`` and its time (recorded, not decided on; the
+    device's queued work waited for, on CUDA)."""
     t0 = time.perf_counter()
     att = run_batch(precision)
+    sync(att[0].device if att else "cpu")
     return att, time.perf_counter() - t0

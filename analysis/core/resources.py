@@ -8,8 +8,8 @@ measured runs (benchmarks/*.tsv of the default run).
 - memory = BASE_MB + MEM_SAFETY x the working set (weights, one batch's activations, gradients and
   Adam's moments when training, what the job holds), in steps of 500 MB; a retry asks for 1.5x.
 - run time = TIME_SAFETY x (STARTUP_S + matmul FLOPs / rate + writing), at least MIN_RUNTIME; the
-  rate: config ``resources.gpu_gflops`` for the rules that ask for a GPU, ``resources.cpu_gflops``
-  x threads otherwise; a retry asks for 2x.
+  rate: config ``resources.gpu_gflops`` for the rules that ask for a GPU (analysis/heavy_rules.py
+  GPU_RULES), ``resources.cpu_gflops`` x threads otherwise; a retry asks for 2x.
 """
 
 from __future__ import annotations
@@ -233,7 +233,11 @@ def work(estimate, shape: Shape | None, config: dict, wildcards: dict | None = N
     return Work(mb=LIGHT_MB + (maps_mb(shape, 16, config["max_len"], 4) if shape else 0), seconds=LIGHT_S)
 
 
-def job_request(estimate, shape, config, wildcards=None, threads=1, attempt=1, counted=None) -> tuple[int, int]:
-    """(mem_mb, runtime in minutes) of one job; a heavy rule's (``estimate`` given) at the GPU's rate."""
+def job_request(
+    estimate, shape, config, wildcards=None, threads=1, attempt=1, counted=None, gpu: bool | None = None
+) -> tuple[int, int]:
+    """(mem_mb, runtime in minutes) of one job: at the GPU's rate when ``gpu`` (the rule asks for one;
+    None: whenever an ``estimate`` is given), else at ``threads`` CPU threads' rate."""
     w = work(estimate, shape, config, wildcards, counted)
-    return request_mb(w, attempt), request_minutes(w, rate(config, estimate is not None, threads), attempt)
+    gpu = estimate is not None if gpu is None else gpu
+    return request_mb(w, attempt), request_minutes(w, rate(config, gpu, threads), attempt)

@@ -88,12 +88,15 @@ def train_finetuned_classifier(tf, train_words, train_y, dev_words, dev_y, cfg: 
         "final_train_loss": loss,
         **info,
     }
-    entry = {"d_in": model.config.hidden_size, "state": clf.state_dict(), "encoder_state": model.state_dict()}
+    # CPU copies: a bundle written on a GPU node then loads anywhere (analysis.core.device.load_bundle)
+    encoder_state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+    entry = {"d_in": model.config.hidden_size, "state": clf.state_dict(), "encoder_state": encoder_state}
     return entry, row
 
 
 def tuned_transformer(transformer: FrozenTransformer, entry: dict) -> FrozenTransformer:
-    """The frozen transformer with the fine-tuned encoder weights of a checkpoint entry."""
+    """The frozen transformer with the fine-tuned encoder weights of a checkpoint entry (copied
+    onto the transformer's device, wherever the entry's tensors are)."""
     model = copy.deepcopy(transformer.model)
     model.load_state_dict(entry["encoder_state"])
     return FrozenTransformer(model.eval(), transformer.tok, transformer.max_len)

@@ -8,9 +8,9 @@ import logging
 from collections.abc import Iterator
 from pathlib import Path
 
-import torch
 from torch import nn
 
+from analysis.core.device import load_bundle
 from analysis.explanation.classifiers import WORD_ENCODERS, AttnClassifier, TrainConfig, Vocab
 from analysis.explanation.explainer import Explainer, Instance
 from analysis.explanation.frozen_transformer import FrozenTransformer
@@ -48,16 +48,18 @@ def load_probe(bundle: dict) -> nn.Linear:
     return probe.eval()
 
 
-def load_for_tests(bundle_path, glue_sums, spec: str, task: str, n_explain: int):
-    """(bundle, first ``n_explain`` dev sentences, frozen transformer or None) for the test rules."""
+def load_for_tests(bundle_path, glue_sums, spec: str, task: str, n_explain: int, device: str = "cpu"):
+    """(bundle, first ``n_explain`` dev sentences, frozen transformer on ``device`` or None) for the
+    test rules. The bundle is loaded onto the CPU, where the attention classifiers run (the
+    fine-tuned encoder's state is copied onto the transformer's device when it is loaded)."""
     from analysis.core.models import load_model, load_tokenizer
 
-    bundle = torch.load(bundle_path, weights_only=False)
+    bundle = load_bundle(bundle_path)
     dev, counts = read_sst2(Path(glue_sums).parent, "dev", task=task)
     log.info("dev: %s; testing the first %d", counts, min(n_explain, len(dev)))
     tf = None
     if {"transformer", "transformer_finetuned"} & set(bundle["encoders"]) or "cls_probe" in bundle:
-        tf = FrozenTransformer(load_model(spec), load_tokenizer(spec), bundle["max_len"])
+        tf = FrozenTransformer(load_model(spec, device=device), load_tokenizer(spec), bundle["max_len"])
     return bundle, dev[:n_explain], tf
 
 
@@ -67,19 +69,21 @@ def pooled_instances(explainer, dev, n_max: int) -> list[Instance]:
 
 
 def classifiers_under_test(
-    bundle_path, glue_sums, spec: str, task: str, n_explain: int
+    bundle_path, glue_sums, spec: str, task: str, n_explain: int, device: str = "cpu"
 ) -> Iterator[tuple[str, Explainer, list[Instance]]]:
     """(encoder, explainer, instances of the first ``n_explain`` dev sentences) per trained
-    attention classifier, in the bundle's order. The bundle, the dev sentences and the
-    explainers are loaded now; each classifier's instances are built when its turn comes."""
-    bundle, dev, tf = load_for_tests(bundle_path, glue_sums, spec, task, n_explain)
+    attention classifier, in the bundle's order (the transformer on ``device``). The bundle, the
+    dev sentences and the explainers are loaded now; each classifier's instances are built when
+    its turn comes."""
+    bundle, dev, tf = load_for_tests(bundle_path, glue_sums, spec, task, n_explain, device)
     explainers = load_explainers(bundle, tf)
     return ((enc, ex, pooled_instances(ex, dev, n_explain)) for enc, ex in explainers.items())
 
 
-def rule_classifiers(smk) -> Iterator[tuple[str, Explainer, list[Instance]]]:
+def rule_classifiers(smk, device: str = "cpu") -> Iterator[tuple[str, Explainer, list[Instance]]]:
     """``classifiers_under_test`` for a test rule's own inputs (model bundle, GLUE sums) and
-    params (spec, task, n_explain): the shared preamble of the explanation scripts."""
+    params (spec, task, n_explain), the transformer on ``device`` (the job's,
+    ``analysis.core.device.job_device``): the shared preamble of the explanation scripts."""
     return classifiers_under_test(
-        smk.input.model, smk.input.glue, smk.params.spec, smk.params.task, smk.params.n_explain
+        smk.input.model, smk.input.glue, smk.params.spec, smk.params.task, smk.params.n_explain, device
     )

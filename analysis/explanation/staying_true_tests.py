@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 def models_under_test(bundle_path, glue_sums, task: str, n_explain: int):
     """[(model, explainer, instances of the first ``n_explain`` dev sentences)] in the
     bundle's order (the dev sentences of the ``explanation`` rules)."""
-    bundle = torch.load(bundle_path, weights_only=False)
+    bundle = torch.load(bundle_path, map_location="cpu", weights_only=False)  # saved on any device
     dev, _ = read_sst2(Path(glue_sums).parent, "dev", task=task)
     vocab, models = load_variants(bundle)
     out = []

@@ -198,15 +198,24 @@ class DevSet:
 
 
 def load_dev_set(
-    raw_dir, task: str, checkpoint, n_examples: int | None, seed: int, max_len: int, split: str = "dev"
+    raw_dir,
+    task: str,
+    checkpoint,
+    n_examples: int | None,
+    seed: int,
+    max_len: int,
+    split: str = "dev",
+    device: str | None = None,
 ) -> DevSet:
-    """The classifier saved at ``checkpoint`` and ``n_examples`` rows of ``task``'s ``split`` (dev,
-    or train where a procedure reads training data; seeded draw from the GLUE folder ``raw_dir``;
-    None = all), encoded with the checkpoint's tokenizer."""
+    """The classifier saved at ``checkpoint`` (on ``device``; None: CUDA when present) and
+    ``n_examples`` rows of ``task``'s ``split`` (dev, or train where a procedure reads training
+    data; seeded draw from the GLUE folder ``raw_dir``; None = all), encoded with the
+    checkpoint's tokenizer."""
     from analysis.core.models import load_model, load_tokenizer
 
     all_dev = read_split(raw_dir, task, split)
     checkpoint = str(checkpoint)
     tokenizer = load_tokenizer(checkpoint)
     items, counts = encode(tokenizer, select_rows(all_dev, n_examples, seed), max_len)
-    return DevSet(load_model(checkpoint, head="classification"), tokenizer, items, counts, len(all_dev))
+    model = load_model(checkpoint, head="classification", device=device)
+    return DevSet(model, tokenizer, items, counts, len(all_dev))

@@ -145,9 +145,9 @@ def labelled_set_inputs(recipe: dict, mirror) -> list[dict]:
     return records
 
 
-def labelled_features(recipe: dict, raw_dir, labels: pd.DataFrame, batch_size: int = 16):
+def labelled_features(recipe: dict, raw_dir, labels: pd.DataFrame, batch_size: int = 16, device: str | None = None):
     """Regenerate the maps of the hand-labelled set (``recipe``, raw sources under
-    ``raw_dir``) and compute their features; returns (labels joined with features, maps by
+    ``raw_dir``; the model on ``device``, None: CUDA when present) and compute their features; returns (labels joined with features, maps by
     map number). Checks that every map has the length recorded when it was labelled."""
     from analysis.core.models import load_model, load_tokenizer
 
@@ -159,7 +159,12 @@ def labelled_features(recipe: dict, raw_dir, labels: pd.DataFrame, batch_size: i
         raise ValueError(f"labelled inputs not produced by the recipe: {sorted(missing)[:5]}")
     records = [r for r in records if r["id"] in ids]
     feats, maps, _ = feature_table(
-        load_model(recipe["model"]), load_tokenizer(recipe["model"]), records, recipe["max_len"], batch_size, keep=keys
+        load_model(recipe["model"], device=device),
+        load_tokenizer(recipe["model"]),
+        records,
+        recipe["max_len"],
+        batch_size,
+        keep=keys,
     )
     out = labels.merge(feats, on=["input_id", "layer", "head"], how="left", suffixes=("", "_now"), validate="1:1")
     if "n_tokens" in labels and "n_tokens_now" in out:

@@ -12,7 +12,7 @@ import yaml
 
 from analysis.core import resources as R
 from analysis.core.config_defaults import apply_defaults
-from analysis.heavy_rules import HEAVY
+from analysis.heavy_rules import CPU_BOUND, GPU_RULES, HEAVY
 from conftest import ROOT
 
 MINILM = R.Shape(layers=6, heads=12, hidden=384, ffn=1536)
@@ -89,11 +89,11 @@ def test_smoke_asks_for_little_and_bert_large_for_more():
     smoke, default = config("config/smoke.yaml"), config()
     tiny = R.model_shape("tiny-random-bert")
     for rule, estimate in HEAVY.items():
-        wc = {"corpus": "wiki", "shard": "0", "task": "RTE"}
-        mem, minutes = R.job_request(estimate, tiny, smoke, wc, threads=2)
+        wc, gpu = {"corpus": "wiki", "shard": "0", "task": "RTE"}, rule in GPU_RULES
+        mem, minutes = R.job_request(estimate, tiny, smoke, wc, threads=1, gpu=gpu)  # CPU rules: at 1 thread
         assert mem <= 2000 and minutes == R.MIN_RUNTIME, rule
-        small = R.job_request(estimate, MINILM, default, wc, threads=2)
-        large = R.job_request(estimate, LARGE, default, wc, threads=2)
+        small = R.job_request(estimate, MINILM, default, wc, threads=2, gpu=gpu)
+        large = R.job_request(estimate, LARGE, default, wc, threads=2, gpu=gpu)
         assert large[0] >= small[0] and large[1] >= small[1], rule
     # fine-tuning bert-large: weights, gradients and Adam (5.4 GB) plus 32 x 128 tokens' activations
     assert R.job_request(HEAVY["finetune"], LARGE, default, {"task": "SST-2"})[0] >= 16000
@@ -141,9 +141,21 @@ def test_every_job_rule_declares_its_sizing_under_its_own_name():
         assert f'runtime=job_runtime("{name}"' in body, name
 
 
-def test_the_heavy_rules_are_those_that_ask_for_a_gpu():
+def test_the_rules_that_ask_for_a_gpu_are_the_heavy_ones_that_use_it():
     gpu = {name for name, body in job_rules().items() if re.search(r"^\s+gpu=1,", body, re.M)}
-    assert gpu == set(HEAVY)
+    assert gpu == set(GPU_RULES) == set(HEAVY) - CPU_BOUND
+    # the heavy rules whose work runs on the CPU ask for none (issue 30): the probes' training and the
+    # attention classifiers' tests
+    assert CPU_BOUND == {"probes_train", "erasure", "permutation", "adversarial"} and CPU_BOUND < set(HEAVY)
+
+
+def test_a_heavy_rule_on_the_cpu_is_sized_at_the_cpu_rate():
+    cfg = merge(config(), {"resources": {"gpu_gflops": 5000, "cpu_gflops": 20}})
+    gpu = R.job_request(HEAVY["probes_train"], LARGE, cfg, {}, threads=2, gpu=True)
+    cpu = R.job_request(HEAVY["probes_train"], LARGE, cfg, {}, threads=2, gpu=False)
+    assert gpu[0] == cpu[0] and cpu[1] > gpu[1]  # the same memory; more time at 2 x 20 GFLOP/s than at 5,000
+    # by default (no gpu given) a heavy estimate is sized at the GPU's rate, as before
+    assert R.job_request(HEAVY["probes_train"], LARGE, cfg, {}, threads=2) == gpu
 
 
 def test_the_table_tool_prints_the_three_models():

@@ -94,9 +94,10 @@ def sentences_from_model(
     punct_pos,
     how: str,
     counts: dict | None = None,
+    precision: str = "fp32",
 ):
-    """Like ``sentences_from_examples`` but running ``model`` here (e.g. a randomly
-    initialised model of the same shape, whose maps are not stored as shards)."""
+    """Like ``sentences_from_examples`` but running ``model`` here in ``precision`` (e.g. a
+    randomly initialised model of the same shape, whose maps are not stored as shards)."""
     from analysis.core.extraction import encode_records, iter_maps
     from analysis.core.storage import Example
 
@@ -116,7 +117,7 @@ def sentences_from_model(
             attn16=m.copy(),
             meta=items[i]["meta"],
         )
-        for i, m in iter_maps(model, tokenizer, items, batch_size=batch_size, progress=False)
+        for i, m in iter_maps(model, tokenizer, items, batch_size, False, precision, where="random-init maps")
     )
     order = {it["id"]: k for k, it in enumerate(items)}
     return sorted(sentences_from_examples(examples, punct_pos, how, counts), key=lambda s: order[s.id])
@@ -152,20 +153,25 @@ def random_init_sentences(
     punct_pos,
     how: str,
     counts: dict,
+    device: str | None = None,
+    precision: str = "fp32",
 ) -> dict[str, list[Sentence]]:
     """Per split, the sentences of ``records`` with the maps of a randomly initialised model of
-    ``spec``'s shape (the control probe; its maps are not stored as shards), words attached.
-    Its dev sentences must be the trained model's (``dev_ids``)."""
+    ``spec``'s shape (the control probe; its maps are not stored as shards; on ``device``, None:
+    CUDA when present, in ``precision``), words attached. Its dev sentences must be the trained
+    model's (``dev_ids``)."""
     from analysis.core.models import load_model, load_tokenizer, shape_of
 
     tok = load_tokenizer(spec)
-    rnd = load_model(spec, random_init=True)
+    rnd = load_model(spec, random_init=True, device=device)
     if shape_of(rnd) != tuple(shape):
         raise RuntimeError("the randomly initialised model does not have the shape of the trained one")
     out = {}
     for split in ("train", "dev"):
         recs = records[split]
-        rs = sentences_from_model(rnd, tok, recs, max_len, batch_size, punct_pos, how, counts[f"{split}_random_init"])
+        rs = sentences_from_model(
+            rnd, tok, recs, max_len, batch_size, punct_pos, how, counts[f"{split}_random_init"], precision
+        )
         out[split] = attach_words(rs, recs)
     if {s.id for s in out["dev"]} != dev_ids:
         raise RuntimeError("the random-init model's dev sentences differ from the trained model's")

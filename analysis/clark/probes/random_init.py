@@ -53,12 +53,16 @@ def random_init_control(
     heldout_fraction: float,
     seed: int,
     log=log,
+    device: str | None = None,
+    precision: str = "fp32",
 ) -> tuple[dict, list[dict], object, list[str]]:
     """The whole control: the sentences of ``records`` with the maps of a randomly initialised model
-    of ``spec``'s ``shape`` (``batch_size`` inputs at a time; its dev sentences must be ``dev_ids``),
-    their word vectors, and the probe trained and scored on them (``random_init_probe``). Fills
-    ``counts['<split>_random_init']``."""
-    sents = random_init_sentences(spec, records, shape, dev_ids, max_len, batch_size, punct_pos, how, counts)
+    of ``spec``'s ``shape`` (``batch_size`` inputs at a time, on ``device`` in ``precision``: that of
+    the trained model's maps; its dev sentences must be ``dev_ids``), their word vectors, and the
+    probe trained and scored on them (``random_init_probe``). Fills ``counts['<split>_random_init']``."""
+    sents = random_init_sentences(
+        spec, records, shape, dev_ids, max_len, batch_size, punct_pos, how, counts, device=device, precision=precision
+    )
     for split in sents:
         attach_vectors(sents[split], vectors)
         log.info("%s (random init): %s", split, counts[f"{split}_random_init"])

@@ -89,6 +89,7 @@ def test_the_header_keeps_only_what_a_rerun_reproduces(machine):
         "agreement": {"bf16": 1.0, "fp16": 1.0},
         "calibration_inputs": 1,
     }
+    assert precision.header_record({**got, "calibrated_on": "m", "reason": "..."}) == {**got, "calibrated_on": "m"}
 
 
 def test_matmul_rates_are_measured_for_each_precision():
@@ -168,7 +169,9 @@ def test_reduced_precision_maps_are_recorded_with_their_agreement(tiny_model, to
     chosen = json.loads((tmp_path / "shard-0.json").read_text().splitlines()[0] + "]}")["precision"]
     assert chosen == precision.header_record(header["precision"]) and chosen["used"] == "bf16"
     assert "matmul_rate" in header["precision"] and "matmul_rate" not in chosen  # timings: sidecar only
-    assert 0 <= chosen["agreement"]["bf16"] <= 1 and chosen["calibration_inputs"] == 3
+    # calibrated on the fixed calibration inputs, on the model itself (no reference given)
+    assert 0 <= chosen["agreement"]["bf16"] <= 1 and chosen["calibration_inputs"] == len(precision.CALIBRATION)
+    assert chosen["calibrated_on"] == ""  # the model's name (none given here)
 
 
 def test_model_flops_by_hand():
