@@ -61,6 +61,8 @@ def dry_part(part: str, python_prefix: str) -> str:
     words = shlex.split(part)
     if not words:
         return part
+    if "=" in words[0] and words[0].split("=", 1)[0].isidentifier():  # NAME=value before the command
+        return f"{shlex.quote(words[0])} {dry_part(shlex.join(words[1:]), python_prefix)}"
     if words[:3] == ["python3", "-m", "venv"] or words[:3] == ["python", "-m", "venv"]:
         return f"ln -sfn {shlex.quote(python_prefix)} {shlex.quote(words[3])}"
     if words[0] == "snakemake" and not {"-n", "--dry-run", "--dryrun"} & set(words):
@@ -80,6 +82,7 @@ def test_dry_form_changes_only_what_would_do_work():
     assert dry_form("snakemake --cores all clark_syntax", "/env") == "snakemake -n --cores all clark_syntax"
     assert dry_form("snakemake -n --cores all", "/env") == "snakemake -n --cores all"
     assert dry_form('pytest -m "not slow"', "/env") == 'pytest --collect-only -q -m "not slow"'
+    assert dry_form("A=all pytest -m e2e t.py", "/env") == "A=all pytest --collect-only -q -m e2e t.py"
     assert (
         dry_form("python3 -m venv .venv && . .venv/bin/activate && pip install -e .", "/env")
         == "ln -sfn /env .venv && . .venv/bin/activate && pip install --dry-run -e ."
