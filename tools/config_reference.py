@@ -9,17 +9,17 @@ between ``<!-- config-reference:begin -->`` and ``<!-- config-reference:end -->`
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from page_block import update_block  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = ROOT / "config" / "schema" / "config.schema.yaml"
 PAGE = ROOT / "docs" / "configuration.md"
-BEGIN, END = "<!-- config-reference:begin -->", "<!-- config-reference:end -->"
-BLOCK = re.compile(rf"^{re.escape(BEGIN)}\n.*?^{re.escape(END)}$", re.M | re.S)
 
 
 def resolve(node: dict, root: dict) -> dict:
@@ -91,18 +91,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if docs/configuration.md's block is stale")
     args = ap.parse_args(argv)
-    page = PAGE.read_text()
-    if len(BLOCK.findall(page)) != 1:
-        sys.exit(f"{PAGE.relative_to(ROOT)}: needs one block {BEGIN} ... {END}, each marker alone on its line")
     text = reference(yaml.safe_load(SCHEMA.read_text()))
-    new = BLOCK.sub(lambda _: f"{BEGIN}\n{text}\n{END}", page)
-    if new == page:
-        return 0
-    if args.check:
-        print(f"{PAGE.relative_to(ROOT)}: the key reference is stale: python tools/config_reference.py")
-        return 1
-    PAGE.write_text(new)
-    return 0
+    return update_block(PAGE, "config-reference", text, args.check, "python tools/config_reference.py")
 
 
 if __name__ == "__main__":

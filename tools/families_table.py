@@ -9,18 +9,18 @@ between ``<!-- families:begin -->`` and ``<!-- families:end -->``.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
+
+from page_block import update_block  # noqa: E402
 
 from analysis.core.model_families import FAMILIES  # noqa: E402
 
 PAGE = ROOT / "docs" / "families.md"
-BEGIN, END = "<!-- families:begin -->", "<!-- families:end -->"
-BLOCK = re.compile(rf"^{re.escape(BEGIN)}\n.*?^{re.escape(END)}$", re.M | re.S)
 
 
 def table() -> str:
@@ -33,17 +33,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if docs/families.md's block is stale")
     args = ap.parse_args(argv)
-    page = PAGE.read_text()
-    if len(BLOCK.findall(page)) != 1:
-        sys.exit(f"{PAGE.relative_to(ROOT)}: needs one block {BEGIN} ... {END}, each marker alone on its line")
-    new = BLOCK.sub(lambda _: f"{BEGIN}\n{table()}\n{END}", page)
-    if new == page:
-        return 0
-    if args.check:
-        print(f"{PAGE.relative_to(ROOT)}: the families table is stale: python tools/families_table.py")
-        return 1
-    PAGE.write_text(new)
-    return 0
+    return update_block(PAGE, "families", table(), args.check, "python tools/families_table.py")
 
 
 if __name__ == "__main__":
