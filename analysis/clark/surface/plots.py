@@ -65,7 +65,10 @@ def plot_entropy(table: pd.DataFrame, model: str, n_segments: int, cls_token: st
         ax.set_title(f"attention entropy {title}")
     axes[0].set_ylabel("mean entropy (nats)")
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", ncol=2, bbox_to_anchor=(0.5, -0.05), frameon=False)
+    # below the layer labels, which take two lines where local layers are marked
+    fig.legend(
+        handles, labels, loc="upper center", ncol=2, bbox_to_anchor=(0.5, -0.12 if local else -0.05), frameon=False
+    )
     fig.suptitle(f"{model}: attention entropy, {n_segments} segments", y=1.03)
     return fig
 
