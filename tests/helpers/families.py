@@ -51,7 +51,9 @@ def _wordpiece(dest: Path, model_type: str):
     tok.save_pretrained(dest)
     if model_type in NO_TOKEN_TYPES:  # as the family's own tokenizer: no token_type_ids
         path = dest / "tokenizer_config.json"
-        path.write_text(json.dumps({**json.loads(path.read_text()), "model_input_names": ["input_ids", "attention_mask"]}))
+        path.write_text(
+            json.dumps({**json.loads(path.read_text()), "model_input_names": ["input_ids", "attention_mask"]})
+        )
     return load_tokenizer(str(dest))
 
 
@@ -81,9 +83,7 @@ def family_config(name: str, tok):
         "cls_token_id": tok.cls_token_id,
         "sep_token_id": tok.sep_token_id,
     }
-    return AutoConfig.for_model(
-        name, vocab_size=len(tok), max_position_embeddings=514, **SHAPE, **ids, **extra
-    )
+    return AutoConfig.for_model(name, vocab_size=len(tok), max_position_embeddings=514, **SHAPE, **ids, **extra)
 
 
 def build_family(name: str, dest: Path, seed: int = 0) -> Path:

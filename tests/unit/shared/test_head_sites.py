@@ -43,7 +43,9 @@ def classifier(path):
 
 def inputs(path):
     tok = load_tokenizer(str(path))
-    enc = dict(tok(["the cat sat on the mat .", "a dog"], ["it was happy", "barked"], padding=True, return_tensors="pt"))
+    enc = dict(
+        tok(["the cat sat on the mat .", "a dog"], ["it was happy", "barked"], padding=True, return_tensors="pt")
+    )
     return enc
 
 
@@ -123,7 +125,9 @@ def test_the_families_built_are_the_supported_list_and_the_docs_table():
     from conftest import ROOT
 
     assert list(FAMILIES) == list(SUPPORTED)
-    run = subprocess.run([sys.executable, "tools/families_table.py", "--check"], cwd=ROOT, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "tools/families_table.py", "--check"], cwd=ROOT, capture_output=True, text=True
+    )
     assert run.returncode == 0, run.stdout
 
 
