@@ -73,34 +73,48 @@ def _probe_calls(model) -> tuple[list, tuple]:
     return calls, checked_attentions(model, out)
 
 
-def _matches(att: torch.Tensor, values: torch.Tensor, contexts: torch.Tensor) -> bool:
-    """Whether ``contexts`` (n, heads * d) = att (heads, n, n) @ ``values`` (n, heads * d), per head."""
+def _contexts(att: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    """att (heads, n, n) @ ``values`` (n, heads * d), per head: the contexts (n, heads * d), in float64."""
     h, n, _ = att.shape
-    v = values.double().view(n, h, -1)
-    expected = torch.einsum("hqk,khd->qhd", att.double(), v).reshape(n, -1)
-    got = contexts.double().reshape(n, -1)
-    tol = 1e-3 if contexts.dtype in (torch.float16, torch.bfloat16) else 1e-5
-    return bool(torch.allclose(got, expected, rtol=tol * 10, atol=tol * float(expected.abs().max().clamp(min=1.0))))
+    return torch.einsum("hqk,khd->qhd", att.double(), values.double().view(n, h, -1)).reshape(n, -1)
+
+
+def _matching(expected: torch.Tensor, inputs: torch.Tensor, dtype) -> torch.Tensor:
+    """Which of ``inputs`` (calls, n, width; float64) equal ``expected`` (n, width) within the noise of
+    the model's ``dtype``: a bool per call."""
+    tol = 1e-3 if dtype in (torch.float16, torch.bfloat16) else 1e-5
+    scale = float(expected.abs().max().clamp(min=1.0))
+    return ((inputs - expected).abs() <= tol * scale + tol * 10 * expected.abs()).flatten(1).all(1)
 
 
 def _find_sites(model) -> list[HeadSite]:
-    n_layers, n_heads = shape_of(model)
+    n_heads = shape_of(model)[1]
     calls, atts = _probe_calls(model)
     n = atts[0].shape[-1]
     calls = [c for c in calls if c[2].dim() == 3 and c[2].shape[1] == n and c[3].shape[:2] == (1, n)]  # per token
+    dtype = calls[0][2].dtype
+    # the inputs of the calls, stacked by width (a possible output projection's input is heads * d wide)
+    by_width = {}
+    for j, c in enumerate(calls):
+        if c[2].shape[-1] % n_heads == 0:
+            by_width.setdefault(c[2].shape[-1], []).append(j)
+    stacked = {w: torch.stack([calls[j][2][0].double() for j in js]) for w, js in by_width.items()}
     sites = []
     for layer, att in enumerate(atts):
         found = []
-        for j, (out_mod, out_call, x, _) in enumerate(calls):
-            width = x.shape[-1]
-            if width % n_heads:
-                continue
-            for val_mod, val_call, _, y in calls[:j]:
-                if y.shape[-1] % width:
-                    continue
+        # each candidate V (a call's output, or one block of it as wide as some call's input) times
+        # the attention, compared with the inputs of every later call of that width at once
+        for i, (val_mod, val_call, _, y) in enumerate(calls):
+            for width in (w for w in by_width if y.shape[-1] % w == 0):
+                later = torch.tensor([j > i for j in by_width[width]])
                 for block in range(y.shape[-1] // width):
-                    if _matches(att[0], y[0, :, block * width : (block + 1) * width], x[0]):
-                        found.append(HeadSite(layer, val_mod, val_call, block, out_mod, out_call))
+                    expected = _contexts(att[0], y[0, :, block * width : (block + 1) * width])
+                    hits = _matching(expected, stacked[width], dtype) & later
+                    found += [
+                        HeadSite(layer, val_mod, val_call, block, calls[j][0], calls[j][1])
+                        for j, hit in zip(by_width[width], hits.tolist())
+                        if hit
+                    ]
         if len(found) != 1:
             raise UnsupportedHeads(
                 f"{type(model).__name__} ({model.config.model_type}): layer {layer + 1} has {len(found)} "
@@ -108,8 +122,6 @@ def _find_sites(model) -> list[HeadSite]:
                 "values, expected one; the heads of this architecture cannot be reached"
             )
         sites.append(found[0])
-    if len(sites) != n_layers:
-        raise UnsupportedHeads(f"{type(model).__name__}: {len(sites)} attention layers found, expected {n_layers}")
     return sites
 
 
