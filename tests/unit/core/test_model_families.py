@@ -37,7 +37,12 @@ def test_check_encoder_reads_a_directory_and_names_the_model(tmp_path):
     assert mf.check_encoder(str(tmp_path)) == str(tmp_path)
     # not at hand offline (no directory, not cached): checked later, by the job that loads it
     assert mf.check_encoder("no-such-org/no-such-model") == "no-such-org/no-such-model"
-    assert mf.model_config("embedded:all-MiniLM-L6-v2") == {"model_type": "bert"}
+    embedded = mf.model_config("embedded:all-MiniLM-L6-v2")  # the package's own config.json
+    assert embedded["model_type"] == "bert" and embedded["num_hidden_layers"] == 6
+    # a tested family configured as a decoder is refused too
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "bert", "is_decoder": True}))
+    with pytest.raises(mf.UnsupportedModel, match="configured as a decoder"):
+        mf.check_encoder(str(tmp_path))
 
 
 def test_local_layers_from_layer_types_or_modernbert_period():
