@@ -13,7 +13,7 @@ import torch
 from analysis.explanation.attention_patch import RowPatch
 from analysis.explanation.erasure import erasure_summary, erasure_tables
 from analysis.explanation.explainer import Instance, renormalise
-from analysis.shared.attention_modules import layer_list, start_at_layer
+from analysis.shared.attention_modules import start_at_layer
 
 log = logging.getLogger(__name__)
 
@@ -59,26 +59,26 @@ class ClsExplainer:
             torch.zeros(0),
             {"ids": torch.tensor(ids), "cls": cls, "kinds": token_kinds(self.tf.tok, ids)},
         )
-        with torch.no_grad():
+        with torch.no_grad():  # one unpatched pass: the row, the decision and the states per layer
             ids_ = inst.inputs["ids"][None].to(self.tf.device)
-            out = self.tf.model(input_ids=ids_, attention_mask=torch.ones_like(ids_), output_attentions=True)
+            out = self.tf.model(
+                input_ids=ids_, attention_mask=torch.ones_like(ids_), output_attentions=True, output_hidden_states=True
+            )
             inst.inputs["heads"] = out.attentions[self.layer][0, :, cls].cpu()  # (heads, n): the unpatched row
             inst.probs = torch.softmax(self.probe(out.last_hidden_state[:, cls].float().cpu()), -1)[0]
-            self._cache_layer_input(inst)
+            self._cache_layer_input(inst, out.hidden_states[self.layer][0])
         inst.a = inst.inputs["heads"].mean(0)
         return inst
 
-    def _cache_layer_input(self, inst: Instance) -> None:
-        """Keep the hidden states entering the patched layer in ``inst.inputs["h_in"]`` when
+    def _cache_layer_input(self, inst: Instance, h_in: torch.Tensor) -> None:
+        """Keep ``h_in``, the hidden states entering the patched layer, in ``inst.inputs["h_in"]`` when
         re-running the upper layers alone reproduces the full model's output."""
-        ids_ = inst.inputs["ids"][None].to(self.tf.device)
+        inst.inputs["h_in"] = h_in
         try:
-            layer_list(self.tf.model)
-        except NotImplementedError:  # one shared layer (ALBERT): every pass is a full one
+            fast = self._run(inst, lambda row: row, fast=True)[0]
+        except NotImplementedError:  # no list of layers to start at (ALBERT's one shared layer)
+            del inst.inputs["h_in"]
             return
-        out = self.tf.model(input_ids=ids_, attention_mask=torch.ones_like(ids_), output_hidden_states=True)
-        inst.inputs["h_in"] = out.hidden_states[self.layer][0]
-        fast = self._run(inst, lambda row: row, fast=True)[0]
         if not torch.allclose(fast, inst.probs, atol=1e-5):
             log.warning(
                 "instance %d: re-running the upper layers alone differs from the full model "
