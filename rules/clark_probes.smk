@@ -45,6 +45,7 @@ rule probes_train:
         lr=config["clark_probes"]["lr"],
         mlp_hidden=config["clark_probes"]["mlp_hidden"],
         random_init=config["clark_probes"]["random_init"],
+        random_init_seed=config["random_init"]["seed"],
         seed=training_seed("clark_probes"),
         punct_pos=config["clark_probes"]["punct_pos"],
     script:

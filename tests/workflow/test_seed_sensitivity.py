@@ -26,6 +26,7 @@ def test_overlay_of_the_shipped_config(capsys):
     assert overlay["kovaleva_finetune"] == {"seed": 1}
     assert overlay["clark_surface"] == {"mlm_head": {"seed": 1}, "gradient_importance": {"seed": 1}}
     assert overlay["bootstrap"] == {"seed": 1} and overlay["explanation"]["seed"] == 1
+    assert overlay["random_init"] == {"seed": 1}  # the control's weights
 
 
 def test_compare_counts_flips(tmp_path, capsys):

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from analysis.core.model_names import base_spec, check_model_spec, control_spec, model_slug
+from analysis.core.model_names import base_spec, check_model_spec, control_seed, control_spec, model_slug
 from analysis.core.models import (
     EMBEDDED,
     TINY,
@@ -67,6 +67,26 @@ def test_random_init_control_spec():
     assert base_spec("bert-base-uncased") == "bert-base-uncased"
     with pytest.raises(ValueError, match="no such directory"):
         check_model_spec(control_spec("./no-such-model"))
+
+
+def test_control_seed_is_written_in_the_spec_and_keeps_the_slug():
+    # seed 0 keeps the spec of every earlier run (same params, same tables)
+    assert control_spec(EMBEDDED, 0) == control_spec(EMBEDDED) and control_seed(control_spec(EMBEDDED)) == 0
+    seeded = control_spec("bert-base-uncased", 7)
+    assert seeded == "random-init:seed=7:bert-base-uncased"
+    assert control_seed(seeded) == 7 and base_spec(seeded) == "bert-base-uncased"
+    assert model_slug(seeded) == model_slug(control_spec("bert-base-uncased")) == "bert-base-uncased--random-init"
+    assert control_spec(seeded, 3) == seeded  # a control is its own control
+    assert control_seed("bert-base-uncased") == 0
+
+
+def test_control_seed_draws_other_weights():
+    weight = "encoder.layer.0.attention.self.query.weight"
+    zero = load_model(control_spec(EMBEDDED), device="cpu").state_dict()[weight]
+    one = load_model(control_spec(EMBEDDED, 1), device="cpu").state_dict()[weight]
+    assert not torch.equal(zero, one)
+    # the same draw by the keyword the control probe's path uses
+    assert torch.equal(one, load_model(EMBEDDED, device="cpu", random_init=True, init_seed=1).state_dict()[weight])
 
 
 def test_random_init_control_has_its_models_shape_and_tokenizer_not_its_weights():
