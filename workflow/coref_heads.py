@@ -3,7 +3,7 @@ import json
 from analysis.clark.coref.heads import population_label, read_paper_numbers, score
 from analysis.clark.coref.plots import plot_coref_heads
 from analysis.core.storage import Shards
-from analysis.shared.bootstrap import unit_weights
+from analysis.shared.bootstrap import unit_weights, with_resampled
 from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
@@ -26,10 +26,12 @@ per_head = tally.per_head_table()
 summary = tally.summary_table(read_paper_numbers(snakemake.input.paper))
 write_table(per_head, snakemake.output.per_head)
 write_table(summary, snakemake.output.table)
-# the scorecard's intervals: the summary on resamples of the documents
+# the scorecard's intervals: the summary on resamples of the documents (few: the scorecard widens them)
 boot = snakemake.params.bootstrap
+n_docs = len(tally.by_unit)
 write_table(
-    tally.replicate_summary(unit_weights(len(tally.by_unit), boot["resamples"], boot["seed"])), snakemake.output.boot
+    with_resampled(tally.replicate_summary(unit_weights(n_docs, boot["resamples"], boot["seed"])), n_docs),
+    snakemake.output.boot,
 )
 population = population_label(reader_counts)
 write_json(

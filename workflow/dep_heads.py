@@ -6,7 +6,7 @@ from analysis.clark.syntax.replicates import table1_replicates
 from analysis.clark.syntax.scorer import score_examples
 from analysis.clark.syntax.tables import baselines, grid_table, paper_table, table1, tidy
 from analysis.core.storage import Shards
-from analysis.shared.bootstrap import cluster_weights
+from analysis.shared.bootstrap import cluster_weights, n_clusters, with_resampled
 from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
@@ -60,7 +60,8 @@ write_table(pd.DataFrame(baselines(sc)), snakemake.output.baselines)
 write_table(main, snakemake.output.table)
 # the scorecard's intervals: Table 1's relations on resamples of the scored documents (drawn whole)
 weights = cluster_weights(clusters, p.bootstrap["resamples"], p.bootstrap["seed"])
-write_table(table1_replicates(sc, list(dict.fromkeys(main["relation"])), weights, folds), snakemake.output.boot)
+boot = table1_replicates(sc, list(dict.fromkeys(main["relation"])), weights, folds)
+write_table(with_resampled(boot, n_clusters(clusters)), snakemake.output.boot)
 write_table(rare, snakemake.output.rare)
 write_json(counts, snakemake.output.counts)
 

@@ -4,7 +4,7 @@ from analysis.clark.probes.plots import plot_probes
 from analysis.clark.probes.replicates import uas_replicates
 from analysis.clark.probes.training import with_paper_uas
 from analysis.clark.syntax.heldout import document_clusters
-from analysis.shared.bootstrap import cluster_weights
+from analysis.shared.bootstrap import cluster_weights, n_clusters, with_resampled
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
@@ -26,7 +26,7 @@ sentences = pd.read_csv(snakemake.input.sentences, keep_default_na=False, dtype=
 clusters, unit = document_clusters(sorted(set(sentences["sentence"])))
 weights = cluster_weights(clusters, p.bootstrap["resamples"], p.bootstrap["seed"])
 log.info("bootstrap: %d %ss of %d dev sentences resampled", len(set(clusters)), unit, len(clusters))
-write_table(uas_replicates(sentences, weights), snakemake.output.boot)
+write_table(with_resampled(uas_replicates(sentences, weights), n_clusters(clusters)), snakemake.output.boot)
 n_train, n_dev = int(table.train_sentences.iloc[0]), int(table.dev_sentences.iloc[0])
 fig = plot_probes(table, curves, p.spec, p.dev_name, n_train, n_dev)
 save_figure(fig, snakemake.output.figure)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from analysis.scorecard.values import (
     OPS,
@@ -22,10 +23,53 @@ from analysis.scorecard.values import (
     specs_of,
     value,
 )
+from analysis.shared.bootstrap import RESAMPLED
 
 AGREEMENT = 0.975  # share of replicates that must agree with a verdict (one side of a 95% interval)
 LEVEL = 0.05  # two-sided: each direction of a firm verdict at 2.5%
 T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}  # t(0.975, df)
+
+
+def required_share(tail: float, units: float = np.inf) -> float:
+    """The share of the replicates that must agree for a firm verdict at one-sided level ``tail``,
+    their table resampled from ``units`` independent units (clusters; inf: many). With many units,
+    1 - ``tail`` (the percentile bootstrap). With G clusters the percentile interval is too narrow:
+    the bootstrap's variance is (G - 1)/G of the unbiased one, and a variance read from G units
+    calls for a t quantile with G - 1 degrees of freedom; the share is then the normal probability
+    of the corrected quantile sqrt(G / (G - 1)) * t(1 - tail, G - 1) (the interval widened by that
+    ratio, read off the replicates' own distribution). Fewer than 2 units: never firm (inf)."""
+    if not np.isfinite(units):
+        return 1 - tail
+    if units < 2:
+        return np.inf
+    return float(stats.norm.cdf(np.sqrt(units / (units - 1)) * stats.t.ppf(1 - tail, units - 1)))
+
+
+def few_unit_p(p: float, units: float = np.inf) -> float:
+    """A bootstrap p (share of replicates against a verdict) corrected as :func:`required_share`
+    corrects the share: p <= alpha exactly where the share agreeing reaches ``required_share(alpha)``."""
+    if not np.isfinite(units) or not np.isfinite(p):
+        return p
+    if units < 2:
+        return 1.0
+    return float(stats.t.sf(stats.norm.isf(p) / np.sqrt(units / (units - 1)), units - 1))
+
+
+def basic(reps: pd.Series, point) -> pd.Series:
+    """The replicates reflected about the point value (2 x point - replicate): their percentiles are
+    the basic bootstrap interval, which removes a bias the replicates show about the point (an
+    in-sample maximum's replicates lean upwards by the bias of the max: the reflection moves the
+    interval down by as much)."""
+    return 2 * float(point) - pd.to_numeric(reps, errors="coerce")
+
+
+def units_of(boots, spec) -> float:
+    """How many independent units (clusters) the replicates of ``spec``'s table drew (column
+    ``resampled_units``); inf where the table does not say (it resamples many units one by one)."""
+    boot = (boots or {}).get(spec["table"])
+    if boot is None or RESAMPLED not in boot.columns:
+        return np.inf
+    return float(pd.to_numeric(boot[RESAMPLED], errors="coerce").min())
 
 
 @dataclass
@@ -45,18 +89,29 @@ class Judgement:
     agreement: float = np.nan  # share of the replicates agreeing (a failing order: its best failing pair)
     divisor: int = 1  # the Bonferroni divisor of that share (a failing order: its failing pairs)
     levels: dict = field(default_factory=dict)  # level -> its Judgement (a check with ``per``)
+    units: float = np.inf  # independent units (clusters) the replicates drew; inf: many
 
     def firm_at(self, level: float = AGREEMENT) -> bool | None:
-        """Whether the verdict is firm when ``level`` of the replicates must agree (seeds: their t interval)."""
+        """Whether the verdict is firm when ``level`` of the replicates must agree (seeds: their t
+        interval), corrected for few resampled clusters (:func:`required_share`)."""
         if self.basis != "bootstrap":  # no replicates (None), or seeds: their t interval decided it
             return self.firm
-        return not self.why and bool(self.agreement >= 1 - (1 - level) / self.divisor)
+        return not self.why and bool(self.agreement >= required_share((1 - level) / self.divisor, self.units))
 
 
-def _p_value(outcomes: pd.Series, ok: bool) -> float:
-    """Bootstrap p of the point verdict ``ok``: (1 + replicates against it) / (1 + replicates)."""
+def _p_value(outcomes: pd.Series, ok: bool, units: float = np.inf) -> float:
+    """Bootstrap p of the point verdict ``ok``: (1 + replicates against it) / (1 + replicates),
+    corrected for few clusters (:func:`few_unit_p`)."""
     known = outcomes.dropna()
-    return float((1 + (known != ok).sum()) / (1 + len(known))) if len(known) else np.nan
+    return few_unit_p(float((1 + (known != ok).sum()) / (1 + len(known))), units) if len(known) else np.nan
+
+
+def _interval(reps: pd.Series, units: float) -> str:
+    """The replicates' 95% interval, widened for few clusters (the percentiles :func:`required_share` reads)."""
+    share = required_share(1 - AGREEMENT, units)
+    if not np.isfinite(share):
+        return f"none ({units:.0f} cluster resampled)"
+    return interval_text(reps, share)
 
 
 def _share(outcomes: pd.Series, ok: bool) -> float:
@@ -130,15 +185,18 @@ def _check_threshold(check: dict, tables, extra_where, boots) -> Judgement:
     point_strength = _strength(v, op, threshold)
     if reps is None:
         return Judgement(ok, text, strength_point=point_strength)
+    if check.get("interval") == "basic":
+        reps = basic(reps, v)
     outcomes = reps.map(lambda r: _holds(r, op, threshold) if pd.notna(r) else np.nan)
     strength = reps.map(lambda r: _strength(r, op, threshold) if pd.notna(r) else np.nan)
     undefined = float(reps.isna().mean())
     why = f"no value on {undefined:.0%} of the resamples" if undefined > 1 - AGREEMENT else ""
     if isinstance(v, str) and v.startswith(TIE):
         why = "a tie: no single level is the largest"
+    units = units_of(boots, check["value"])
     judged = Judgement(
-        ok, text, None, interval_text(reps), len(reps), "bootstrap", _p_value(outcomes, ok), strength,
-        point_strength, why, _share(outcomes, ok),
+        ok, text, None, _interval(reps, units), len(reps), "bootstrap", _p_value(outcomes, ok, units), strength,
+        point_strength, why, _share(outcomes, ok), units=units,
     )  # fmt: skip
     judged.firm = judged.firm_at()
     return judged
@@ -182,10 +240,11 @@ def _check_order(check: dict, tables, extra_where, boots) -> Judgement:
         failing = [o for (a, b), o in zip(pairs, outcome) if not a > b + margin]
         agreement, divisor = max(_share(o, False) for o in failing), len(failing)
     all_ok = strength.map(lambda x: x > 0 if pd.notna(x) else np.nan)
-    interval = "; ".join(interval_text(r) for r in reps)
+    units = min(units_of(boots, spec) for spec in specs)
+    interval = "; ".join(_interval(r, units) for r in reps)
     judged = Judgement(
-        ok, text, None, interval, len(reps[0]), "bootstrap", _p_value(all_ok, ok), strength, point_strength,
-        "", agreement, divisor,
+        ok, text, None, interval, len(reps[0]), "bootstrap", _p_value(all_ok, ok, units), strength, point_strength,
+        "", agreement, divisor, units=units,
     )  # fmt: skip
     judged.firm = judged.firm_at()
     return judged
@@ -220,5 +279,5 @@ def run_check(check: dict, tables, skip=frozenset(), boots=None, mark: dict | No
     basis = results[0][1].basis
     return Judgement(
         ok, text, firm, interval, results[0][1].replicates, basis, min(p, 1.0), strength, strength_point, why,
-        levels=dict(results),
+        levels=dict(results), units=min(j.units for _, j in results),
     )  # fmt: skip

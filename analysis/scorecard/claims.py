@@ -9,7 +9,7 @@ import pandas as pd
 import yaml
 from jsonschema import Draft202012Validator
 
-from analysis.scorecard.checks import AGREEMENT, LEVEL
+from analysis.scorecard.checks import AGREEMENT, LEVEL, few_unit_p, required_share
 from analysis.scorecard.evaluate import (
     ALSO_RANDOM,
     INCONCLUSIVE,
@@ -36,6 +36,7 @@ COLUMNS = [
     "our_value",
     "interval",
     "replicates",
+    "clusters",
     "seeds",
     "basis",
     "p_value",
@@ -96,10 +97,14 @@ def paired_difference(model: Outcome, control: Outcome) -> tuple[str, bool | Non
     reps = (model.strength - control.strength.reindex(model.strength.index)).dropna()
     if reps.empty:
         return f"{point:+.3g}", None, np.nan
-    lo, hi = np.quantile(reps, [0.025, 0.975])
+    # as the model's own verdict: widened where its tables resample few clusters
+    share = required_share(1 - AGREEMENT, model.units)
+    if not np.isfinite(share):
+        return f"{point:+.3g} (1 cluster)", False, np.nan
+    lo, hi = np.quantile(reps, [1 - share, share])
     above = float((reps > 0).sum() / len(model.strength))
-    p = float((1 + (reps <= 0).sum()) / (1 + len(reps)))
-    return f"{point:+.3g} [{lo:+.3g}, {hi:+.3g}]", above >= AGREEMENT, p
+    p = few_unit_p(float((1 + (reps <= 0).sum()) / (1 + len(reps))), model.units)
+    return f"{point:+.3g} [{lo:+.3g}, {hi:+.3g}]", above >= share, p
 
 
 def _with_control(outcome: Outcome, control: Outcome | None, role: str) -> tuple[str, str, str]:
@@ -163,6 +168,8 @@ def scorecard(
                 "our_value": outcome.our_value,
                 "interval": outcome.interval,
                 "replicates": outcome.replicates,
+                # the clusters its replicates drew (the interval widened for few of them); empty: many units
+                "clusters": int(outcome.units) if np.isfinite(outcome.units) else pd.NA,
                 "seeds": n_seeds,
                 "basis": outcome.basis if outcome.verdict in VERDICTS[:4] else "",
                 "p_value": outcome.p_value if verdict in ("holds", ALSO_RANDOM, "does not hold") else np.nan,

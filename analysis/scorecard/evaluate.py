@@ -19,7 +19,9 @@ replicates (``<stem>.boot.csv``: the table recomputed on B seeded resamples of i
 units, by cluster where they come in clusters, column ``replicate``), the claim's value is computed
 on every replicate too; its 95% interval is their 2.5th-97.5th percentiles and the verdict is
 ``holds`` or ``does not hold`` only when at least 97.5% of them agree (a value missing on more than
-2.5% of them never is). An order holds firmly when every adjacent difference does, and does not
+2.5% of them never is). A table resampled by G clusters (column ``resampled_units``) asks for more:
+the interval widened by sqrt(G/(G-1)) t(G-1)/z, read off the replicates (e.g. 98.7% of them for 15
+clusters; :func:`analysis.scorecard.checks.required_share`). An order holds firmly when every adjacent difference does, and does not
 hold firmly when a failing one firmly fails (Bonferroni over the pairs); a per-level claim likewise
 over its levels. Trainings without a bootstrap (k seeds) read as their mean and t interval. A claim
 whose tables have no replicates is judged on its point value (basis ``point only``). With
@@ -80,6 +82,7 @@ class Outcome:
     p_value: float = np.nan  # bootstrap p of the verdict's direction (NaN: none)
     strength: pd.Series | None = None  # per replicate: > 0 where the claim holds (for the paired control)
     strength_point: float = np.nan
+    units: float = np.inf  # independent units (clusters) its replicates drew; inf: many
 
 
 def tables_read(claim: dict) -> list[str]:
@@ -213,5 +216,5 @@ def evaluate_claim(
     return Outcome(
         verdict, our_value=judged.text, reason="; ".join(filter(None, reasons)), interval=interval,
         replicates=judged.replicates, basis=basis, p_value=judged.p_value, strength=judged.strength,
-        strength_point=judged.strength_point,
+        strength_point=judged.strength_point, units=judged.units,
     )  # fmt: skip

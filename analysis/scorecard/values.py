@@ -161,17 +161,18 @@ def replicate_values(spec: dict, boots: dict[str, pd.DataFrame], extra_where: di
     return values.groupby(by).agg(agg).reindex(ids)
 
 
-def interval_of(reps: pd.Series) -> tuple:
-    """The 2.5th and 97.5th percentiles of numeric replicate values (NaN ones left out)."""
+def interval_of(reps: pd.Series, share: float = 0.975) -> tuple:
+    """The (1 - share)th and share-th quantiles of numeric replicate values (NaN ones left out):
+    the 2.5th and 97.5th percentiles by default."""
     x = pd.to_numeric(reps, errors="coerce").dropna()
-    return (float(np.quantile(x, 0.025)), float(np.quantile(x, 0.975))) if len(x) else (np.nan, np.nan)
+    return (float(np.quantile(x, 1 - share)), float(np.quantile(x, share))) if len(x) else (np.nan, np.nan)
 
 
-def interval_text(reps: pd.Series) -> str:
+def interval_text(reps: pd.Series, share: float = 0.975) -> str:
     if pd.to_numeric(reps, errors="coerce").notna().sum() == 0:  # categorical values (==): the modal share
         top = reps.value_counts(normalize=True)
         return f"{top.index[0]} in {top.iloc[0]:.0%} of replicates" if len(top) else "no replicate"
-    lo, hi = interval_of(reps)
+    lo, hi = interval_of(reps, share)
     return f"[{fmt(lo)}, {fmt(hi)}]"
 
 

@@ -19,6 +19,12 @@ drawn cluster gets the cluster's multiplicity, so the interval is about the popu
 clusters. A replicate's weights then no longer sum to the number of units: a statistic that is a
 mean of units must divide by the replicate's own total weight (``weights.sum(1)``), never by
 ``n_units``.
+
+Few clusters: the percentile interval of G resampled clusters is too narrow (the bootstrap's
+variance is (G - 1)/G of the unbiased one, and a variance estimated from G units calls for t
+quantiles with G - 1 degrees of freedom). A replicate table resampled by cluster says how many
+clusters each replicate drew (column ``resampled_units``, :func:`with_resampled`), and the
+scorecard widens its interval accordingly (:func:`analysis.scorecard.checks.required_share`).
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ from collections.abc import Callable, Hashable, Sequence
 import numpy as np
 
 Score = Callable[[np.ndarray, np.ndarray], float]
+# column of a replicate table: how many independent units (clusters) each of its replicates drew
+RESAMPLED = "resampled_units"
 
 
 def resamples(n_rows: int, n_boot: int, seed: int) -> np.ndarray:
@@ -55,6 +63,17 @@ def cluster_weights(clusters: Sequence[Hashable], n_boot: int, seed: int) -> np.
     member = np.array([index.setdefault(c, len(index)) for c in clusters], dtype=np.int64)
     drawn = unit_weights(len(index), n_boot, seed)  # (n_boot, n_clusters)
     return drawn[:, member] if len(member) else np.zeros((n_boot, 0), dtype=np.int64)
+
+
+def n_clusters(clusters: Sequence[Hashable]) -> int:
+    """How many clusters :func:`cluster_weights` draws for ``clusters`` (each replicate draws that many)."""
+    return len(set(clusters))
+
+
+def with_resampled(table, n_units: int):
+    """The replicate table ``table`` (a DataFrame) with column ``resampled_units`` = ``n_units``:
+    the independent units (clusters) each replicate drew, read by the scorecard's few-unit correction."""
+    return table.assign(**{RESAMPLED: int(n_units)})
 
 
 def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[float, float]:

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from analysis.shared.bootstrap import cluster_weights, unit_weights
+from analysis.shared.bootstrap import cluster_weights, n_clusters, unit_weights, with_resampled
 
 
 def smooth(attn: torch.Tensor, eps: float) -> torch.Tensor:
@@ -203,4 +203,5 @@ def layer_replicates(parts: list[dict], n_heads: int, replicates: int, seed: int
         raise ValueError(f"head distances of {len(units)} segments, but clusters for {len(clusters)}")
     else:
         weights = cluster_weights(clusters, int(replicates), int(seed))
+        return with_resampled(layer_table(replicate_blocks(units, weights), n_heads), n_clusters(clusters))
     return layer_table(replicate_blocks(units, weights), n_heads)

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.shared.attention_stats import RATIOS
-from analysis.shared.bootstrap import cluster_weights, unit_weights
+from analysis.shared.bootstrap import cluster_weights, n_clusters, unit_weights, with_resampled
 
 REPLICATE = "replicate"
 
@@ -118,4 +118,6 @@ def replicate_tables(
         out["heads"] = per_head_frame(means, list(per_head))
     if layers:
         out["layers"] = by_layer_frame(means, list(layers))
+    if clusters is not None:  # the clusters each replicate drew: the scorecard's few-cluster correction
+        out = {k: with_resampled(v, n_clusters(clusters)) for k, v in out.items()}
     return out

@@ -95,6 +95,9 @@ def test_replicate_tables(parts):
     np.testing.assert_allclose(heads.current, means["current"].ravel())
     again = replicate_tables(parts, "relative_position", 20, 3, per_head=["prev", "current", "next"])
     pd.testing.assert_frame_equal(again["heads"], heads)
+    # resampled by article (here 2 of 3 and 4 of 6 segments): the table says how many clusters it drew
+    by_article = replicate_tables(parts, "relative_position", 20, 3, layers=["prev"], clusters=list("aabbbc"))
+    assert by_article["layers"]["resampled_units"].unique().tolist() == [3]
 
 
 def test_sums_without_segments_statistics():
@@ -152,6 +155,7 @@ def test_segments_articles_are_the_clusters(tmp_path, parts):
     # singleton clusters: the segments' own resamples; articles: the segments of one share a weight
     single = replicate_tables(parts, "relative_position", 20, 3, per_head=["prev"], clusters=ids)
     plain = replicate_tables(parts, "relative_position", 20, 3, per_head=["prev"])
+    assert single["heads"].pop("resampled_units").unique().tolist() == [6]  # 6 clusters of one segment
     pd.testing.assert_frame_equal(single["heads"], plain["heads"])
     arts = ["a", "a", "a", "b", "b", "c"]
     got = replicate_tables(parts, "relative_position", 20, 3, per_head=["prev"], clusters=arts)["heads"]

@@ -162,3 +162,45 @@ def test_one_level_firmly_refuted_refutes_an_every_level_claim():
     tables["t"].loc[1, "upper"] = 0.05  # no failing level refuted: inconclusive, naming each failing level's bound
     out = evaluate_claim(c, tables)
     assert (out.verdict, out.reason) == (INCONCLUSIVE, "r (measured: B: 0.05; C: 0.05)")
+
+
+def test_few_clusters_ask_for_more_agreement_by_hand():
+    from analysis.scorecard.checks import few_unit_p, required_share
+
+    # many units: the percentile bootstrap's own 97.5%
+    assert required_share(0.025) == 0.975
+    # 15 clusters: sqrt(15/14) = 1.03510 times t(0.975, 14) = 2.14479 gives 2.22006, and
+    # Phi(2.22006) = 0.98679 (tables of the normal and t distributions)
+    assert required_share(0.025, 15) == pytest.approx(0.98679, abs=2e-5)
+    # 3 clusters: sqrt(3/2) * t(0.975, 2) = 1.22474 * 4.30265 = 5.26965: Phi ~ 1 - 7e-8
+    assert required_share(0.025, 3) > 0.9999999
+    assert required_share(0.025, 1) == np.inf  # one cluster: no interval, never firm
+    # the p-value agrees with the share: p = 1 - 0.98679 maps to the uncorrected tail 0.025
+    assert few_unit_p(1 - 0.98679, 15) == pytest.approx(0.025, abs=5e-5)
+    assert few_unit_p(0.01, np.inf) == 0.01 and few_unit_p(0.01, 1) == 1.0
+
+
+def test_a_table_resampled_by_few_clusters_gets_a_wider_interval():
+    # 1,000 replicates, 98% of them above the threshold: firm from many units, not from 15 clusters
+    reps = np.r_[np.full(20, 0.4), np.linspace(0.55, 0.9, 980)]
+    tables, boots = run(0.7, reps)
+    many = evaluate_claim(claim(ABOVE), tables, boots=boots)
+    assert many.verdict == "holds" and many.interval == "[0.552, 0.891]"
+    few = evaluate_claim(claim(ABOVE), tables, boots={"t": boots["t"].assign(resampled_units=15)})
+    assert few.verdict == INCONCLUSIVE and few.units == 15
+    # its interval: the 1.321st and 98.679th percentiles, the lower one among the 0.4 replicates
+    assert few.interval.startswith("[0.4, ")
+    assert few.p_value > 0.025 > many.p_value
+    card = scorecard([claim(ABOVE)], tables, boots={"t": boots["t"].assign(resampled_units=15)})
+    assert card.iloc[0].clusters == 15 and pd.isna(scorecard([claim(ABOVE)], tables, boots=boots).iloc[0].clusters)
+
+
+def test_the_basic_interval_reflects_the_replicates_about_the_point():
+    # an in-sample max of 0.46 whose replicates lean up by 0.03 (0.47..0.51): the percentile interval
+    # [0.471, 0.509] straddles 0.5; reflected, 2 x 0.46 - (0.47..0.51) = 0.41..0.45 lies below it
+    reps = np.linspace(0.47, 0.51, 41)
+    tables, boots = run(0.46, reps)
+    below = {"value": {"table": "t", "column": "v"}, "op": "<", "threshold": 0.5}
+    assert evaluate_claim(claim(below), tables, boots=boots).verdict == INCONCLUSIVE
+    got = evaluate_claim(claim({**below, "interval": "basic"}), tables, boots=boots)
+    assert got.verdict == "holds" and got.interval == "[0.411, 0.449]"

@@ -32,3 +32,14 @@ def test_seeded():
     assert (cluster_weights(c, 20, 1) == cluster_weights(c, 20, 1)).all()
     assert not (cluster_weights(c, 20, 1) == cluster_weights(c, 20, 2)).all()
     assert cluster_weights([], 4, 0).shape == (4, 0)
+
+
+def test_a_clustered_replicate_table_says_how_many_clusters_it_drew():
+    import pandas as pd
+
+    from analysis.shared.bootstrap import RESAMPLED, n_clusters, with_resampled
+
+    clusters = ["a", "a", "b", "c", "c", "c"]
+    assert n_clusters(clusters) == 3
+    table = with_resampled(pd.DataFrame({"replicate": [0, 1], "v": [1.0, 2.0]}), n_clusters(clusters))
+    assert table[RESAMPLED].tolist() == [3, 3] and table["v"].tolist() == [1.0, 2.0]
