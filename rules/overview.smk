@@ -13,6 +13,8 @@ rule scorecard:
         claims=CLAIMS_FILE,
     output:
         table=table("scorecard"),
+        # our_value's numbers at full precision, one per claim, level and position (tools/scorecard_readme.py)
+        values=table("scorecard", "values"),
         figure=figure("scorecard", category=SCORECARD_CATEGORY),
         page=report(
             "results/{model}/scorecard.html",

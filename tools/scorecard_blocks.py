@@ -1,16 +1,24 @@
 """The parts of tools/scorecard_readme.py that read a page and write its generated text: the inline
-claim spans, the section blocks, the two marker-pair blocks (compact and full scorecard) and the
+claim spans (their values: tools/scorecard_values.py), the section blocks, the two marker-pair blocks (compact and full scorecard) and the
 compact block's text. The syntax of every kind is in tools/scorecard_readme.py's docstring (tools/
 is no package: scorecard_readme.py puts this folder on sys.path to import it)."""
 
 from __future__ import annotations
 
-import csv
 import fnmatch
 import re
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
-from pathlib import Path
+
+# the span's value: re-exported, as the tests and scorecard_readme.py read them from here
+from scorecard_values import (  # noqa: F401
+    Pick,
+    SpanError,
+    claim_value,
+    formatted,
+    group_text,
+    parse_pick,
+    read_scorecard,
+)
 
 SPAN = re.compile(r"<!-- claim:(?P<spec>\S+)(?: (?P<fmt>\S+))? -->(?P<text>.*?)<!-- /claim -->")
 SPAN_OPEN = "<!-- claim:"
@@ -20,99 +28,6 @@ SECTION = re.compile(
     re.DOTALL | re.MULTILINE,
 )
 SECTION_OPEN = re.compile(r"^<!-- scorecard:section ", re.MULTILINE)
-NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
-FORMAT = re.compile(r"(?P<kind>pct|f)(?P<digits>\d*)")
-
-
-class SpanError(ValueError):
-    """A span or block a page cannot be filled from (unknown claim, no value, bad syntax, a block missing)."""
-
-
-@dataclass(frozen=True)
-class Pick:
-    """What a span shows: which claim, which part of its our_value, in which format."""
-
-    claim_id: str
-    group: str | None = None
-    which: str | None = None  # "1", "2", ... (1-based), "min", "max"; None: the whole text / the first number
-    fmt: str | None = None
-
-
-def read_scorecard(path: Path) -> dict[str, dict]:
-    """The rows of scorecard.csv by claim id."""
-    with open(path, newline="") as f:
-        return {row["id"]: row for row in csv.DictReader(f)}
-
-
-def parse_pick(spec: str, fmt: str | None) -> Pick:
-    """``ID[@GROUP][#PICK]`` and FORMAT of a span as a Pick; fails on a malformed one."""
-    m = re.fullmatch(r"(?P<id>[^@#]+)(?:@(?P<group>[^#]+))?(?:#(?P<which>\d+|min|max))?", spec)
-    if not m or (m["which"] or "").startswith("0"):
-        raise SpanError(f"malformed span {spec!r}: expected ID[@GROUP][#N|#min|#max] with N from 1")
-    if fmt is not None and not FORMAT.fullmatch(fmt):
-        raise SpanError(f"unknown format {fmt!r}: expected pct, pctN or fN")
-    return Pick(m["id"], m["group"], m["which"], fmt)
-
-
-def groups(our_value: str) -> dict[str, str] | None:
-    """The parts of a per-group value ("SST-2: 0.216; MRPC: 0.3") by group, or None for a plain value."""
-    parts = [part.partition(": ") for part in our_value.split("; ")]
-    if not all(sep for _, sep, _ in parts):
-        return None
-    return {label: text for label, _, text in parts}
-
-
-def picked_text(our_value: str, pick: Pick) -> str:
-    """The part of ``our_value`` a span shows, before formatting."""
-    text = group_text(our_value, pick)
-    if pick.which is None and pick.fmt is None:
-        return text
-    numbers = NUMBER.findall(text)
-    if not numbers:
-        raise SpanError(f"no number in {text!r}")
-    if pick.which in ("min", "max"):
-        return (min if pick.which == "min" else max)(numbers, key=Decimal)
-    index = int(pick.which or 1)
-    if index > len(numbers):
-        raise SpanError(f"#{index} asked, but {text!r} has {len(numbers)} number(s)")
-    return numbers[index - 1]
-
-
-def group_text(our_value: str, pick: Pick) -> str:
-    """The text the span picks from: the value, the part of its @GROUP, or (#min/#max over a
-    per-group value) every group's part, labels left out so "SST-2" never reads as -2."""
-    by_group = groups(our_value)
-    if pick.group is not None:
-        if by_group is None or pick.group not in by_group:
-            known = ", ".join(by_group) if by_group else "none: the value is not per group"
-            raise SpanError(f"no group {pick.group!r} in {our_value!r} (groups: {known})")
-        return by_group[pick.group]
-    if by_group is None or (pick.which is None and pick.fmt is None):
-        return our_value
-    if pick.which in ("min", "max"):
-        return "; ".join(by_group.values())
-    raise SpanError(f"{our_value!r} is per group ({', '.join(by_group)}): pick one with @GROUP, or #min / #max")
-
-
-def formatted(number: str, fmt: str | None) -> str:
-    """``number`` (text of a decimal number) in ``fmt``: None = as is, pct[N] = x 100, fN = N decimals."""
-    if fmt is None:
-        return number
-    m = FORMAT.fullmatch(fmt)
-    value = Decimal(number) * (100 if m["kind"] == "pct" else 1)
-    digits = int(m["digits"] or (1 if m["kind"] == "pct" else 0))
-    rounded = value.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
-    return format(abs(rounded) if rounded == 0 else rounded, "f")  # no "-0.0"
-
-
-def claim_value(pick: Pick, rows: dict[str, dict]) -> str:
-    """The text a span of ``pick`` shows; fails on an unknown claim or one without a value."""
-    row = rows.get(pick.claim_id)
-    if row is None:
-        raise SpanError(f"unknown claim id {pick.claim_id!r}")
-    if not row["our_value"]:
-        raise SpanError(f"claim {pick.claim_id!r} has no value ({row['verdict']}: {row.get('reason') or '-'})")
-    return formatted(picked_text(row["our_value"], pick), pick.fmt)
 
 
 def line_of(text: str, pos: int) -> int:

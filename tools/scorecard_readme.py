@@ -20,8 +20,9 @@ Four kinds of generated text, all filled from <results>/<model>/ (written by rul
   ``#PICK`` picks a number of it: ``#2`` the second (1-based; default the first),
   ``#min`` / ``#max`` the smallest / largest; FORMAT is omitted (the text as written there;
   without ``#PICK`` the whole value or group), ``pct`` (x 100, 1 decimal), ``pctN`` (x 100, N
-  decimals) or ``fN`` (N decimals), rounded half up. (our_value has 3 significant digits, so
-  rounding it again can land one unit off on a tie: 0.175 -> 0.18 where the table has 0.1749.)
+  decimals) or ``fN`` (N decimals), rounded half up. A picked or formatted number comes at full
+  precision from tables/scorecard.values.csv (written beside scorecard.csv by rule scorecard),
+  never out of our_value's 3-digit text; without FORMAT it is shown to 3 significant digits.
 
 Markers quoted in a `code span` (and block markers not alone at the start of a line) are
 documentation, left alone. The parsing and the generated text are in tools/scorecard_blocks.py.

@@ -1,4 +1,4 @@
-from analysis.scorecard.claims import read_claims, scorecard
+from analysis.scorecard.claims import read_claims, scorecard_and_values
 from analysis.scorecard.evaluate import load_table
 from analysis.scorecard.pages import plot_scorecard, scorecard_html, scorecard_markdown, value_notes, verdict_counts
 from analysis.scorecard.trainings import pool_trainings
@@ -29,7 +29,7 @@ trainings = [read_run(runs["model"])] + [read_run(run) for name, run in runs.ite
 boots, seeds = pool_trainings(trainings)
 # the random-init control's tables (overview.random_init_control), for the claims that read maps
 control, control_boots = read_run(runs["control"]) if "control" in runs else (None, None)
-card = scorecard(
+card, values = scorecard_and_values(
     claims,
     trainings[0][0],
     set(snakemake.params.rules_left_out),
@@ -40,6 +40,8 @@ card = scorecard(
 )
 log.info("verdicts: %s", verdict_counts(card))
 write_table(card, snakemake.output.table)
+# the numbers of our_value as numbers, for tools/scorecard_readme.py (no number is parsed out of text)
+write_table(values, snakemake.output.values)
 title = f"Do the papers' claims hold for {model}? ({', '.join(f'{n} {v}' for v, n in verdict_counts(card).items())})"
 columns = {"verdict": model, **({"control_verdict": "random-init control"} if control is not None else {})}
 fig = plot_scorecard(card.set_index("id")[list(columns)].rename(columns=columns), title, value_notes(card))

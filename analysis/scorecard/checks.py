@@ -90,6 +90,8 @@ class Judgement:
     divisor: int = 1  # the Bonferroni divisor of that share (a failing order: its failing pairs)
     levels: dict = field(default_factory=dict)  # level -> its Judgement (a check with ``per``)
     units: float = np.inf  # independent units (clusters) the replicates drew; inf: many
+    # the numbers ``text`` shows, as numbers: (level of per or None, position 1, 2, ..., value)
+    values: list = field(default_factory=list)
 
     def firm_at(self, level: float = AGREEMENT) -> bool | None:
         """Whether the verdict is firm when ``level`` of the replicates must agree (seeds: their t
@@ -179,12 +181,15 @@ def _check_threshold(check: dict, tables, extra_where, boots) -> Judgement:
         text = f"{fmt(mean)} (mean of {k} seeds)"
         strength = reps.map(lambda r: _strength(r, op, threshold))
         interval = f"[{fmt(lo)}, {fmt(hi)}] (t, {k} seeds)"
-        return Judgement(ok, text, firm, interval, k, "seeds", np.nan, strength, _strength(mean, op, threshold))
+        return Judgement(
+            ok, text, firm, interval, k, "seeds", np.nan, strength, _strength(mean, op, threshold),
+            values=[(None, 1, mean)],
+        )  # fmt: skip
     ok = _holds(v, op, threshold)
     text = fmt(v)
     point_strength = _strength(v, op, threshold)
     if reps is None:
-        return Judgement(ok, text, strength_point=point_strength)
+        return Judgement(ok, text, strength_point=point_strength, values=[(None, 1, v)])
     if check.get("interval") == "basic":
         reps = basic(reps, v)
     outcomes = reps.map(lambda r: _holds(r, op, threshold) if pd.notna(r) else np.nan)
@@ -196,7 +201,7 @@ def _check_threshold(check: dict, tables, extra_where, boots) -> Judgement:
     units = units_of(boots, check["value"])
     judged = Judgement(
         ok, text, None, _interval(reps, units), len(reps), "bootstrap", _p_value(outcomes, ok, units), strength,
-        point_strength, why, _share(outcomes, ok), units=units,
+        point_strength, why, _share(outcomes, ok), units=units, values=[(None, 1, v)],
     )  # fmt: skip
     judged.firm = judged.firm_at()
     return judged
@@ -211,9 +216,10 @@ def _check_order(check: dict, tables, extra_where, boots) -> Judgement:
     ok = all(a > b + margin for a, b in pairs)
     point_strength = min(float(a) - float(b) - margin for a, b in pairs)
     text = (" > " if ok else " vs ").join(distinct_texts(values))
+    shown = [(None, i, x) for i, x in enumerate(values, start=1)]
     reps = [replicate_values(spec, boots, extra_where) for spec in specs]
     if any(r is None for r in reps):
-        return Judgement(ok, text, strength_point=point_strength)
+        return Judgement(ok, text, strength_point=point_strength, values=shown)
     diffs = [
         pd.to_numeric(ra, errors="coerce") - pd.to_numeric(rb, errors="coerce") - margin
         for ra, rb in zip(reps, reps[1:])
@@ -227,10 +233,13 @@ def _check_order(check: dict, tables, extra_where, boots) -> Judgement:
         firm = all(np.isfinite(lo) for lo, _ in bounds) and (
             all(lo > 0 for lo, _ in bounds) if ok else any(hi < 0 for _, hi in bounds)
         )
-        texts = distinct_texts([_seed_interval(r)[0] for r in reps])
-        text = (" > " if ok else " vs ").join(texts) + f" (means of {k} seeds)"
+        seed_means = [_seed_interval(r)[0] for r in reps]
+        text = (" > " if ok else " vs ").join(distinct_texts(seed_means)) + f" (means of {k} seeds)"
         interval = "; ".join(f"[{fmt(lo)}, {fmt(hi)}]" for lo, hi in bounds) + f" (t, differences, {k} seeds)"
-        return Judgement(ok, text, firm, interval, k, "seeds", np.nan, strength, min(means))
+        return Judgement(
+            ok, text, firm, interval, k, "seeds", np.nan, strength, min(means),
+            values=[(None, i, x) for i, x in enumerate(seed_means, start=1)],
+        )  # fmt: skip
     # an order holds firmly when every adjacent difference is firmly above the margin, and does not
     # hold firmly when some difference that fails is firmly below it (Bonferroni over the pairs)
     outcome = [d.map(lambda x: x > 0 if pd.notna(x) else np.nan) for d in diffs]
@@ -244,7 +253,7 @@ def _check_order(check: dict, tables, extra_where, boots) -> Judgement:
     interval = "; ".join(_interval(r, units) for r in reps)
     judged = Judgement(
         ok, text, None, interval, len(reps[0]), "bootstrap", _p_value(all_ok, ok, units), strength, point_strength,
-        "", agreement, divisor, units=units,
+        "", agreement, divisor, units=units, values=shown,
     )  # fmt: skip
     judged.firm = judged.firm_at()
     return judged
@@ -265,8 +274,9 @@ def run_check(check: dict, tables, skip=frozenset(), boots=None, mark: dict | No
     note = lambda lvl: f" ({mark[lvl]})" if mark and lvl in mark else ""  # noqa: E731
     text = "; ".join(f"{lvl}: {j.text}{note(lvl)}" for lvl, j in results)
     strength_point = min(j.strength_point for _, j in results)
+    shown = [(lvl, pos, x) for lvl, j in results for _, pos, x in j.values]
     if any(j.firm is None for _, j in results):
-        return Judgement(ok, text, strength_point=strength_point, levels=dict(results))
+        return Judgement(ok, text, strength_point=strength_point, levels=dict(results), values=shown)
     if ok:
         firm = all(j.firm for _, j in results)
     else:
@@ -279,5 +289,5 @@ def run_check(check: dict, tables, skip=frozenset(), boots=None, mark: dict | No
     basis = results[0][1].basis
     return Judgement(
         ok, text, firm, interval, results[0][1].replicates, basis, min(p, 1.0), strength, strength_point, why,
-        levels=dict(results), units=min(j.units for _, j in results),
+        levels=dict(results), units=min(j.units for _, j in results), values=shown,
     )  # fmt: skip

@@ -27,6 +27,7 @@ MODEL_INDEPENDENT = {"staying_true"}
 CLAIMS_SCHEMA = yaml.safe_load(
     (Path(__file__).resolve().parents[2] / "config" / "schema" / "claims.schema.yaml").read_text()
 )
+VALUE_COLUMNS = ["id", "group", "position", "value"]  # scorecard.values.csv
 COLUMNS = [
     "id",
     "paper",
@@ -136,7 +137,12 @@ def benjamini_hochberg(p: pd.Series, q: float = LEVEL) -> pd.Series:
     return pd.Series(p.index.isin(known.index[:k]), index=p.index)
 
 
-def scorecard(
+def scorecard(*args, **kwargs) -> pd.DataFrame:
+    """The scorecard alone (:func:`scorecard_and_values`)."""
+    return scorecard_and_values(*args, **kwargs)[0]
+
+
+def scorecard_and_values(
     claims: list[dict],
     tables: dict[str, pd.DataFrame],
     not_selected=frozenset(),
@@ -144,15 +150,19 @@ def scorecard(
     boots: dict[str, pd.DataFrame] | None = None,
     control_boots: dict[str, pd.DataFrame] | None = None,
     seeds: dict[str, int] | None = None,
-) -> pd.DataFrame:
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One row per claim: the paper's number, ours with its 95% interval (from ``boots``, the
     replicate tables by stem, training replicates pooled in), the verdict and why; ``seeds``: the
     trainings behind each table (:func:`analysis.scorecard.trainings.pool_trainings`). With
     ``control_tables`` (the random-init control's), each claim that reads attention maps
     (``reads_maps``) is judged on the control too, and compared with it as a paired difference by
     its ``control`` role (:func:`_with_control`). Firm verdicts carry a bootstrap p; ``bh`` marks
-    those that stay firm under Benjamini-Hochberg at 5% across the claims."""
-    rows = []
+    those that stay firm under Benjamini-Hochberg at 5% across the claims.
+
+    Also the numbers each ``our_value`` shows, as numbers (``scorecard.values.csv``, what the docs
+    generator reads): one row per claim, level (``group``: the level of ``per``, empty for none) and
+    position (1, 2, ... in an order), ``value`` at full precision (text for a categorical value)."""
+    rows, values = [], []
     for claim in claims:
         outcome = evaluate_claim(claim, tables, not_selected, boots)
         control = None
@@ -162,6 +172,10 @@ def scorecard(
         verdict, difference, why = _with_control(outcome, control, role)
         stems = tables_read(claim)
         n_seeds = claim_seeds(claim, seeds or {}, stems)
+        values += [
+            {"id": claim["id"], "group": "" if lvl is None else lvl, "position": pos, "value": _plain(x)}
+            for lvl, pos, x in outcome.values
+        ]
         rows.append(
             {
                 **{k: claim[k] for k in ("id", "paper", "where", "claim", "paper_value", "criterion", "figure")},
@@ -187,4 +201,13 @@ def scorecard(
         )
     card = pd.DataFrame(rows, columns=COLUMNS)
     card["bh"] = benjamini_hochberg(pd.to_numeric(card["p_value"], errors="coerce"))
-    return card
+    return card, pd.DataFrame(values, columns=VALUE_COLUMNS)
+
+
+def _plain(x):
+    """A value as plain Python (a numpy number as float or int; text as is)."""
+    if isinstance(x, (np.integer, int)) and not isinstance(x, bool):
+        return int(x)
+    if isinstance(x, (np.floating, float)):
+        return float(x)
+    return x

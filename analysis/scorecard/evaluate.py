@@ -40,7 +40,7 @@ learnt is marked beside its value.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -83,6 +83,7 @@ class Outcome:
     strength: pd.Series | None = None  # per replicate: > 0 where the claim holds (for the paired control)
     strength_point: float = np.nan
     units: float = np.inf  # independent units (clusters) its replicates drew; inf: many
+    values: list = field(default_factory=list)  # the numbers our_value shows: (level or None, position, value)
 
 
 def tables_read(claim: dict) -> list[str]:
@@ -216,5 +217,5 @@ def evaluate_claim(
     return Outcome(
         verdict, our_value=judged.text, reason="; ".join(filter(None, reasons)), interval=interval,
         replicates=judged.replicates, basis=basis, p_value=judged.p_value, strength=judged.strength,
-        strength_point=judged.strength_point, units=judged.units,
+        strength_point=judged.strength_point, units=judged.units, values=judged.values,
     )  # fmt: skip

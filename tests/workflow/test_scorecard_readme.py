@@ -36,30 +36,41 @@ def blocks_tool():
     return importlib.import_module("scorecard_blocks")
 
 
-def scorecard_rows(**values):
-    """Hand-made scorecard rows: claim id -> our_value ("" = not applicable)."""
+def scorecard_rows(**claims):
+    """Hand-made scorecard rows: claim id -> (our_value ("" = not applicable), its numbers as the
+    scorecard rule writes them to scorecard.values.csv: (group, position, value) at full precision)."""
     return {
         cid: {
             "id": cid,
             "claim": f"Claim {cid}.",
             "paper_value": "65",
-            "our_value": v,
-            "verdict": "holds" if v else "not applicable",
-            "reason": "" if v else "no [SEP] sink",
+            "our_value": text,
+            "verdict": "holds" if text else "not applicable",
+            "reason": "" if text else "no [SEP] sink",
+            "values": [{"id": cid, "group": g, "position": str(pos), "value": v} for g, pos, v in numbers],
         }
-        for cid, v in values.items()
+        for cid, (text, numbers) in claims.items()
     }
 
 
 ROWS = scorecard_rows(
     **{
-        "c.coref": "0.757 > 0.525",
-        "c.det": "0.796",
-        "k.share": "SST-2: 0.216; MRPC: 0.3; STS-B: 0.125",
-        "k.kind": "SST-2: Vertical; RTE: Diagonal",
-        "s.sooner": "cnn: 0.517 > 0.107; lstm: 0.52 > 0.147",
-        "c.sep": "",
-        "c.neg": "0.287 > -0.0667",
+        # full precision behind the text: spans round the number itself, not its 3-digit text
+        "c.coref": ("0.757 > 0.525", [("", 1, "0.75714"), ("", 2, "0.52500")]),
+        "c.det": ("0.796", [("", 1, "0.7955")]),
+        "k.share": (
+            "SST-2: 0.216; MRPC: 0.3; STS-B: 0.125",
+            [("SST-2", 1, "0.21551"), ("MRPC", 1, "0.3"), ("STS-B", 1, "0.125")],
+        ),
+        "k.kind": ("SST-2: Vertical; RTE: Diagonal", [("SST-2", 1, "Vertical"), ("RTE", 1, "Diagonal")]),
+        "s.sooner": (
+            "cnn: 0.517 > 0.107; lstm: 0.52 > 0.147",
+            [("cnn", 1, "0.517"), ("cnn", 2, "0.107"), ("lstm", 1, "0.52"), ("lstm", 2, "0.1466")],
+        ),
+        "c.sep": ("", []),
+        "c.neg": ("0.287 > -0.0667", [("", 1, "0.287"), ("", 2, "-0.06667")]),
+        # a mean of 3 seeds: the "3" of its text is no value of the claim
+        "m.seeds": ("0.5 (mean of 3 seeds)", [("", 1, "0.5")]),
     }
 )
 
@@ -81,9 +92,10 @@ def test_blocks_are_spliced():
     "spec, shown",
     [
         ("c.det", "0.796"),  # as written in the csv
-        ("c.det pct", "79.6"),
+        ("c.det pct", "79.6"),  # 79.55 at full precision, half up
         ("c.det pct0", "80"),
         ("c.det f2", "0.80"),
+        ("c.det f4", "0.7955"),  # more digits than the text has: the full value's
         ("c.coref", "0.757 > 0.525"),  # the whole value
         ("c.coref pct", "75.7"),  # the first number
         ("c.coref#2 pct", "52.5"),
@@ -98,6 +110,8 @@ def test_blocks_are_spliced():
         ("k.kind@RTE", "Diagonal"),
         ("k.kind", "SST-2: Vertical; RTE: Diagonal"),
         ("s.sooner@lstm#2 pct0", "15"),
+        ("s.sooner@lstm#2", "0.147"),  # no format: 3 significant digits, as the scorecard's text
+        ("m.seeds#1 pct0", "50"),
     ],
 )
 def test_span_shows_its_part_of_the_value(spec, shown):
@@ -126,6 +140,7 @@ def test_stale_spans_are_filled_and_named_by_line():
         ("c.nothere pct", "R.md:2: unknown claim id 'c.nothere'"),
         ("c.sep", "R.md:2: claim 'c.sep' has no value \\(not applicable: no \\[SEP\\] sink\\)"),
         ("c.coref#3", "R.md:2: #3 asked, but '0.757 > 0.525' has 2 number"),
+        ("m.seeds#2", "R.md:2: #2 asked, but '0.5 \\(mean of 3 seeds\\)' has 1 number"),
         ("c.coref#0", "R.md:2: malformed span"),
         ("c.det pct1x", "R.md:2: unknown format 'pct1x'"),
         ("k.share pct", "R.md:2: .* is per group \\(SST-2, MRPC, STS-B\\): pick one with @GROUP"),
@@ -172,14 +187,19 @@ def test_section_block_lists_matching_claims():
 
 
 def write_results(root, model="m", summary="| summary |\n", rows=ROWS, folder="results"):
-    """<folder>/<model>/scorecard.md and tables/scorecard.csv of ``rows`` under ``root``."""
+    """<folder>/<model>/scorecard.md, tables/scorecard.csv and scorecard.values.csv of ``rows`` under ``root``."""
     tables = root / folder / model / "tables"
     tables.mkdir(parents=True)
     (root / folder / model / "scorecard.md").write_text(summary)
+    fields = [k for k in next(iter(rows.values())) if k != "values"]
     with open(tables / "scorecard.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(next(iter(rows.values()))))
+        writer = csv.DictWriter(f, fieldnames=fields)
         writer.writeheader()
-        writer.writerows(rows.values())
+        writer.writerows({k: row[k] for k in fields} for row in rows.values())
+    with open(tables / "scorecard.values.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=["id", "group", "position", "value"])
+        writer.writeheader()
+        writer.writerows(v for row in rows.values() for v in row.get("values", []))
 
 
 def compact(rows=ROWS, model="m"):

@@ -204,3 +204,18 @@ def test_the_basic_interval_reflects_the_replicates_about_the_point():
     assert evaluate_claim(claim(below), tables, boots=boots).verdict == INCONCLUSIVE
     got = evaluate_claim(claim({**below, "interval": "basic"}), tables, boots=boots)
     assert got.verdict == "holds" and got.interval == "[0.411, 0.449]"
+
+
+def test_the_values_table_holds_our_values_numbers_at_full_precision():
+    from analysis.scorecard.claims import scorecard_and_values
+
+    per_level = pd.DataFrame({"task": ["A", "B"], "a": [0.71234, 0.6], "b": [0.5, 0.65432]})
+    order = {"greater": [{"table": "t", "column": "a"}, {"table": "t", "column": "b"}], "per": "task"}
+    card, values = scorecard_and_values([claim(order)], {"t": per_level})
+    assert card.iloc[0].our_value == "A: 0.712 > 0.5; B: 0.6 vs 0.654"  # 3 digits in the text
+    assert values.to_dict("records") == [
+        {"id": "c.x", "group": "A", "position": 1, "value": 0.71234},
+        {"id": "c.x", "group": "A", "position": 2, "value": 0.5},
+        {"id": "c.x", "group": "B", "position": 1, "value": 0.6},
+        {"id": "c.x", "group": "B", "position": 2, "value": 0.65432},
+    ]
