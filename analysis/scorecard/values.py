@@ -108,21 +108,19 @@ def reduce(df: pd.DataFrame, column: str, agg: str):
 
 
 def value(spec: dict, tables: dict[str, pd.DataFrame], extra_where: dict | None = None):
-    """One value of a check (see the module docstring)."""
-    df = select(tables[spec["table"]], {**spec.get("where", {}), **(extra_where or {})})
+    """One value of a check (see the module docstring): the table itself read as one more replicate,
+    so the point value and every replicate's come from one path (:func:`replicate_values`)."""
+    where = {**spec.get("where", {}), **(extra_where or {})}
+    df = select(tables[spec["table"]], where)
     if spec.get("query"):  # conditions between columns, e.g. "layer_a == layer_b"
         df = df.query(spec["query"])
     if df.empty and spec.get("agg") == "count":
         return 0
     if df.empty:
-        raise NoRows(f"no row of {spec['table']} matches { ({**spec.get('where', {}), **(extra_where or {})}) }")
-    if spec.get("group_by"):
-        keys = list(spec["group_by"])
-        col = spec["column"]
-        grouped = df.assign(_v=pd.to_numeric(column_values(df, col), errors="coerce"))
-        df = grouped.groupby(keys, as_index=False)["_v"].agg(spec.get("group_agg", "mean"))
-        df = with_depth(df.rename(columns={"_v": col})) if "layer" in keys else df.rename(columns={"_v": col})
-    return reduce(df, spec["column"], spec.get("agg", "first"))
+        raise NoRows(f"no row of {spec['table']} matches {where}")
+    point = {spec["table"]: df.assign(**{REPLICATE: 0})}
+    got = replicate_values({k: v for k, v in spec.items() if k not in ("where", "query")}, point).iloc[0]
+    return int(got) if spec.get("agg") == "count" else got
 
 
 def replicate_values(spec: dict, boots: dict[str, pd.DataFrame], extra_where: dict | None = None) -> pd.Series | None:
@@ -158,6 +156,8 @@ def replicate_values(spec: dict, boots: dict[str, pd.DataFrame], extra_where: di
         )
     if agg not in AGGS:
         raise ValueError(f"unknown agg {agg!r}; known: {AGGS} and argmax:<col>, argmin:<col>")
+    if agg == "first":  # the first row's value, missing or not (pandas' first skips missing ones)
+        return values.groupby(by).nth(0).set_axis(by.drop_duplicates().to_numpy()).reindex(ids)
     return values.groupby(by).agg(agg).reindex(ids)
 
 
