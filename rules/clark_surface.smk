@@ -87,6 +87,9 @@ rule sep_attention:
         table=table("sep_attention"),
         layers=claim_table("sep_attention", "by_layer", unit="segment", cluster="article", reads_maps=True),
         layers_boot=table("sep_attention", "by_layer", "boot"),
+        # the attention sink, [SEP] or [CLS], whichever draws the most attention (sink-agnostic claims)
+        sink=claim_table("sep_attention", "sink", unit="segment", cluster="article", reads_maps=True),
+        sink_boot=table("sep_attention", "sink", "boot"),
         figure=figure("sep_attention", category="Clark sec. 3 (surface patterns)"),
     log:
         rule_log("sep_attention"),
@@ -200,6 +203,8 @@ rule gradient_importance:
         head=rules.mlm_head.output.head,
         head_info=rules.mlm_head.output.info,
         head_table=rules.mlm_head.output.table,
+        # which special token is the attention sink (column sink of the table: the sink-agnostic claim)
+        sink=rules.sep_attention.output.sink,
     output:
         table=claim_table("gradient_importance", unit="segment", family="mlm_head", replicates=False),
         heads=table("gradient_importance", "heads"),

@@ -42,6 +42,9 @@ counts.update(
     **device_record(device),
 )
 log.info("%s", counts)
+# the rows of the attention sink ([SEP] or [CLS], chosen by rule sep_attention): the sink-agnostic claim reads them
+sink = pd.read_csv(snakemake.input.sink)["sink"].iloc[0]
+per_layer["sink"] = per_layer["attended"] == sink
 write_table(per_layer, snakemake.output.table)
 write_table(per_head, snakemake.output.heads)
 write_json(counts, snakemake.output.info)

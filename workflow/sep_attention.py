@@ -1,7 +1,9 @@
 from analysis.clark.surface.boot import replicate_tables, segment_clusters
 from analysis.clark.surface.plots import plot_sep_attention
+from analysis.clark.surface.sink import choose_sink, sink_table
 from analysis.clark.surface.sums import combine, read_sums
 from analysis.shared.attention_stats import by_layer, per_head_table
+from analysis.shared.bootstrap import n_clusters, with_resampled
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
@@ -10,18 +12,33 @@ if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule
     snakemake = mock_snakemake(__file__)
 
 
-setup_logging(snakemake)
+log = setup_logging(snakemake)
 parts, metas = read_sums(snakemake.input)
 # the replicate table (scorecard intervals): the Wikipedia articles resampled, each with all its segments
 BOOT = (snakemake.params.bootstrap["resamples"], snakemake.params.bootstrap["seed"])
-t = per_head_table(combine(parts, "sep_attention"))
+sums = combine(parts, "sep_attention")
+if "cls_from_cls" not in sums:
+    raise ValueError(
+        "shard sums without the attention to [CLS] (written before it was kept): rerun surface_sums "
+        "(snakemake --forcerun surface_sums ...)"
+    )
+t = per_head_table(sums)
 n = sum(m["examples"] for m in metas)
 write_table(t, snakemake.output.table)
 write_table(by_layer(t, ["sep_from_sep", "sep_from_other"]), snakemake.output.layers)
-boot = replicate_tables(
-    parts, "sep_attention", *BOOT, layers=["sep_from_sep", "sep_from_other"], clusters=segment_clusters(metas)
-)
-write_table(boot["layers"], snakemake.output.layers_boot)
+# [SEP]'s columns, and [CLS]'s for the sink-agnostic claims (the sink: whichever draws the most attention)
+SINK_COLUMNS = ["sep_from_sep", "sep_from_other", "cls_from_cls", "cls_from_other"]
+clusters = segment_clusters(metas)
+sep_boot = replicate_tables(parts, "sep_attention", *BOOT, layers=SINK_COLUMNS, clusters=clusters)["layers"]
+write_table(sep_boot.drop(columns=["cls_from_cls", "cls_from_other"]), snakemake.output.layers_boot)
+
+special = by_layer(per_head_table(combine(parts, "special_tokens")), ["cls", "sep"])
+sink = choose_sink(special)
+log.info("attention sink: %s (strongest layer share: %s)", sink, special[list(special.columns[1:])].max().to_dict())
+write_table(sink_table(special, by_layer(t, SINK_COLUMNS), sink), snakemake.output.sink)
+special_boot = replicate_tables(parts, "special_tokens", *BOOT, layers=["cls", "sep"], clusters=clusters)["layers"]
+sink_boot = sink_table(special_boot, sep_boot, sink)
+write_table(with_resampled(sink_boot, n_clusters(clusters)), snakemake.output.sink_boot)
 
 h = metas[0]["header"]
 fig = plot_sep_attention(t, h["model"], n, h["sep_token"], local=snakemake.params.local_layers)

@@ -47,15 +47,17 @@ def special_tokens_stats(attn: np.ndarray, kinds: str) -> dict:
 
 
 def sep_attention_stats(attn: np.ndarray, kinds: str) -> dict:
-    """Attention to [SEP] tokens from [SEP] tokens and from all other tokens."""
-    sep = _mask(kinds, "S")
-    to_sep = attn[..., :, sep].sum(-1)  # (L, H, n)
-    return {
-        "sep_from_sep": to_sep[..., sep].sum(-1),
-        "n_sep_rows": np.full(attn.shape[:2], float(sep.sum())),
-        "sep_from_other": to_sep[..., ~sep].sum(-1),
-        "n_other_rows": np.full(attn.shape[:2], float((~sep).sum())),
-    }
+    """Attention to [SEP] tokens from [SEP] tokens and from all other tokens; likewise to [CLS] from
+    [CLS] and from all other tokens (for a model whose attention sink is [CLS], not [SEP])."""
+    out = {}
+    for kind, name, others in (("S", "sep", "n_other_rows"), ("C", "cls", "n_noncls_rows")):
+        own = _mask(kinds, kind)
+        to_own = attn[..., :, own].sum(-1)  # (L, H, n)
+        out[f"{name}_from_{name}"] = to_own[..., own].sum(-1)
+        out[f"n_{name}_rows"] = np.full(attn.shape[:2], float(own.sum()))
+        out[f"{name}_from_other"] = to_own[..., ~own].sum(-1)
+        out[others] = np.full(attn.shape[:2], float((~own).sum()))
+    return out
 
 
 def entropy_rows(attn: np.ndarray) -> np.ndarray:
@@ -103,6 +105,8 @@ RATIOS = {
     "punct": "n_tokens",
     "sep_from_sep": "n_sep_rows",
     "sep_from_other": "n_other_rows",
+    "cls_from_cls": "n_cls_rows",
+    "cls_from_other": "n_noncls_rows",
     "entropy": "n_rows",
     "uniform_entropy": "n_rows",
     "entropy_cls": "n_cls_rows",

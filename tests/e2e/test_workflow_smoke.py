@@ -189,6 +189,8 @@ def test_every_output_name_starts_with_its_rule(smoke_run):
 # rerun re-extracts them, and then every other reader of those maps reruns too (same tables)
 WIKI_READERS = {"extract_attention", "surface_sums", "relative_position", "special_tokens", "sep_attention", "entropy"}
 WIKI_READERS |= {"head_clusters"}
+# gradient_importance marks the rows of the attention sink that rule sep_attention chooses on the maps
+WIKI_READERS |= {"gradient_importance"}
 DEP_READERS = {"extract_attention", "probes_train", "probes"}
 OVERVIEW = {"explorer_maps", "explorer", "scorecard"}
 

@@ -69,6 +69,11 @@ def test_sep_attention_by_hand():
     assert t.loc[1, "sep_from_sep"] == pytest.approx(0.5)
     assert t.loc[1, "sep_from_other"] == pytest.approx(0.5)
     assert (t.n_sep_rows == 1).all() and (t.n_other_rows == 3).all()
+    # to [CLS]: head 1's [CLS] attends to itself (1); of the 3 other rows only 'a' attends to it (1/3);
+    # head 2: every row gives [CLS] 1/2
+    assert t.cls_from_cls.tolist() == pytest.approx([1.0, 0.5])
+    assert t.cls_from_other.tolist() == pytest.approx([1 / 3, 0.5])
+    assert (t.n_cls_rows == 1).all() and (t.n_noncls_rows == 3).all()
 
 
 def test_entropy_by_hand():
