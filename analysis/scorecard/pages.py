@@ -45,9 +45,13 @@ def interval_note(table: pd.DataFrame) -> str:
     basis = table.get("basis", pd.Series("", index=table.index)).fillna("")
     boot = table[basis == "bootstrap"]
     reps = sorted(set(boot["replicates"]))
+    clusters = pd.to_numeric(boot.get("clusters", pd.Series(dtype=float)), errors="coerce").dropna()
+    widened = (
+        f"; {len(clusters)} of them drew whole clusters, and are widened for their number" if len(clusters) else ""
+    )
     return (
         f"{len(boot)} of {len(table)} claims carry a 95% bootstrap interval ({' / '.join(map(str, reps)) or 'no'} "
-        f"resamples of their tables' units), {int((basis == 'seeds').sum())} a t interval over training seeds, "
+        f"resamples of their tables' units{widened}), {int((basis == 'seeds').sum())} a t interval over training seeds, "
         f"{int((basis == 'point only').sum())} rest on their point value alone (point only, counted apart); a "
         f"claim whose interval does not decide its criterion is {INCONCLUSIVE}."
     )
@@ -90,8 +94,12 @@ def seeds_text(seeds) -> str:
 
 
 def basis_text(r) -> str:
-    """What a verdict rests on, after its interval: `` (point only)`` where it has no replicates."""
-    return " (point only)" if getattr(r, "basis", "") == "point only" else ""
+    """What a verdict rests on, after its interval: `` (point only)`` where it has no replicates,
+    `` (14 clusters)`` where its replicates drew few clusters (the interval is widened for them)."""
+    if getattr(r, "basis", "") == "point only":
+        return " (point only)"
+    clusters = pd.to_numeric(pd.Series([getattr(r, "clusters", None)]), errors="coerce").iloc[0]
+    return f" ({int(clusters)} clusters)" if pd.notna(clusters) else ""
 
 
 def has_control(table: pd.DataFrame) -> bool:
@@ -185,7 +193,7 @@ def scorecard_html(table: pd.DataFrame, model: str) -> str:
             r.where,
             r.paper_value,
             r.our_value,
-            r.interval + seeds_text(getattr(r, "seeds", 0)),
+            r.interval + seeds_text(getattr(r, "seeds", 0)) + basis_text(r),
             r.verdict,
             why,
             f"{r.basis}"

@@ -219,3 +219,15 @@ def test_the_values_table_holds_our_values_numbers_at_full_precision():
         {"id": "c.x", "group": "B", "position": 1, "value": 0.6},
         {"id": "c.x", "group": "B", "position": 2, "value": 0.65432},
     ]
+
+
+def test_a_widened_interval_says_how_many_clusters_in_every_view():
+    from analysis.scorecard.pages import interval_note, scorecard_markdown, value_notes
+
+    reps = np.linspace(0.6, 0.9, 400)
+    tables, boots = run(0.75, reps)
+    card = scorecard([claim(ABOVE)], tables, boots={"t": boots["t"].assign(resampled_units=14)})
+    assert card.iloc[0].clusters == 14
+    assert value_notes(card).iloc[0].endswith("(14 clusters)")
+    assert "(14 clusters) | **holds** |" in scorecard_markdown(card, "m")
+    assert "1 of them drew whole clusters" in interval_note(card)
