@@ -250,6 +250,8 @@ rule clark_surface:
             rules.sep_attention.output.table,
             rules.sep_attention.output.layers,
             rules.sep_attention.output.layers_boot,
+            rules.sep_attention.output.sink,
+            rules.sep_attention.output.sink_boot,
             rules.entropy.output.figure,
             rules.entropy.output.table,
             rules.entropy.output.layers,

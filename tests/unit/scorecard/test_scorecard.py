@@ -240,6 +240,20 @@ def test_every_declared_table_is_its_rules_output(workflow):
         assert (f"results/{{model}}/tables/{stem}.boot.csv" in made) == entry["replicates"], stem
 
 
+def test_every_claimed_table_is_asked_for_by_its_section(workflow):
+    """The scorecard reads the claimed tables that the sections' aggregate rules ask for: a table its
+    rule makes but no section asks for would leave its claims 'not run' (with the default config,
+    every claim's table and its replicates are asked for)."""
+    from analysis.scorecard.registry import lookup
+
+    g = workflow.globals
+    made, model = g["section_targets"](), g["CONFIGURED"][0]
+    for stem in g["claimed"]():
+        assert f"results/{model}/tables/{stem}.csv" in made, stem
+        if lookup(g["CLAIM_TABLES"], stem)["replicates"]:
+            assert f"results/{model}/tables/{stem}.boot.csv" in made, stem
+
+
 def test_compare_helpers():
     t = stack(
         {"deep": pd.DataFrame({"layer": [1, 2, 3, 4], "v": 1.0}), "shallow": pd.DataFrame({"layer": [1, 2], "v": 2.0})}
