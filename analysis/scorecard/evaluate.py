@@ -211,7 +211,9 @@ def evaluate_claim(
         verdict = INCONCLUSIVE
         reasons.insert(0, f"{refute['reason']} (measured: {refuted[1]})")
     if judged.firm is None:
-        interval, basis = f"none (no replicates of {', '.join(tables_read(claim))})", "point only"
+        # the check's tables without replicates (a premise's or the learnt test's do not make the interval)
+        bare = [t for t in dict.fromkeys(s["table"] for s in specs_of(claim["check"])) if t not in (boots or {})]
+        interval, basis = f"none (no replicates of {', '.join(bare)})", "point only"
     else:
         interval, basis = judged.interval, judged.basis
     return Outcome(
