@@ -38,6 +38,16 @@ def is_control(spec: str) -> bool:
     return spec.startswith(RANDOM_INIT)
 
 
+def control_for(spec: str, seed: int = 0) -> str:
+    """The spec of the random-init control of model ``spec`` (weights drawn from ``seed``). A
+    random-init model has a control too: another draw of its base model, from ``seed`` + 1 where
+    its own weights come from ``seed``, so that a model that learnt nothing is compared with
+    another such model (slug: the model's slug + ``--random-init``)."""
+    if is_control(spec):
+        return control_spec(base_spec(spec), seed + 1 if seed == control_seed(spec) else seed)
+    return control_spec(spec, seed)
+
+
 def control_seed(spec: str) -> int:
     """The seed of a control's random weights (0 unless the spec names one)."""
     m = _SEEDED.match(spec[len(RANDOM_INIT) :]) if is_control(spec) else None

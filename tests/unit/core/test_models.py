@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from analysis.core.model_names import base_spec, check_model_spec, control_seed, control_spec, model_slug
+from analysis.core.model_names import base_spec, check_model_spec, control_for, control_seed, control_spec, model_slug
 from analysis.core.models import (
     EMBEDDED,
     TINY,
@@ -78,6 +78,14 @@ def test_control_seed_is_written_in_the_spec_and_keeps_the_slug():
     assert model_slug(seeded) == model_slug(control_spec("bert-base-uncased")) == "bert-base-uncased--random-init"
     assert control_spec(seeded, 3) == seeded  # a control is its own control
     assert control_seed("bert-base-uncased") == 0
+
+
+def test_a_random_init_models_control_is_another_draw():
+    assert control_for(EMBEDDED) == control_spec(EMBEDDED) and control_for(EMBEDDED, 2) == control_spec(EMBEDDED, 2)
+    # a model that learnt nothing is compared with another such model, never with itself
+    assert control_for(control_spec(EMBEDDED)) == control_spec(EMBEDDED, 1)
+    assert control_for(control_spec(EMBEDDED, 1)) == control_spec(EMBEDDED, 0)
+    assert control_for(control_spec(EMBEDDED, 3), 3) == control_spec(EMBEDDED, 4)
 
 
 def test_control_seed_draws_other_weights():
