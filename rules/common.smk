@@ -54,10 +54,11 @@ if config["overview"]["random_init_control"]:
 # scorecard pools the replicates' tables into the claims' intervals. slug -> its replicates' slugs
 REPLICATES = {}
 REPLICATE_INDEX = {}  # replicate slug -> r
+REPLICATE_OF = {}  # replicate slug -> its model's slug (the same weights: the same pre-trained maps)
 for _slug in CONFIGURED:
     REPLICATES[_slug] = [replicate_slug(_slug, r) for r in range(1, max(config["trainings"].values(), default=1))]
     for _r, _rep in enumerate(REPLICATES[_slug], start=1):
-        MODELS[_rep], REPLICATE_INDEX[_rep] = MODELS[_slug], _r
+        MODELS[_rep], REPLICATE_INDEX[_rep], REPLICATE_OF[_rep] = MODELS[_slug], _r, _slug
 MIRROR = os.environ.get("ATTN_MIRROR") or config["mirror"]
 CORPORA = config["corpora"]
 CONDA_ENV = "../envs/attention.yaml"  # every rule's software (--sdm conda); relative to rules/
