@@ -52,12 +52,13 @@ def _run(slug, stems, wildcards):
 
 def scorecard_runs(wildcards):
     """The runs the scorecard reads, by name: ``model`` (the model's own), ``control`` (its
-    random-init control: the tables read off maps; none without a control) and ``replicate-<r>``
+    random-init control: the tables read off maps; none without a control; ``control-<d>``: its
+    further draws, config random_init.draws) and ``replicate-<r>``
     (training replicate r: the tables of the families trained more than r times, config trainings)."""
     runs = {"model": _run(wildcards.model, claimed(), wildcards)}
-    if wildcards.model in CONTROLS:
-        maps = [s for s in claimed() if lookup(CLAIM_TABLES, s)["reads_maps"]]
-        runs["control"] = _run(CONTROLS[wildcards.model], maps, wildcards)
+    maps = [s for s in claimed() if lookup(CLAIM_TABLES, s)["reads_maps"]]
+    for d, control in enumerate(CONTROLS.get(wildcards.model, []), start=1):  # control, control-2, ...
+        runs["control" + (f"-{d}" if d > 1 else "")] = _run(control, maps, wildcards)
     for rep in REPLICATES.get(wildcards.model, []):
         families = {f for f, n in config["trainings"].items() if n > REPLICATE_INDEX[rep]}
         trained = [s for s in claimed() if lookup(CLAIM_TABLES, s)["family"] in families]

@@ -14,7 +14,7 @@ import re
 import yaml
 
 from analysis.core.model_families import check_encoder, local_layers, model_config
-from analysis.core.model_names import CONTROL_SUFFIX, check_model_spec, control_for, model_slug, replicate_slug
+from analysis.core.model_names import check_model_spec, control_draws, control_slug, model_slug, replicate_slug
 from analysis.core.sources import local_files
 
 # every source file with its upstream URL and sha256 (config["sources_file"], checked against its schema)
@@ -42,12 +42,14 @@ CONFIGURED = list(MODELS)
 # model slug -> the slug of its random-init control (overview.random_init_control): the same config and
 # tokenizer with seeded random weights, run only through the rules whose tables the claims that read
 # attention maps read (reads_maps: true in the claims file); MODELS holds the controls' specs too
-# (a random-init model's own control is another random draw: model_names.control_for)
+# (a random-init model's own control is another random draw: model_names.control_draws); with
+# random_init.draws > 1, more draws (slugs <slug>--random-init-2, ...): slug -> the draws' slugs
 CONTROLS = {}
 if config["overview"]["random_init_control"]:
     for _slug, _spec in list(MODELS.items()):
-        CONTROLS[_slug] = _slug + CONTROL_SUFFIX
-        MODELS[CONTROLS[_slug]] = control_for(_spec, config["random_init"]["seed"])
+        _draws = control_draws(_spec, config["random_init"]["seed"], config["random_init"]["draws"])
+        CONTROLS[_slug] = [control_slug(_slug, d) for d in range(1, len(_draws) + 1)]
+        MODELS.update(zip(CONTROLS[_slug], _draws))
 # Training replicates (config trainings: per family): replicate r = 1, 2, ... of a user's model
 # is the same model (same spec, weights and inputs) with every training seed + r (training_seed), run
 # only through the rules whose tables the claims of the families with more than r trainings read; the

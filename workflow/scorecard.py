@@ -27,8 +27,10 @@ runs = snakemake.params.runs
 # the model's own run, then its training replicates (config trainings): pooled into the intervals
 trainings = [read_run(runs["model"])] + [read_run(run) for name, run in runs.items() if name.startswith("replicate-")]
 boots, seeds = pool_trainings(trainings)
-# the random-init control's tables (overview.random_init_control), for the claims that read maps
+# the random-init control's tables (overview.random_init_control), for the claims that read maps; its
+# further draws (random_init.draws: control-2, ...)
 control, control_boots = read_run(runs["control"]) if "control" in runs else (None, None)
+more_controls = [read_run(run) for name, run in runs.items() if name.startswith("control-")]
 card, values = scorecard_and_values(
     claims,
     trainings[0][0],
@@ -37,6 +39,7 @@ card, values = scorecard_and_values(
     boots,
     control_boots,
     seeds,
+    more_controls,
 )
 log.info("verdicts: %s", verdict_counts(card))
 write_table(card, snakemake.output.table)

@@ -38,14 +38,18 @@ def is_control(spec: str) -> bool:
     return spec.startswith(RANDOM_INIT)
 
 
-def control_for(spec: str, seed: int = 0) -> str:
-    """The spec of the random-init control of model ``spec`` (weights drawn from ``seed``). A
-    random-init model has a control too: another draw of its base model, from ``seed`` + 1 where
-    its own weights come from ``seed``, so that a model that learnt nothing is compared with
-    another such model (slug: the model's slug + ``--random-init``)."""
-    if is_control(spec):
-        return control_spec(base_spec(spec), seed + 1 if seed == control_seed(spec) else seed)
-    return control_spec(spec, seed)
+def control_draws(spec: str, seed: int = 0, draws: int = 1) -> list[str]:
+    """The specs of ``draws`` random-init controls of model ``spec``: seeds ``seed``, ``seed`` + 1, ...
+    A random-init model has controls too, other draws of its base model (its own seed skipped), so
+    that a model that learnt nothing is compared with other such models, never with itself."""
+    own = control_seed(spec) if is_control(spec) else None
+    seeds = [s for s in range(seed, seed + draws + 1) if s != own][:draws]
+    return [control_spec(base_spec(spec), s) for s in seeds]
+
+
+def control_slug(slug: str, draw: int = 1) -> str:
+    """The ``{model}`` wildcard of the control draw ``draw`` (1, 2, ...) of the model of ``slug``."""
+    return slug + CONTROL_SUFFIX + (f"-{draw}" if draw > 1 else "")
 
 
 def control_seed(spec: str) -> int:

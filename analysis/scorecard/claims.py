@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import yaml
 from jsonschema import Draft202012Validator
+from scipy import stats
 
 from analysis.scorecard.checks import AGREEMENT, LEVEL, few_unit_p, required_share
 from analysis.scorecard.evaluate import (
@@ -48,6 +49,7 @@ COLUMNS = [
     "control_value",
     "control_verdict",
     "control_difference",
+    "control_draws",
     "about",
     "criterion",
     "tables",
@@ -108,23 +110,48 @@ def paired_difference(model: Outcome, control: Outcome) -> tuple[str, bool | Non
     return f"{point:+.3g} [{lo:+.3g}, {hi:+.3g}]", above >= share, p
 
 
-def _with_control(outcome: Outcome, control: Outcome | None, role: str) -> tuple[str, str, str]:
+def beyond_draws(model: Outcome, controls: list[Outcome]) -> tuple[bool, str]:
+    """Whether the model is further on the claim's side than a new random-init draw would be: its
+    strength (how far on the claim's side) above the upper end of the 95% t prediction interval of
+    the k >= 2 draws' strengths, mean + t(0.975, k - 1) sd sqrt(1 + 1/k); and that bound, as text."""
+    x = np.array([c.strength_point for c in controls], dtype=float)
+    k = len(x)
+    if k < 2 or not np.isfinite(x).all() or not np.isfinite(model.strength_point):
+        return True, ""
+    bound = x.mean() + stats.t.ppf(0.975, k - 1) * x.std(ddof=1) * np.sqrt(1 + 1 / k)
+    return bool(model.strength_point > bound), f"model {model.strength_point:+.3g} vs a new draw's bound {bound:+.3g}"
+
+
+def _with_control(outcome: Outcome, controls: list[Outcome], role: str) -> tuple[str, str, str]:
     """(verdict, control difference text, why) of a claim read off maps, by its control role:
     ``learned`` supports the claim only when the model is firmly further on its side than the
-    control (else ALSO_RANDOM); ``absence`` keeps the verdict (a random network lacking the structure
-    does not weaken a claim that it is absent); ``descriptive`` keeps it unless the control holds or
-    is undecided too (ALSO_RANDOM)."""
-    if control is None:
+    control (every draw, and with 2 or more draws beyond their spread: :func:`beyond_draws`; else
+    ALSO_RANDOM); ``absence`` keeps the verdict (a random network lacking the structure does not
+    weaken a claim that it is absent); ``descriptive`` keeps it unless a control draw holds or is
+    undecided too (ALSO_RANDOM)."""
+    if not controls:
         return outcome.verdict, "", ""
-    diff, firm, _ = paired_difference(outcome, control)
+    diff, firm, _ = paired_difference(outcome, controls[0])
     if outcome.verdict != "holds" or role == "absence":
         return outcome.verdict, diff, ""
     if role == "learned" and firm is not None:
-        if firm:
-            return "holds", diff, ""
-        return ALSO_RANDOM, diff, "not firmly further than the random-init control (model minus control " + diff + ")"
-    if control.verdict in ("holds", INCONCLUSIVE):
-        return ALSO_RANDOM, diff, f"the random-init control {control.verdict} too"
+        if not firm:
+            return (
+                ALSO_RANDOM,
+                diff,
+                "not firmly further than the random-init control (model minus control " + diff + ")",
+            )
+        for d, control in enumerate(controls[1:], start=2):
+            other, firm_d, _ = paired_difference(outcome, control)
+            if not firm_d:
+                return ALSO_RANDOM, diff, f"not firmly further than random-init draw {d} (model minus draw {other})"
+        beyond, text = beyond_draws(outcome, controls)
+        if not beyond:
+            return ALSO_RANDOM, diff, f"within the spread of {len(controls)} random-init draws ({text})"
+        return "holds", diff, ""
+    undecided = [c.verdict for c in controls if c.verdict in ("holds", INCONCLUSIVE)]
+    if undecided:
+        return ALSO_RANDOM, diff, f"the random-init control {undecided[0]} too"
     return "holds", diff, ""
 
 
@@ -150,6 +177,7 @@ def scorecard_and_values(
     boots: dict[str, pd.DataFrame] | None = None,
     control_boots: dict[str, pd.DataFrame] | None = None,
     seeds: dict[str, int] | None = None,
+    more_controls: list[tuple[dict, dict]] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One row per claim: the paper's number, ours with its 95% interval (from ``boots``, the
     replicate tables by stem, training replicates pooled in), the verdict and why; ``seeds``: the
@@ -165,11 +193,13 @@ def scorecard_and_values(
     rows, values = [], []
     for claim in claims:
         outcome = evaluate_claim(claim, tables, not_selected, boots)
-        control = None
+        controls = []
         if control_tables is not None and claim.get("reads_maps"):
-            control = evaluate_claim(claim, control_tables, not_selected, control_boots)
+            draws = [(control_tables, control_boots), *(more_controls or [])]
+            controls = [evaluate_claim(claim, t, not_selected, b) for t, b in draws]
+        control = controls[0] if controls else None
         role = claim.get("control", "learned") if claim.get("reads_maps") else ""
-        verdict, difference, why = _with_control(outcome, control, role)
+        verdict, difference, why = _with_control(outcome, controls, role)
         stems = tables_read(claim)
         n_seeds = claim_seeds(claim, seeds or {}, stems)
         values += [
@@ -193,6 +223,7 @@ def scorecard_and_values(
                 "control_value": control.our_value if control else "",
                 "control_verdict": control.verdict if control else "",
                 "control_difference": difference,
+                "control_draws": len(controls) if controls else pd.NA,
                 "about": "model-independent" if claim.get("trained") in MODEL_INDEPENDENT else "your model",
                 "criterion": claim["criterion"],
                 "tables": "; ".join(stems),

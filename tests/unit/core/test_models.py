@@ -1,7 +1,15 @@
 import pytest
 import torch
 
-from analysis.core.model_names import base_spec, check_model_spec, control_for, control_seed, control_spec, model_slug
+from analysis.core.model_names import (
+    base_spec,
+    check_model_spec,
+    control_draws,
+    control_seed,
+    control_slug,
+    control_spec,
+    model_slug,
+)
 from analysis.core.models import (
     EMBEDDED,
     TINY,
@@ -81,11 +89,13 @@ def test_control_seed_is_written_in_the_spec_and_keeps_the_slug():
 
 
 def test_a_random_init_models_control_is_another_draw():
-    assert control_for(EMBEDDED) == control_spec(EMBEDDED) and control_for(EMBEDDED, 2) == control_spec(EMBEDDED, 2)
-    # a model that learnt nothing is compared with another such model, never with itself
-    assert control_for(control_spec(EMBEDDED)) == control_spec(EMBEDDED, 1)
-    assert control_for(control_spec(EMBEDDED, 1)) == control_spec(EMBEDDED, 0)
-    assert control_for(control_spec(EMBEDDED, 3), 3) == control_spec(EMBEDDED, 4)
+    assert control_draws(EMBEDDED) == [control_spec(EMBEDDED)]
+    assert control_draws(EMBEDDED, 2, draws=3) == [control_spec(EMBEDDED, s) for s in (2, 3, 4)]
+    # a model that learnt nothing is compared with other such models, never with itself
+    assert control_draws(control_spec(EMBEDDED)) == [control_spec(EMBEDDED, 1)]
+    assert control_draws(control_spec(EMBEDDED, 1)) == [control_spec(EMBEDDED, 0)]
+    assert control_draws(control_spec(EMBEDDED, 1), 0, draws=3) == [control_spec(EMBEDDED, s) for s in (0, 2, 3)]
+    assert [control_slug("m", d) for d in (1, 2)] == ["m--random-init", "m--random-init-2"]
 
 
 def test_control_seed_draws_other_weights():

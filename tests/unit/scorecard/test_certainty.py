@@ -231,3 +231,20 @@ def test_a_widened_interval_says_how_many_clusters_in_every_view():
     assert value_notes(card).iloc[0].endswith("(14 clusters)")
     assert "(14 clusters) | **holds** |" in scorecard_markdown(card, "m")
     assert "1 of them drew whole clusters" in interval_note(card)
+
+
+@pytest.mark.parametrize("model, verdict", [(0.8, "holds"), (0.7, ALSO_RANDOM)])
+def test_a_learned_claim_must_beat_the_spread_of_the_random_draws(model, verdict):
+    # three draws 0.6, 0.62, 0.64 (strengths over the 0.5 threshold 0.10, 0.12, 0.14): mean 0.12,
+    # sd 0.02; the bound for a new draw is 0.12 + t(0.975, 2) 4.303 x 0.02 x sqrt(1 + 1/3) = 0.2194.
+    # The model 0.8 (strength 0.3) is beyond it; 0.7 (strength 0.2) is firmly further than every
+    # draw, yet within what a new random draw could give
+    tables, boots = run(model, np.linspace(model - 0.04, model + 0.04, 40))
+    draws = [run(v, np.linspace(v - 0.01, v + 0.01, 40)) for v in (0.6, 0.62, 0.64)]
+    c = claim(ABOVE, reads_maps=True, control="learned")
+    row = scorecard(
+        [c], tables, control_tables=draws[0][0], boots=boots, control_boots=draws[0][1], more_controls=draws[1:]
+    ).iloc[0]
+    assert (row.verdict, row.control_draws) == (verdict, 3)
+    if verdict == ALSO_RANDOM:
+        assert "within the spread of 3 random-init draws (model +0.2 vs a new draw's bound +0.219)" in row.reason
