@@ -49,7 +49,14 @@ if config["overview"]["random_init_control"]:
     for _slug, _spec in list(MODELS.items()):
         _draws = control_draws(_spec, config["random_init"]["seed"], config["random_init"]["draws"])
         CONTROLS[_slug] = [control_slug(_slug, d) for d in range(1, len(_draws) + 1)]
-        MODELS.update(zip(CONTROLS[_slug], _draws))
+        for _control, _draw in zip(CONTROLS[_slug], _draws):
+            if MODELS.get(_control, _draw) != _draw:
+                raise ValueError(
+                    f"model: the random-init control of {_spec!r} ({_draw!r}) would take the slug {_control!r} "
+                    f"of the configured model {MODELS[_control]!r}; list that model with random_init.seed's "
+                    "seed, or leave it out (the control is run anyway)"
+                )
+            MODELS[_control] = _draw
 # Training replicates (config trainings: per family): replicate r = 1, 2, ... of a user's model
 # is the same model (same spec, weights and inputs) with every training seed + r (training_seed), run
 # only through the rules whose tables the claims of the families with more than r trainings read; the

@@ -119,6 +119,11 @@ def _drop_units(case):
     return claims, tables, {"t": boots["t"].drop(columns="resampled_units")}
 
 
+def few_clusters_resampled(rng, n_boot, seed):
+    """5 clusters resampled by cluster: fewer than 10, never firm (analysis.scorecard.checks.MIN_CLUSTERS)."""
+    return clusters_resampled(rng, n_boot, seed, n_clusters=5)
+
+
 def many_clusters_resampled(rng, n_boot, seed):
     """60 clusters resampled by cluster, as the 62 Wikipedia articles of the default run."""
     return clusters_resampled(rng, n_boot, seed, n_clusters=60)
@@ -171,6 +176,7 @@ SHAPES = [
     ("15 clusters' units resampled one by one", clusters_as_units, "as before"),
     ("15 clusters resampled by cluster, percentile interval", clusters_uncorrected(None), "as before"),
     ("15 clusters resampled by cluster, widened for few clusters", clusters_resampled, "now"),
+    ("5 clusters resampled by cluster (fewer than 10: never firm)", few_clusters_resampled, "now"),
     ("60 clusters resampled by cluster", many_clusters_resampled, "now"),
     ("3 seeds, k-of-k agreement", seeds_agreement, "as before"),
     ("3 seeds, t interval", seeds_t_interval, "now"),

@@ -125,5 +125,7 @@ def claim_value(pick: Pick, rows: dict[str, dict]) -> str:
     if pick.which is None and pick.fmt is None:
         return group_text(row["our_value"], pick)  # the text as the scorecard shows it
     number = picked_number(row, pick)
-    # no format: as the scorecard's text writes numbers (3 significant digits)
-    return formatted(number, pick.fmt) if pick.fmt else f"{float(number):.3g}"
+    if pick.fmt:
+        return formatted(number, pick.fmt)
+    # no format: as the scorecard's text writes numbers (integers whole, else 3 significant digits)
+    return number if re.fullmatch(r"-?\d+", number) else f"{float(number):.3g}"

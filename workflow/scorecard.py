@@ -44,7 +44,7 @@ card, values = scorecard_and_values(
 log.info("verdicts: %s", verdict_counts(card))
 write_table(card, snakemake.output.table)
 # the numbers of our_value as numbers, for tools/scorecard_readme.py (no number is parsed out of text)
-write_table(values, snakemake.output.values)
+write_table(values, snakemake.output.values, float_format=None)  # every digit
 title = f"Do the papers' claims hold for {model}? ({', '.join(f'{n} {v}' for v, n in verdict_counts(card).items())})"
 columns = {"verdict": model, **({"control_verdict": "random-init control"} if control is not None else {})}
 fig = plot_scorecard(card.set_index("id")[list(columns)].rename(columns=columns), title, value_notes(card))

@@ -10,7 +10,7 @@ import yaml
 from jsonschema import Draft202012Validator
 from scipy import stats
 
-from analysis.scorecard.checks import AGREEMENT, LEVEL, few_unit_p, required_share
+from analysis.scorecard.checks import AGREEMENT, LEVEL, MIN_CLUSTERS, few_unit_p, required_share
 from analysis.scorecard.evaluate import (
     ALSO_RANDOM,
     INCONCLUSIVE,
@@ -102,8 +102,8 @@ def paired_difference(model: Outcome, control: Outcome) -> tuple[str, bool | Non
         return f"{point:+.3g}", None, np.nan
     # as the model's own verdict: widened where its tables resample few clusters
     share = required_share(1 - AGREEMENT, model.units)
-    if not np.isfinite(share):
-        return f"{point:+.3g} (1 cluster)", False, np.nan
+    if not np.isfinite(share) or model.units < MIN_CLUSTERS:
+        return f"{point:+.3g} ({model.units:.0f} clusters)", False, np.nan
     lo, hi = np.quantile(reps, [1 - share, share])
     above = float((reps > 0).sum() / len(model.strength))
     p = few_unit_p(float((1 + (reps <= 0).sum()) / (1 + len(reps))), model.units)
@@ -113,10 +113,12 @@ def paired_difference(model: Outcome, control: Outcome) -> tuple[str, bool | Non
 def beyond_draws(model: Outcome, controls: list[Outcome]) -> tuple[bool, str]:
     """Whether the model is further on the claim's side than a new random-init draw would be: its
     strength (how far on the claim's side) above the upper end of the 95% t prediction interval of
-    the k >= 2 draws' strengths, mean + t(0.975, k - 1) sd sqrt(1 + 1/k); and that bound, as text."""
+    the draws' strengths, mean + t(0.975, k - 1) sd sqrt(1 + 1/k), over the k >= 2 draws with a
+    strength; and that bound, as text. Fewer than 2 such draws: no test (True, '')."""
     x = np.array([c.strength_point for c in controls], dtype=float)
+    x = x[np.isfinite(x)]
     k = len(x)
-    if k < 2 or not np.isfinite(x).all() or not np.isfinite(model.strength_point):
+    if k < 2 or not np.isfinite(model.strength_point):
         return True, ""
     bound = x.mean() + stats.t.ppf(0.975, k - 1) * x.std(ddof=1) * np.sqrt(1 + 1 / k)
     return bool(model.strength_point > bound), f"model {model.strength_point:+.3g} vs a new draw's bound {bound:+.3g}"
@@ -124,27 +126,24 @@ def beyond_draws(model: Outcome, controls: list[Outcome]) -> tuple[bool, str]:
 
 def _with_control(outcome: Outcome, controls: list[Outcome], role: str) -> tuple[str, str, str]:
     """(verdict, control difference text, why) of a claim read off maps, by its control role:
-    ``learned`` supports the claim only when the model is firmly further on its side than the
-    control (every draw, and with 2 or more draws beyond their spread: :func:`beyond_draws`; else
-    ALSO_RANDOM); ``absence`` keeps the verdict (a random network lacking the structure does not
-    weaken a claim that it is absent); ``descriptive`` keeps it unless a control draw holds or is
-    undecided too (ALSO_RANDOM)."""
+    ``learned`` supports the claim only when the model is firmly further on its side than every
+    control draw that can be compared with it (a paired difference; with 2 or more draws also beyond
+    their spread, :func:`beyond_draws`; else ALSO_RANDOM; no draw comparable: as ``descriptive``);
+    ``absence`` keeps the verdict (a random network lacking the structure does not weaken a claim
+    that it is absent); ``descriptive`` keeps it unless a control draw holds or is undecided too
+    (ALSO_RANDOM)."""
     if not controls:
         return outcome.verdict, "", ""
-    diff, firm, _ = paired_difference(outcome, controls[0])
+    pairs = [paired_difference(outcome, c) for c in controls]
+    diff = pairs[0][0]
     if outcome.verdict != "holds" or role == "absence":
         return outcome.verdict, diff, ""
-    if role == "learned" and firm is not None:
-        if not firm:
-            return (
-                ALSO_RANDOM,
-                diff,
-                "not firmly further than the random-init control (model minus control " + diff + ")",
-            )
-        for d, control in enumerate(controls[1:], start=2):
-            other, firm_d, _ = paired_difference(outcome, control)
-            if not firm_d:
-                return ALSO_RANDOM, diff, f"not firmly further than random-init draw {d} (model minus draw {other})"
+    comparable = [(d, text, firm) for d, (text, firm, _) in enumerate(pairs, start=1) if firm is not None]
+    if role == "learned" and comparable:
+        for d, text, firm in comparable:
+            if not firm:
+                name = "the random-init control" if d == 1 else f"random-init draw {d}"
+                return ALSO_RANDOM, diff, f"not firmly further than {name} (model minus it {text})"
         beyond, text = beyond_draws(outcome, controls)
         if not beyond:
             return ALSO_RANDOM, diff, f"within the spread of {len(controls)} random-init draws ({text})"

@@ -36,11 +36,13 @@ def _part(path: Path) -> Path:
     return path.with_name(path.name + ".part")
 
 
-def write_table(df, path, **kwargs) -> None:
+def write_table(df, path, float_format: str | None = "%.6g", **kwargs) -> None:
+    """``df`` into ``path`` (csv, or tsv by suffix) through a .part file; floats to 6 significant
+    digits unless ``float_format`` says otherwise (None: every digit)."""
     path = Path(path)
     sep = "\t" if path.suffix == ".tsv" else ","
     tmp = _part(path)
-    df.to_csv(tmp, sep=sep, index=False, float_format="%.6g", **kwargs)
+    df.to_csv(tmp, sep=sep, index=False, float_format=float_format, **kwargs)
     tmp.replace(path)
 
 

@@ -71,6 +71,7 @@ ROWS = scorecard_rows(
         "c.neg": ("0.287 > -0.0667", [("", 1, "0.287"), ("", 2, "-0.06667")]),
         # a mean of 3 seeds: the "3" of its text is no value of the claim
         "m.seeds": ("0.5 (mean of 3 seeds)", [("", 1, "0.5")]),
+        "m.count": ("1234", [("", 1, "1234")]),
     }
 )
 
@@ -112,6 +113,7 @@ def test_blocks_are_spliced():
         ("s.sooner@lstm#2 pct0", "15"),
         ("s.sooner@lstm#2", "0.147"),  # no format: 3 significant digits, as the scorecard's text
         ("m.seeds#1 pct0", "50"),
+        ("m.count#1", "1234"),  # an integer stays whole, as in the text
     ],
 )
 def test_span_shows_its_part_of_the_value(spec, shown):

@@ -248,3 +248,34 @@ def test_a_learned_claim_must_beat_the_spread_of_the_random_draws(model, verdict
     assert (row.verdict, row.control_draws) == (verdict, 3)
     if verdict == ALSO_RANDOM:
         assert "within the spread of 3 random-init draws (model +0.2 vs a new draw's bound +0.219)" in row.reason
+
+
+def test_fewer_than_ten_clusters_give_no_firm_verdict():
+    # every replicate above the threshold: firm from 10 clusters on, never from 9
+    tables, boots = run(0.8, np.linspace(0.7, 0.9, 200))
+    nine = evaluate_claim(claim(ABOVE), tables, boots={"t": boots["t"].assign(resampled_units=9)})
+    assert nine.verdict == INCONCLUSIVE and "9 clusters resampled: too few for a firm verdict" in nine.reason
+    assert evaluate_claim(claim(ABOVE), tables, boots={"t": boots["t"].assign(resampled_units=10)}).verdict == "holds"
+
+
+def test_the_draws_are_read_alike_whichever_cannot_be_compared():
+    # a draw whose premise fails (not applicable: no strength) is left out of the comparison,
+    # first or second, and the comparable draw decides
+    from analysis.scorecard.claims import _with_control
+    from analysis.scorecard.evaluate import Outcome
+
+    tables, boots = run(0.8, np.linspace(0.76, 0.84, 40))
+    model = evaluate_claim(claim(ABOVE), tables, boots=boots)
+
+    def judged(point, reps):
+        t, b = run(point, reps)
+        return evaluate_claim(claim(ABOVE), t, boots=b)
+
+    low = judged(0.6, np.linspace(0.59, 0.61, 40))
+    none = Outcome("not applicable", reason="no sink")
+    for draws in ([none, low], [low, none]):
+        assert _with_control(model, draws, "learned")[0] == "holds"
+    high = judged(0.8, np.linspace(0.76, 0.84, 40))
+    for draws in ([none, high], [high, none]):
+        verdict, _, why = _with_control(model, draws, "learned")
+        assert verdict == ALSO_RANDOM and why.startswith("not firmly further than")
