@@ -6,7 +6,7 @@ from analysis.clark.probes.replicates import sentence_table
 from analysis.clark.probes.training import RANDOM_INIT, probes_table, train_probes
 from analysis.core.device import device_record, job_device
 from analysis.core.inputs import read_jsonl
-from analysis.core.model_names import control_spec
+from analysis.core.model_names import control_draws
 from analysis.core.storage import Shards
 from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
 from analysis.shared.vectors import load_vectors
@@ -49,7 +49,7 @@ if p.random_init:
     # maps of a randomly initialised model of the same shape, computed here (not stored as shards)
     dev_shards = Shards(snakemake.input.dev)
     row, curve, per_sentence[RANDOM_INIT], dev_ids[RANDOM_INIT] = random_init_control(
-        control_spec(p.spec, p.random_init_seed),
+        control_draws(p.spec, p.random_init_seed)[0],  # another draw where the model is random-init itself
         records,
         (dev_shards.n_layers, dev_shards.n_heads),
         {s.id for s in sents["dev"]},
