@@ -533,6 +533,13 @@ def test_the_figure_shows_values_and_intervals(tmp_path):
         (lambda c: c["check"]["value"].update(colum="v"), "claims/0/check/value: Additional properties"),
         (lambda c: c.update(reads_maps=True), "claims/0: Additional properties are not allowed ('reads_maps'"),
         (lambda c: c.pop("figure"), "claims/0: 'figure' is a required property"),
+        (lambda c: c["check"].update(interval="basics"), "claims/0/check/interval: 'basics' is not one of"),
+        # a basic interval reflects one value: an order has none to reflect
+        (
+            lambda c: c.update(check={"greater": [{"table": "t", "column": "v"}] * 2, "interval": "basic"}),
+            "claims/0/check: {'greater': [{'column': 'v', 'table': 't'}, {'column': 'v', 'table': 't'}], "
+            "'interval': 'basic'} is not valid under any of the given schemas",
+        ),
     ],
 )
 def test_the_claims_file_is_closed(tmp_path, change, message):
