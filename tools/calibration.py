@@ -120,7 +120,7 @@ def _drop_units(case):
 
 
 def few_clusters_resampled(rng, n_boot, seed):
-    """5 clusters resampled by cluster: fewer than 10, never firm (analysis.scorecard.checks.MIN_CLUSTERS)."""
+    """5 clusters resampled by cluster: fewer than 10, never firm (analysis.scorecard.few_units.MIN_CLUSTERS)."""
     return clusters_resampled(rng, n_boot, seed, n_clusters=5)
 
 

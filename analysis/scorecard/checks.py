@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from analysis.scorecard.few_units import few_unit_p, required_share, too_few, units_of
 from analysis.scorecard.values import (
     OPS,
     TIE,
@@ -23,39 +23,10 @@ from analysis.scorecard.values import (
     specs_of,
     value,
 )
-from analysis.shared.bootstrap import RESAMPLED
 
 AGREEMENT = 0.975  # share of replicates that must agree with a verdict (one side of a 95% interval)
-# fewer clusters than this give no firm verdict: the widened percentiles cannot reach past the most
-# extreme cluster (calibration: 2 clusters 23% / 28% wrong firm verdicts, 3: 14% / 11%, 5: 3.6% / 4.2%)
-MIN_CLUSTERS = 10
 LEVEL = 0.05  # two-sided: each direction of a firm verdict at 2.5%
 T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}  # t(0.975, df)
-
-
-def required_share(tail: float, units: float = np.inf) -> float:
-    """The share of the replicates that must agree for a firm verdict at one-sided level ``tail``,
-    their table resampled from ``units`` independent units (clusters; inf: many). With many units,
-    1 - ``tail`` (the percentile bootstrap). With G clusters the percentile interval is too narrow:
-    the bootstrap's variance is (G - 1)/G of the unbiased one, and a variance read from G units
-    calls for a t quantile with G - 1 degrees of freedom; the share is then the normal probability
-    of the corrected quantile sqrt(G / (G - 1)) * t(1 - tail, G - 1) (the interval widened by that
-    ratio, read off the replicates' own distribution). Fewer than 2 units: never firm (inf)."""
-    if not np.isfinite(units):
-        return 1 - tail
-    if units < 2:
-        return np.inf
-    return float(stats.norm.cdf(np.sqrt(units / (units - 1)) * stats.t.ppf(1 - tail, units - 1)))
-
-
-def few_unit_p(p: float, units: float = np.inf) -> float:
-    """A bootstrap p (share of replicates against a verdict) corrected as :func:`required_share`
-    corrects the share: p <= alpha exactly where the share agreeing reaches ``required_share(alpha)``."""
-    if not np.isfinite(units) or not np.isfinite(p):
-        return p
-    if units < 2:
-        return 1.0
-    return float(stats.t.sf(stats.norm.isf(p) / np.sqrt(units / (units - 1)), units - 1))
 
 
 def basic(reps: pd.Series, point) -> pd.Series:
@@ -64,15 +35,6 @@ def basic(reps: pd.Series, point) -> pd.Series:
     in-sample maximum's replicates lean upwards by the bias of the max: the reflection moves the
     interval down by as much)."""
     return 2 * float(point) - pd.to_numeric(reps, errors="coerce")
-
-
-def units_of(boots, spec) -> float:
-    """How many independent units (clusters) the replicates of ``spec``'s table drew (column
-    ``resampled_units``); inf where the table does not say (it resamples many units one by one)."""
-    boot = (boots or {}).get(spec["table"])
-    if boot is None or RESAMPLED not in boot.columns:
-        return np.inf
-    return float(pd.to_numeric(boot[RESAMPLED], errors="coerce").min())
 
 
 @dataclass
@@ -109,13 +71,6 @@ def _p_value(outcomes: pd.Series, ok: bool, units: float = np.inf) -> float:
     corrected for few clusters (:func:`few_unit_p`)."""
     known = outcomes.dropna()
     return few_unit_p(float((1 + (known != ok).sum()) / (1 + len(known))), units) if len(known) else np.nan
-
-
-def _too_few(units: float) -> str:
-    """Why a table resampled by ``units`` clusters gives no firm verdict ('' where it can)."""
-    if np.isfinite(units) and units < MIN_CLUSTERS:
-        return f"{units:.0f} clusters resampled: too few for a firm verdict (at least {MIN_CLUSTERS})"
-    return ""
 
 
 def _interval(reps: pd.Series, units: float) -> str:
@@ -209,7 +164,7 @@ def _check_threshold(check: dict, tables, extra_where, boots) -> Judgement:
     if isinstance(v, str) and v.startswith(TIE):
         why = "a tie: no single level is the largest"
     units = units_of(boots, check["value"])
-    why = why or _too_few(units)
+    why = why or too_few(units)
     judged = Judgement(
         ok, text, None, _interval(reps, units), len(reps), "bootstrap", _p_value(outcomes, ok, units), strength,
         point_strength, why, _share(outcomes, ok), units=units, values=[(None, 1, v)],
@@ -264,7 +219,7 @@ def _check_order(check: dict, tables, extra_where, boots) -> Judgement:
     interval = "; ".join(_interval(r, units) for r in reps)
     judged = Judgement(
         ok, text, None, interval, len(reps[0]), "bootstrap", _p_value(all_ok, ok, units), strength, point_strength,
-        _too_few(units), agreement, divisor, units=units, values=shown,
+        too_few(units), agreement, divisor, units=units, values=shown,
     )  # fmt: skip
     judged.firm = judged.firm_at()
     return judged

@@ -10,7 +10,7 @@ import yaml
 from jsonschema import Draft202012Validator
 from scipy import stats
 
-from analysis.scorecard.checks import AGREEMENT, LEVEL, MIN_CLUSTERS, few_unit_p, required_share
+from analysis.scorecard.checks import AGREEMENT, LEVEL
 from analysis.scorecard.evaluate import (
     ALSO_RANDOM,
     INCONCLUSIVE,
@@ -19,6 +19,7 @@ from analysis.scorecard.evaluate import (
     evaluate_claim,
     tables_read,
 )
+from analysis.scorecard.few_units import MIN_CLUSTERS, few_unit_p, required_share
 from analysis.scorecard.registry import derive
 from analysis.scorecard.trainings import TRAININGS, claim_seeds
 from analysis.scorecard.values import specs_of

@@ -21,7 +21,7 @@ on every replicate too; its 95% interval is their 2.5th-97.5th percentiles and t
 ``holds`` or ``does not hold`` only when at least 97.5% of them agree (a value missing on more than
 2.5% of them never is). A table resampled by G clusters (column ``resampled_units``) asks for more:
 the interval widened by sqrt(G/(G-1)) t(G-1)/z, read off the replicates (e.g. 98.7% of them for 15
-clusters; :func:`analysis.scorecard.checks.required_share`). An order holds firmly when every adjacent difference does, and does not
+clusters; :func:`analysis.scorecard.few_units.required_share`). An order holds firmly when every adjacent difference does, and does not
 hold firmly when a failing one firmly fails (Bonferroni over the pairs); a per-level claim likewise
 over its levels. Trainings without a bootstrap (k seeds) read as their mean and t interval. A claim
 whose tables have no replicates is judged on its point value (basis ``point only``). With

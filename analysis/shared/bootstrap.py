@@ -24,7 +24,7 @@ Few clusters: the percentile interval of G resampled clusters is too narrow (the
 variance is (G - 1)/G of the unbiased one, and a variance estimated from G units calls for t
 quantiles with G - 1 degrees of freedom). A replicate table resampled by cluster says how many
 clusters each replicate drew (column ``resampled_units``, :func:`with_resampled`), and the
-scorecard widens its interval accordingly (:func:`analysis.scorecard.checks.required_share`).
+scorecard widens its interval accordingly (:func:`analysis.scorecard.few_units.required_share`).
 """
 
 from __future__ import annotations

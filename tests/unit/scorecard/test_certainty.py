@@ -165,7 +165,7 @@ def test_one_level_firmly_refuted_refutes_an_every_level_claim():
 
 
 def test_few_clusters_ask_for_more_agreement_by_hand():
-    from analysis.scorecard.checks import few_unit_p, required_share
+    from analysis.scorecard.few_units import few_unit_p, required_share
 
     # many units: the percentile bootstrap's own 97.5%
     assert required_share(0.025) == 0.975
