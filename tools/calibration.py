@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the analysis 
 from analysis.scorecard.claims import scorecard  # noqa: E402
 from analysis.scorecard.evaluate import evaluate_claim  # noqa: E402
 from analysis.scorecard.trainings import pool_trainings  # noqa: E402
-from analysis.shared.bootstrap import unit_weights, with_resampled  # noqa: E402
+from analysis.shared.bootstrap import RESAMPLED, unit_weights, with_resampled  # noqa: E402
 from analysis.shared.head_selection import two_fold  # noqa: E402
 
 BEGIN, END = "<!-- calibration:begin -->", "<!-- calibration:end -->"
@@ -109,14 +109,11 @@ def clusters_resampled(rng, n_boot, seed, n_clusters=15):
     return [claim(ABOVE)], tables, {"t": with_resampled(boots["t"], n_clusters)}
 
 
-def clusters_uncorrected(rng, n_clusters=15):
-    """15 clusters resampled by cluster, read as the plain percentile interval (as before)."""
-    return lambda rng_, n_boot, seed: _drop_units(clusters_resampled(rng_, n_boot, seed, n_clusters))
-
-
-def _drop_units(case):
-    claims, tables, boots = case
-    return claims, tables, {"t": boots["t"].drop(columns="resampled_units")}
+def clusters_percentile(rng, n_boot, seed):
+    """15 clusters resampled by cluster, read as the plain percentile interval (as before): a table
+    that does not say how many clusters it drew."""
+    claims, tables, boots = clusters_resampled(rng, n_boot, seed)
+    return claims, tables, {"t": boots["t"].drop(columns=RESAMPLED)}
 
 
 def few_clusters_resampled(rng, n_boot, seed):
@@ -174,7 +171,7 @@ SHAPES = [
     ("three heads tied at it, best chosen in-sample", heads_in_sample, "as before"),
     ("three heads tied at it, best chosen on the other fold", heads_cross_fit, "now"),
     ("15 clusters' units resampled one by one", clusters_as_units, "as before"),
-    ("15 clusters resampled by cluster, percentile interval", clusters_uncorrected(None), "as before"),
+    ("15 clusters resampled by cluster, percentile interval", clusters_percentile, "as before"),
     ("15 clusters resampled by cluster, widened for few clusters", clusters_resampled, "now"),
     ("5 clusters resampled by cluster (fewer than 10: never firm)", few_clusters_resampled, "now"),
     ("60 clusters resampled by cluster", many_clusters_resampled, "now"),
