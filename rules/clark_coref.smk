@@ -8,7 +8,7 @@ rule coref_heads:
         counts=inputs_of(config["clark_coref"]["corpus"], "counts.json"),
         paper=config["clark_coref"]["paper_numbers"],
     output:
-        table=claim_table("coref_heads", unit="document", reads_maps=True),
+        table=claim_table("coref_heads", unit="mention", cluster="document", reads_maps=True),
         boot=table("coref_heads", "boot"),
         per_head=table("coref_heads", "per_head"),
         counts=sidecar("coref_heads", "counts"),

@@ -47,15 +47,24 @@ def weighted_mean(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return (w @ x) / w.sum(axis=1)
 
 
-def table_and_boot(point: float, reps: np.ndarray) -> tuple[dict, dict]:
-    return {"t": pd.DataFrame({"v": [point]})}, {"t": pd.DataFrame({"replicate": range(len(reps)), "v": reps})}
+def table_and_boot(point: float, reps: np.ndarray, units: int | None = None) -> tuple[dict, dict]:
+    """The point table and the replicate table of one value; ``units``: the units each replicate
+    drew, written as the rules write it (None: not written, as before)."""
+    boot = pd.DataFrame({"replicate": range(len(reps)), "v": reps})
+    return {"t": pd.DataFrame({"v": [point]})}, {"t": boot if units is None else with_resampled(boot, units)}
 
 
-def on_threshold(rng, n_boot, seed):
-    """200 units whose true mean is the threshold: a claim on their mean."""
+def on_threshold(rng, n_boot, seed, written=True):
+    """200 units whose true mean is the threshold: a claim on their mean (now: the table says it
+    drew 200 units, and the interval is read with 199 degrees of freedom)."""
     x = rng.normal(T, 0.3, 200)  # continuous: no value equals the threshold itself
     w = unit_weights(len(x), n_boot, seed)
-    return [claim(ABOVE)], *table_and_boot(x.mean(), weighted_mean(x, w))
+    return [claim(ABOVE)], *table_and_boot(x.mean(), weighted_mean(x, w), len(x) if written else None)
+
+
+def on_threshold_percentile(rng, n_boot, seed):
+    """200 units on the threshold, read as the plain percentile interval (as before)."""
+    return on_threshold(rng, n_boot, seed, written=False)
 
 
 def _heads(rng, n=200, heads=3):
@@ -84,7 +93,7 @@ def heads_cross_fit(rng, n_boot, seed):
     x = _heads(rng)
     w = unit_weights(len(x), n_boot, seed)
     reps = np.array([_cross_fit(x, row) for row in w])
-    return [claim(ABOVE)], *table_and_boot(_cross_fit(x, np.ones(len(x))), reps)
+    return [claim(ABOVE)], *table_and_boot(_cross_fit(x, np.ones(len(x))), reps, len(x))
 
 
 def _clustered(rng, n_clusters=15, size=20):
@@ -151,6 +160,7 @@ def reversed_pair(rng, n_boot, seed):
     w = unit_weights(len(x), n_boot, seed)
     reps = w @ x / w.sum(axis=1, keepdims=True)
     boot = pd.DataFrame({"replicate": range(n_boot), "a": reps[:, 0], "b": reps[:, 1], "c": reps[:, 2]})
+    boot = with_resampled(boot, len(x))
     point = pd.DataFrame({"a": [x[:, 0].mean()], "b": [x[:, 1].mean()], "c": [x[:, 2].mean()]})
     spec = lambda col: {"table": "t", "column": col}  # noqa: E731
     return [claim({"greater": [spec("a"), spec("b"), spec("c")]})], {"t": point}, {"t": boot}
@@ -162,12 +172,14 @@ def control_equal(rng, n_boot, seed):
     x = rng.binomial(1, 0.7, (200, 2)).astype(float)
     w = unit_weights(len(x), n_boot, seed)  # the same resamples for both, as the rules draw them
     reps = w @ x / w.sum(axis=1, keepdims=True)
-    model, control = table_and_boot(x[:, 0].mean(), reps[:, 0]), table_and_boot(x[:, 1].mean(), reps[:, 1])
+    model = table_and_boot(x[:, 0].mean(), reps[:, 0], len(x))
+    control = table_and_boot(x[:, 1].mean(), reps[:, 1], len(x))
     return [claim(ABOVE, reads_maps=True, control="learned")], model, control
 
 
 SHAPES = [
-    ("a value on its threshold", on_threshold, "now"),
+    ("a value on its threshold, plain percentile interval", on_threshold_percentile, "as before"),
+    ("a value on its threshold, 199 degrees of freedom", on_threshold, "now"),
     ("three heads tied at it, best chosen in-sample", heads_in_sample, "as before"),
     ("three heads tied at it, best chosen on the other fold", heads_cross_fit, "now"),
     ("15 clusters' units resampled one by one", clusters_as_units, "as before"),

@@ -3,6 +3,7 @@ from analysis.explanation.adversarial import AdversarySearch, run_adversarial
 from analysis.explanation.plots import plot_adversarial
 from analysis.explanation.replicates import ADVERSARIAL, instance_weights, median_replicates
 from analysis.explanation.setup import rule_classifiers
+from analysis.shared.bootstrap import with_resampled
 from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_json, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
@@ -20,7 +21,7 @@ search = AdversarySearch(**{**search, "report_tolerances": tuple(search["report_
 df = run_adversarial(classifiers, search, snakemake.params.seed)
 write_table(df, snakemake.output.table)
 units, weights = instance_weights(snakemake.params.bootstrap["resamples"], snakemake.params.bootstrap["seed"], df)
-write_table(median_replicates(df, *ADVERSARIAL, units, weights), snakemake.output.boot)
+write_table(with_resampled(median_replicates(df, *ADVERSARIAL, units, weights), len(units)), snakemake.output.boot)
 fig = plot_adversarial(df, snakemake.wildcards.model, search)
 save_figure(fig, snakemake.output.figure)
 write_json(device_record(device), snakemake.output.device)

@@ -10,6 +10,7 @@ from analysis.kovaleva.finetune_tables import (
     main_metric_rows,
 )
 from analysis.kovaleva.replicates import layer_change_replicates, load_layer_predictions, resample_rows
+from analysis.shared.bootstrap import RESAMPLED, with_resampled
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
@@ -31,9 +32,9 @@ for task, path in zip(tasks, snakemake.input.layer_predictions):
     idx = resample_rows(len(preds["gold"]), p.bootstrap["resamples"], p.bootstrap["seed"], task)
     metric_names = list(table.loc[table.task == task, "metric"].unique())
     change = layer_change_replicates(metric_names, preds["gold"], preds["unmodified"], preds["layers"], idx)
-    boots.append(change.assign(task=task))
+    boots.append(with_resampled(change.assign(task=task), len(preds["gold"])))
 boot = pd.concat(boots, ignore_index=True)
-write_table(boot[["task", "metric", "scope", "layer", "change", "replicate"]], snakemake.output.boot)
+write_table(boot[["task", "metric", "scope", "layer", "change", "replicate", RESAMPLED]], snakemake.output.boot)
 write_table(pd.concat([pd.read_csv(p) for p in snakemake.input.max_test], ignore_index=True), snakemake.output.max_test)
 cost = disable_heads_cost([json.load(open(p)) for p in snakemake.input.cost])
 write_table(cost, snakemake.output.cost)

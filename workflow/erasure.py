@@ -3,6 +3,7 @@ from analysis.explanation.erasure import run_erasure
 from analysis.explanation.plots import plot_erasure_set, plot_erasure_single
 from analysis.explanation.replicates import erasure_replicates, instance_weights
 from analysis.explanation.setup import rule_classifiers
+from analysis.shared.bootstrap import with_resampled
 from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_json, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
@@ -21,7 +22,7 @@ write_table(single, snakemake.output.single)
 write_table(sets, snakemake.output.sets)
 write_table(summary, snakemake.output.summary)
 units, weights = instance_weights(p.bootstrap["resamples"], p.bootstrap["seed"], single, sets)
-write_table(erasure_replicates(single, sets, units, weights), snakemake.output.boot)
+write_table(with_resampled(erasure_replicates(single, sets, units, weights), len(units)), snakemake.output.boot)
 model = snakemake.wildcards.model
 fig = plot_erasure_single(single, model)
 save_figure(fig, snakemake.output.fig_single)

@@ -9,6 +9,7 @@ from analysis.explanation.staying_true import StayingTrueConfig, load_variants
 from analysis.explanation.staying_true_adversary import AdversaryConfig, run_adversary
 from analysis.explanation.staying_true_curves import equal_jsd_summary
 from analysis.explanation.staying_true_plots import plot_staying_true_adversary
+from analysis.shared.bootstrap import with_resampled
 from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
@@ -39,6 +40,9 @@ summary = equal_jsd_summary(df, cfg.jsd_level)
 write_table(summary, snakemake.output.summary)
 instances = pd.concat(per_instance, ignore_index=True)
 units, weights = instance_weights(p.bootstrap["resamples"], p.bootstrap["seed"], instances)
-write_table(staying_true_adversary_replicates(instances, cfg.jsd_level, units, weights), snakemake.output.boot)
+write_table(
+    with_resampled(staying_true_adversary_replicates(instances, cfg.jsd_level, units, weights), len(units)),
+    snakemake.output.boot,
+)
 level = float(summary.jsd_level.iloc[0])
 save_figure(plot_staying_true_adversary(df, snakemake.wildcards.model, level), snakemake.output.figure)

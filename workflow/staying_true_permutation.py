@@ -1,6 +1,7 @@
 from analysis.explanation.replicates import instance_weights, staying_true_permutation_replicates
 from analysis.explanation.staying_true_plots import plot_staying_true_permutation
 from analysis.explanation.staying_true_tests import models_under_test, permutation_summary, run_staying_true_permutation
+from analysis.shared.bootstrap import with_resampled
 from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
@@ -18,5 +19,5 @@ summary = permutation_summary(df)
 write_table(df, snakemake.output.table)
 write_table(summary, snakemake.output.summary)
 units, weights = instance_weights(p.bootstrap["resamples"], p.bootstrap["seed"], df)
-write_table(staying_true_permutation_replicates(df, units, weights), snakemake.output.boot)
+write_table(with_resampled(staying_true_permutation_replicates(df, units, weights), len(units)), snakemake.output.boot)
 save_figure(plot_staying_true_permutation(df, summary, snakemake.wildcards.model), snakemake.output.figure)

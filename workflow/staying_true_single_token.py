@@ -1,6 +1,7 @@
 from analysis.explanation.replicates import instance_weights, staying_true_single_token_replicates
 from analysis.explanation.staying_true_plots import plot_staying_true_single_token
 from analysis.explanation.staying_true_tests import models_under_test, run_single_token, single_token_summary
+from analysis.shared.bootstrap import with_resampled
 from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
@@ -17,5 +18,5 @@ df = run_single_token(models)
 write_table(df, snakemake.output.table)
 write_table(single_token_summary(df), snakemake.output.summary)
 units, weights = instance_weights(p.bootstrap["resamples"], p.bootstrap["seed"], df)
-write_table(staying_true_single_token_replicates(df, units, weights), snakemake.output.boot)
+write_table(with_resampled(staying_true_single_token_replicates(df, units, weights), len(units)), snakemake.output.boot)
 save_figure(plot_staying_true_single_token(df, snakemake.wildcards.model), snakemake.output.figure)

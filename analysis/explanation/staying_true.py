@@ -41,7 +41,7 @@ from torch import nn
 
 from analysis.explanation.attn_classifiers import glove_init
 from analysis.explanation.classifiers import AdditiveAttention, AttnClassifier, Vocab, make_batch, predict
-from analysis.shared.bootstrap import unit_weights
+from analysis.shared.bootstrap import unit_weights, with_resampled
 
 log = logging.getLogger(__name__)
 
@@ -254,7 +254,7 @@ def kept_table(correct: dict, base: str = "base") -> pd.DataFrame:
 
 def kept_replicates(correct: dict, n_boot: int, seed: int, base: str = "base") -> pd.DataFrame:
     """:func:`kept_table` on ``n_boot`` seeded resamples of the dev sentences (the same resample
-    for every model: paired), column ``replicate``."""
+    for every model: paired), column ``replicate``, and the sentences drawn (``resampled_units``)."""
     models = list(correct)
     c = np.stack([np.asarray(correct[m], dtype=float) for m in models])  # (models, sentences)
     w = unit_weights(c.shape[1], n_boot, seed)
@@ -273,7 +273,7 @@ def kept_replicates(correct: dict, n_boot: int, seed: int, base: str = "base") -
         for k, m in enumerate(models)
         if m != base
     ]
-    return pd.concat(parts, ignore_index=True)[[*KEPT_COLUMNS, "replicate"]]
+    return with_resampled(pd.concat(parts, ignore_index=True)[[*KEPT_COLUMNS, "replicate"]], c.shape[1])
 
 
 def load_variants(bundle: dict) -> tuple[Vocab, dict[str, RegularisedLSTM]]:

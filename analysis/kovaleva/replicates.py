@@ -27,7 +27,7 @@ import pandas as pd
 from scipy.stats import rankdata
 
 from analysis.kovaleva.disable_heads_null import BATCHED
-from analysis.shared.bootstrap import resamples, unit_weights
+from analysis.shared.bootstrap import RESAMPLED, resamples, unit_weights, with_resampled
 
 REPLICATE = "replicate"
 
@@ -105,14 +105,17 @@ def pattern_share_replicates(pred: pd.DataFrame, variants, n_boot: int, seed: in
     ``n_boot`` times (``task_weights``: seeded per task; all heads of an input together), stacked
     (columns variant, task, label, share, replicate)."""
     boots = [
-        share_replicates(g, task_weights(g["input_id"].nunique(), n_boot, seed, task), classes).assign(
-            variant=variant, task=task
+        with_resampled(
+            share_replicates(g, task_weights(g["input_id"].nunique(), n_boot, seed, task), classes).assign(
+                variant=variant, task=task
+            ),
+            g["input_id"].nunique(),
         )
         for (variant, task), g in pred.groupby(["variant", "task"], sort=False)
         if variant in variants
     ]
     boot = pd.concat(boots, ignore_index=True) if boots else pd.DataFrame(columns=["label", "share", "replicate"])
-    return boot.reindex(columns=["variant", "task", "label", "share", "replicate"])
+    return boot.reindex(columns=["variant", "task", "label", "share", "replicate", RESAMPLED])
 
 
 def _pearson(pred, gold):
@@ -125,7 +128,7 @@ def _pearson(pred, gold):
 
 
 # the metrics of analysis.core.glue.metrics on rows of resampled predictions and gold labels
-RESAMPLED = {
+RESAMPLED_METRICS = {
     **{m: BATCHED[m] for m in ("accuracy", "f1", "mcc")},
     "pearson": _pearson,
     "spearman": lambda pred, gold: _pearson(rankdata(pred, axis=-1), rankdata(gold, axis=-1)),
@@ -141,7 +144,7 @@ def layer_change_replicates(metrics: list[str], gold, unmodified, layers, idx: n
     g, base = gold[idx], unmodified[idx]
     parts = []
     for metric in metrics:
-        score = RESAMPLED[metric]
+        score = RESAMPLED_METRICS[metric]
         base_score = score(base, g)
         change = np.stack([score(layer[idx], g) - base_score for layer in layers], axis=1)  # (B, layers)
         parts.append(_by_layer(change, "change").assign(metric=metric, scope="layer"))

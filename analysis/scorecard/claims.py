@@ -111,6 +111,12 @@ def paired_difference(model: Outcome, control: Outcome) -> tuple[str, bool | Non
     return f"{point:+.3g} [{lo:+.3g}, {hi:+.3g}]", above >= share, p
 
 
+def clusters_drawn(claim: dict, outcome: Outcome):
+    """The clusters its replicates drew (the interval is widened for few of them); NA where its
+    units were drawn one by one (a claim not derived from the registry: as its tables say)."""
+    return int(outcome.units) if np.isfinite(outcome.units) and claim.get("clustered", True) else pd.NA
+
+
 def beyond_draws(model: Outcome, controls: list[Outcome]) -> tuple[bool, str]:
     """Whether the model is further on the claim's side than a new random-init draw would be: its
     strength (how far on the claim's side) above the upper end of the 95% t prediction interval of
@@ -212,8 +218,7 @@ def scorecard_and_values(
                 "our_value": outcome.our_value,
                 "interval": outcome.interval,
                 "replicates": outcome.replicates,
-                # the clusters its replicates drew (the interval widened for few of them); empty: many units
-                "clusters": int(outcome.units) if np.isfinite(outcome.units) else pd.NA,
+                "clusters": clusters_drawn(claim, outcome),
                 "seeds": n_seeds,
                 "basis": outcome.basis if outcome.verdict in VERDICTS[:4] else "",
                 "p_value": outcome.p_value if verdict in ("holds", ALSO_RANDOM, "does not hold") else np.nan,

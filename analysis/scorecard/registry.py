@@ -29,8 +29,9 @@ def check_stems(check: dict | None) -> list[str]:
 
 
 def derive(claim: dict, registry: dict[str, dict], source: str = "the claims file") -> dict:
-    """``claim`` with ``reads_maps`` (its check reads a table of the pre-trained model's maps) and
-    ``trained`` (the training family of its check's tables; None: no training) from the registry.
+    """``claim`` with ``reads_maps`` (its check reads a table of the pre-trained model's maps),
+    ``trained`` (the training family of its check's tables; None: no training) and ``clustered``
+    (a table it reads resamples clusters) from the registry.
     A table no rule declares, or a check mixing two families, is an error naming the claim."""
     for key in ("check", "applies_if", "refuted_if"):
         for stem in check_stems(claim.get(key)):
@@ -43,4 +44,10 @@ def derive(claim: dict, registry: dict[str, dict], source: str = "the claims fil
     families = sorted({e["family"] for e in checked if e["family"]})
     if len(families) > 1:
         raise ValueError(f"{source}: claim {claim['id']} reads tables of several trainings: {', '.join(families)}")
-    return {**claim, "reads_maps": any(e["reads_maps"] for e in checked), "trained": families[0] if families else None}
+    return {
+        **claim,
+        "reads_maps": any(e["reads_maps"] for e in checked),
+        "trained": families[0] if families else None,
+        # whether its replicates drew whole clusters (documents, articles): shown beside the interval
+        "clustered": any(e["cluster"] for e in checked),
+    }

@@ -72,7 +72,8 @@ def n_clusters(clusters: Sequence[Hashable]) -> int:
 
 def with_resampled(table, n_units: int):
     """The replicate table ``table`` (a DataFrame) with column ``resampled_units`` = ``n_units``:
-    the independent units (clusters) each replicate drew, read by the scorecard's few-unit correction."""
+    the independent units each replicate drew (clusters, or units drawn one by one), read by the
+    scorecard's few-unit correction."""
     return table.assign(**{RESAMPLED: int(n_units)})
 
 

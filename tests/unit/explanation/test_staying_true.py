@@ -340,7 +340,8 @@ def test_accuracy_kept_is_paired_on_the_same_dev_sentences_by_hand():
 
     assert resamples(4, 3, 0).tolist() == [[3, 2, 2, 1], [1, 0, 0, 0], [0, 3, 2, 3]]
     b = kept_replicates(correct, n_boot=3, seed=0)
-    assert b.columns.tolist() == ["model", "accuracy", "base_accuracy", "difference", "replicate"]
+    assert b.columns.tolist() == ["model", "accuracy", "base_accuracy", "difference", "replicate", "resampled_units"]
+    assert (b.resampled_units == 4).all()  # the 4 dev sentences each replicate drew from
     assert b.model.tolist() == ["tying"] * 3 + ["mlm"] * 3 and b.replicate.tolist() == [0, 1, 2] * 2
     # base 3/4, 4/4, 2/4; tying 2/4, 4/4, 3/4; mlm 0, 3/4, 1/4
     assert np.allclose(b.base_accuracy, [0.75, 1, 0.5] * 2)

@@ -99,7 +99,9 @@ def test_pattern_share_replicates_stack_the_chosen_variants_by_hand():
         }
     )
     boot = R.pattern_share_replicates(pred, ["pretrained"], 2, 0, CLASSES)
-    assert boot.columns.tolist() == ["variant", "task", "label", "share", "replicate"]
+    assert boot.columns.tolist() == ["variant", "task", "label", "share", "replicate", "resampled_units"]
+    # each task's inputs drawn: RTE one input ("r"), MRPC one ("m")
+    assert (boot.resampled_units == 1).all()
     assert set(boot.variant) == {"pretrained"} and boot.task.tolist() == ["RTE"] * 10 + ["MRPC"] * 10
     rte = boot[boot.task == "RTE"].set_index(["replicate", "label"]).share
     # RTE: 2 of its 3 maps Vertical, 1 Block; MRPC: both Diagonal
@@ -107,7 +109,7 @@ def test_pattern_share_replicates_stack_the_chosen_variants_by_hand():
     assert boot[(boot.task == "MRPC") & (boot.label == "Diagonal")].share.tolist() == [1.0, 1.0]
     assert boot.share.sum() == pytest.approx(4.0)  # each of 2 tasks x 2 replicates sums to 1
     none = R.pattern_share_replicates(pred, [], 2, 0, CLASSES)
-    assert none.empty and none.columns.tolist() == ["variant", "task", "label", "share", "replicate"]
+    assert none.empty and "resampled_units" in none.columns
 
 
 @pytest.mark.parametrize("task", ["RTE", "MRPC", "CoLA", "STS-B"])

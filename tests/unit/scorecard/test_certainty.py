@@ -279,3 +279,26 @@ def test_the_draws_are_read_alike_whichever_cannot_be_compared():
     for draws in ([none, high], [high, none]):
         verdict, _, why = _with_control(model, draws, "learned")
         assert verdict == ALSO_RANDOM and why.startswith("not firmly further than")
+
+
+def test_units_drawn_one_by_one_read_with_their_degrees_of_freedom():
+    from analysis.scorecard.few_units import required_share, units_of
+
+    # 200 units: the share a firm verdict needs is Phi(sqrt(200/199) t(0.975, 199)) = 0.97597
+    assert required_share(0.025, 200) == pytest.approx(0.97597, abs=1e-5)
+    # 975 of 1,000 replicates above: firm from an unsaid number of units, not from 200; 976 are enough
+    for above, plain, with_200 in [(975, "holds", INCONCLUSIVE), (976, "holds", "holds")]:
+        reps = np.r_[np.full(1000 - above, 0.4), np.full(above, 0.6)]
+        tables, boots = run(0.6, reps)
+        assert evaluate_claim(claim(ABOVE), tables, boots=boots).verdict == plain
+        drawn = {"t": boots["t"].assign(resampled_units=200)}
+        assert evaluate_claim(claim(ABOVE), tables, boots=drawn).verdict == with_200
+    # units drawn one by one (a claim the registry marks unclustered) show no cluster count
+    card = scorecard([claim(ABOVE, clustered=False)], tables, boots=drawn)
+    assert card.iloc[0].verdict == "holds" and pd.isna(card.iloc[0].clusters)
+    # the units of the rows a value reads: task A drew 200, task B 12
+    per_task = pd.DataFrame({"task": ["A", "B"], "replicate": [0, 0], "v": [1, 2], "resampled_units": [200, 12]})
+    spec = {"table": "t", "column": "v"}
+    assert units_of({"t": per_task}, {**spec, "where": {"task": "A"}}) == 200
+    assert units_of({"t": per_task}, spec) == 12  # the whole table: its fewest
+    assert units_of({"t": per_task}, {**spec, "where": {"layer": 1}}) == 12  # a column it lacks: the whole table

@@ -220,6 +220,9 @@ def test_reads_maps_and_trained_come_from_the_tables(registry, tmp_path):
     assert derive(on("probe", "probe"), reg).items() >= {"reads_maps": False, "trained": "probes"}.items()
     premise = {**on("probe", "probe"), "applies_if": {"value": {"table": "maps.x", "column": "v"}}}
     assert derive(premise, reg)["reads_maps"] is False
+    # clustered: a table it reads resamples clusters (shown beside its interval)
+    reg["maps.{corpus}"]["cluster"] = "document"
+    assert derive(on("maps.gum"), reg)["clustered"] is True and derive(on("probe"), reg)["clustered"] is False
     with pytest.raises(ValueError, match="claim c.x reads table 'nowhere', which no rule declares"):
         derive(on("probe", "nowhere"), reg)
     # the shipped claims: every table they read is declared, the map claims are the Clark ones
