@@ -117,18 +117,42 @@ def clusters_drawn(claim: dict, outcome: Outcome):
     return int(outcome.units) if np.isfinite(outcome.units) and claim.get("clustered", True) else pd.NA
 
 
-def beyond_draws(model: Outcome, controls: list[Outcome]) -> tuple[bool, str]:
+def beyond_draws(model: Outcome, controls: list[Outcome], side: int = 1) -> tuple[bool, str]:
     """Whether the model is further on the claim's side than a new random-init draw would be: its
     strength (how far on the claim's side) above the upper end of the 95% t prediction interval of
     the draws' strengths, mean + t(0.975, k - 1) sd sqrt(1 + 1/k), over the k >= 2 draws with a
-    strength; and that bound, as text. Fewer than 2 such draws: no test (True, '')."""
+    strength; and that bound, as text. ``side`` -1: further *against* the claim's side (below the
+    lower end). Fewer than 2 such draws: no test (True, '')."""
     x = np.array([c.strength_point for c in controls], dtype=float)
     x = x[np.isfinite(x)]
     k = len(x)
     if k < 2 or not np.isfinite(model.strength_point):
         return True, ""
-    bound = x.mean() + stats.t.ppf(0.975, k - 1) * x.std(ddof=1) * np.sqrt(1 + 1 / k)
-    return bool(model.strength_point > bound), f"model {model.strength_point:+.3g} vs a new draw's bound {bound:+.3g}"
+    bound = x.mean() + side * stats.t.ppf(0.975, k - 1) * x.std(ddof=1) * np.sqrt(1 + 1 / k)
+    beyond = side * model.strength_point > side * bound
+    return bool(beyond), f"model {model.strength_point:+.3g} vs a new draw's bound {bound:+.3g}"
+
+
+def _draw_name(d: int) -> str:
+    return "the random-init control" if d == 1 else f"random-init draw {d}"
+
+
+def _absence(outcome: Outcome, controls: list[Outcome], diff: str) -> tuple[str, str, str]:
+    """An ``absence`` claim that holds: it stands where the model has firmly more of the structure
+    than every comparable control draw (it learnt some, not enough for the claim: a finding about
+    training); where it has no more than a random network, the absence is a random network's too
+    (ALSO_RANDOM), as for a random-init model judged as the main model."""
+    against = [paired_difference(c, outcome) for c in controls]  # control minus model, on the claim's side
+    comparable = [(d, text, firm) for d, (text, firm, _) in enumerate(against, start=1) if firm is not None]
+    if not comparable:
+        return outcome.verdict, diff, ""
+    for d, text, firm in comparable:
+        if not firm:
+            return ALSO_RANDOM, diff, f"no more of the structure than {_draw_name(d)} (it minus the model {text})"
+    beyond, text = beyond_draws(outcome, controls, side=-1)
+    if not beyond:
+        return ALSO_RANDOM, diff, f"within the spread of {len(controls)} random-init draws ({text})"
+    return "holds", diff, ""
 
 
 def _with_control(outcome: Outcome, controls: list[Outcome], role: str) -> tuple[str, str, str]:
@@ -136,21 +160,23 @@ def _with_control(outcome: Outcome, controls: list[Outcome], role: str) -> tuple
     ``learned`` supports the claim only when the model is firmly further on its side than every
     control draw that can be compared with it (a paired difference; with 2 or more draws also beyond
     their spread, :func:`beyond_draws`; else ALSO_RANDOM; no draw comparable: as ``descriptive``);
-    ``absence`` keeps the verdict (a random network lacking the structure does not weaken a claim
-    that it is absent); ``descriptive`` keeps it unless a control draw holds or is undecided too
+    ``absence`` keeps it where the model has firmly more of the structure than every draw, still
+    too little (:func:`_absence`; a random network lacking the structure does not weaken a claim
+    that a trained one lacks it), else ALSO_RANDOM; ``descriptive`` keeps it unless a control draw holds or is undecided too
     (ALSO_RANDOM)."""
     if not controls:
         return outcome.verdict, "", ""
     pairs = [paired_difference(outcome, c) for c in controls]
     diff = pairs[0][0]
-    if outcome.verdict != "holds" or role == "absence":
+    if outcome.verdict != "holds":
         return outcome.verdict, diff, ""
+    if role == "absence":
+        return _absence(outcome, controls, diff)
     comparable = [(d, text, firm) for d, (text, firm, _) in enumerate(pairs, start=1) if firm is not None]
     if role == "learned" and comparable:
         for d, text, firm in comparable:
             if not firm:
-                name = "the random-init control" if d == 1 else f"random-init draw {d}"
-                return ALSO_RANDOM, diff, f"not firmly further than {name} (model minus it {text})"
+                return ALSO_RANDOM, diff, f"not firmly further than {_draw_name(d)} (model minus it {text})"
         beyond, text = beyond_draws(outcome, controls)
         if not beyond:
             return ALSO_RANDOM, diff, f"within the spread of {len(controls)} random-init draws ({text})"

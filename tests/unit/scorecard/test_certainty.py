@@ -34,8 +34,11 @@ def run(point, reps):
         ("learned", np.linspace(0.56, 0.64, 40), "holds"),
         # control 0.8 too: the difference (0 on every replicate) is not firmly above 0: no support
         ("learned", np.linspace(0.76, 0.84, 40), ALSO_RANDOM),
-        # a claim of absence is never demoted by a control that lacks the structure as well
-        ("absence", np.linspace(0.76, 0.84, 40), "holds"),
+        # a claim of absence stands where the model has firmly more of the structure than the control
+        # (control 0.9: 0.1 further on the claim's side on every replicate), still too little
+        ("absence", np.linspace(0.86, 0.94, 40), "holds"),
+        # ... and where it has no more than a random network, the absence is a random network's too
+        ("absence", np.linspace(0.76, 0.84, 40), ALSO_RANDOM),
         # descriptive: demoted when the control holds; kept when the control firmly fails
         ("descriptive", np.linspace(0.76, 0.84, 40), ALSO_RANDOM),
         ("descriptive", np.linspace(0.26, 0.34, 40), "holds"),
@@ -302,3 +305,28 @@ def test_units_drawn_one_by_one_read_with_their_degrees_of_freedom():
     assert units_of({"t": per_task}, {**spec, "where": {"task": "A"}}) == 200
     assert units_of({"t": per_task}, spec) == 12  # the whole table: its fewest
     assert units_of({"t": per_task}, {**spec, "where": {"layer": 1}}) == 12  # a column it lacks: the whole table
+
+
+def test_an_absence_claim_asks_the_model_to_have_more_than_every_draw():
+    from analysis.scorecard.claims import _with_control
+
+    tables, boots = run(0.8, np.linspace(0.76, 0.84, 40))
+    model = evaluate_claim(claim(ABOVE), tables, boots=boots)  # strength 0.3 on the claim's side
+
+    def draws(*points):
+        out = []
+        for x in points:
+            t, b = run(x, np.linspace(x - 0.04, x + 0.04, 40))  # the model's replicates + (x - 0.8)
+            out.append(evaluate_claim(claim(ABOVE), t, boots=b))
+        return out
+
+    # strengths 0.39, 0.4, 0.41: mean 0.4, sd 0.01, lower bound 0.4 - t(0.975, 2) 0.01 sqrt(4/3)
+    # = 0.4 - 4.303 x 0.01155 = 0.3503; the model's 0.3 lies below it: it has more of the structure
+    assert _with_control(model, draws(0.89, 0.9, 0.91), "absence")[0] == "holds"
+    # strengths 0.32, 0.4, 0.48: sd 0.08, bound 0.4 - 4.303 x 0.0924 = 0.0025; each draw is firmly
+    # further on the claim's side than the model, but a new draw could have as much structure
+    verdict, _, why = _with_control(model, draws(0.82, 0.9, 0.98), "absence")
+    assert verdict == ALSO_RANDOM and why.startswith("within the spread of 3 random-init draws")
+    # one draw with as little as the model (0.8): no more of the structure than a random network
+    verdict, _, why = _with_control(model, draws(0.9, 0.8), "absence")
+    assert verdict == ALSO_RANDOM and why.startswith("no more of the structure than random-init draw 2")
