@@ -36,7 +36,9 @@ CONTROL_NOTE = (
     "tokenizer, seeded random weights) and compared with it on the same resamples: a claim that the model "
     "learnt something holds only when the model is firmly further on the claim's side than the copy "
     "(column control_difference, model minus control), else it reads 'holds, also at random init' and is "
-    "not counted as support; a claim that something is absent is never demoted."
+    "not counted as support; a claim that something is absent stands where the model has firmly more of the "
+    "structure than the copy (it learnt some, too little), and reads 'holds, also at random init' where it "
+    "has no more than a random network."
 )
 
 

@@ -133,6 +133,8 @@ def test_every_schema_key_has_a_description():
         ["config/config.yaml"],
         ["config/config.yaml", "config/smoke.yaml"],
         ["config/config.yaml", "config/paper.yaml"],
+        ["config/config.yaml", "config/random_init_model.yaml"],
+        ["config/config.yaml", "config/replicates.yaml"],
         ["config/config.yaml", "config/smoke.yaml", "config/test/branches.yaml"],
     ],
 )

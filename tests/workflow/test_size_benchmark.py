@@ -1,0 +1,55 @@
+"""tools/size_benchmark.py: its parts on hand-made benchmark files (the runs themselves are the
+benchmark, not a test)."""
+
+import sys
+
+import pandas as pd
+import pytest
+import yaml
+from snakemake.utils import validate
+
+from analysis.core.config_defaults import apply_defaults
+from conftest import ROOT
+
+SCHEMA_PATH = ROOT / "config" / "schema" / "config.schema.yaml"
+
+sys.path.insert(0, str(ROOT / "tools"))
+import size_benchmark as sb  # noqa: E402
+
+
+def test_sizes_parse_and_bad_ones_are_named():
+    assert sb.parse_size("12x768") == (12, 768) and sb.parse_size("24X1024") == (24, 1024)
+    for bad in ("12", "12x700", "0x768", "axb"):
+        with pytest.raises(SystemExit, match=bad.replace("X", "x") if bad != "axb" else "axb"):
+            sb.parse_size(bad)
+
+
+def test_the_overlay_is_a_valid_config():
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    for key, value in sb.overlay("random-init:/models/bert-12x768").items():  # as snakemake merges configfiles
+        cfg[key] = sb.merged(cfg.get(key), value)
+    validate(apply_defaults(cfg, yaml.safe_load(SCHEMA_PATH.read_text())), str(SCHEMA_PATH))
+    assert cfg["corpora"]["wiki"]["n_segments"] == 100 and cfg["kovaleva_finetune"]["tasks"] == ["SST-2"]
+
+
+def test_rule_times_sum_a_rules_jobs_and_keep_the_largest_memory(tmp_path):
+    header = "s\th:m:s\tmax_rss\n"
+    (tmp_path / "extract_attention.wiki.0.tsv").write_text(header + "10.5\t0:00:10\t900\n")
+    (tmp_path / "extract_attention.gum_sd_dev.0.tsv").write_text(header + "2.5\t0:00:02\t1200\n")
+    (tmp_path / "entropy.tsv").write_text(header + "1\t0:00:01\t300\n")
+    t = sb.rule_times(tmp_path).set_index("rule")
+    assert t.loc["extract_attention"].tolist() == [13.0, 1200.0, 2]
+    assert t.loc["entropy"].tolist() == [1.0, 300.0, 1]
+
+
+def test_growth_and_prediction_by_hand():
+    # time = 1e-6 x (L H^2): 6x384 -> 0.884736 s, 12x768 -> 7.077888 s (8x); exponent 1
+    sizes = [("6x384", 6, 384), ("12x768", 12, 768)]
+    table = pd.DataFrame(
+        [{"size": s, "layers": L, "hidden": H, "rule": "r", "s": 1e-6 * L * H**2} for s, L, H in sizes]
+    )
+    assert sb.growth(table).set_index("rule").loc["r", "exponent"] == pytest.approx(1.0)
+    # the default run took 100 s for r at the smallest size: 800 s at 12x768
+    got = sb.predict(table, pd.DataFrame({"rule": ["r", "other"], "s": [100.0, 5.0]})).set_index("size")
+    assert got.loc["6x384", "default_run_s"] == pytest.approx(100) and got.loc["12x768", "ratio"] == pytest.approx(8)
+    assert got.loc["12x768", "default_run_s"] == pytest.approx(800)

@@ -1,0 +1,202 @@
+"""How the workflow's time and memory grow with the model: the map-reading rules and one
+fine-tuning, run by snakemake on random-init BERT encoders of growing size (built here from a
+config and the embedded model's tokenizer: no download, no weights read), on a tenth of the
+default corpora. Writes one row per rule and size (wall seconds and peak resident memory, from the
+rules' own ``benchmark:`` files), and a summary with the fitted growth and what the default run's
+rules would take at each size (the default run's own times, scaled by the measured ratio to the
+smallest size).
+
+    python tools/size_benchmark.py --sizes 6x384 12x768 24x1024 --cores 2 --out docs/size_benchmark.csv
+
+A size ``LxH`` is L layers of width H, H/64 heads of 64 dimensions, feed-forward 4H (BERT's shapes:
+6x384 is the embedded MiniLM's, 12x768 bert-base's, 24x1024 bert-large's). Each size's results
+go to ``results/bert-LxH--random-init/`` and ``benchmarks/bert-LxH--random-init/`` (remove them
+afterwards if you like). ``--default-benchmarks`` names the default run's benchmarks folder, whose
+per-rule times the prediction scales.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the analysis package, installed or not
+from analysis.core.model_names import model_slug  # noqa: E402
+
+# the rules whose tables the map claims read (config overview.scorecard_rules), and one fine-tuning
+MAP_RULES = [
+    "relative_position",
+    "special_tokens",
+    "sep_attention",
+    "entropy",
+    "dep_heads",
+    "coref_heads",
+    "head_clusters",
+]
+FINETUNE_TASK = "SST-2"
+# a tenth of the default corpora (config/config.yaml): the cost of each rule is close to linear in
+# its inputs, so the ratio between sizes holds at full size
+SMALL_CORPORA = {
+    "corpora": {
+        "wiki": {"n_segments": 100, "n_shards": 1},
+        "gum_sd_dev": {"max_sentences": 53},
+        "wsj_dp": {"max_sentences": 200},
+        "ewt_dev": {"max_sentences": 200},
+        "ontogum_dev": {"max_docs": 3, "n_shards": 1},
+    },
+    "clark_clusters": {"n_segments": 40},
+    "kovaleva_finetune": {"tasks": [FINETUNE_TASK], "finetune": {"train_examples": 100}},
+}
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """'12x768' -> (12, 768); the width must be a multiple of 64 (64-dimensional heads)."""
+    try:
+        layers, hidden = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise SystemExit(f"--sizes: {text!r} is not LAYERSxWIDTH (e.g. 12x768)") from None
+    if layers < 1 or hidden < 64 or hidden % 64:
+        raise SystemExit(f"--sizes: {text!r}: at least 1 layer, and a width that is a multiple of 64")
+    return layers, hidden
+
+
+def build_model_dir(dest: Path, layers: int, hidden: int) -> Path:
+    """A local model directory: a BERT config of the size and the embedded model's tokenizer (the
+    workflow reads only these for a ``random-init:`` model)."""
+    from transformers import BertConfig
+
+    from analysis.core.models import EMBEDDED, load_tokenizer
+
+    tok = load_tokenizer(EMBEDDED)
+    dest.mkdir(parents=True, exist_ok=True)
+    BertConfig(
+        vocab_size=tok.vocab_size,
+        hidden_size=hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=hidden // 64,
+        intermediate_size=4 * hidden,
+        max_position_embeddings=512,
+    ).save_pretrained(dest)
+    tok.save_pretrained(dest)
+    return dest
+
+
+def overlay(spec: str) -> dict:
+    """The config overlay of one size: the model, no random-init control (the model is one), the
+    map claims only, a tenth of the corpora."""
+    return {
+        "model": spec,
+        "overview": {"random_init_control": False, "scorecard_rules": MAP_RULES},
+        **SMALL_CORPORA,
+    }
+
+
+def merged(base, over):
+    """``over`` merged into ``base`` as snakemake merges config files (recursively, dicts only)."""
+    if not isinstance(base, dict) or not isinstance(over, dict):
+        return over
+    return {**base, **{k: merged(base.get(k), v) for k, v in over.items()}}
+
+
+def targets(slug: str) -> list[str]:
+    return [f"results/{slug}/tables/scorecard.csv", f"resources/finetune/{slug}/{FINETUNE_TASK}/dev_metrics.json"]
+
+
+def rule_times(folder: Path) -> pd.DataFrame:
+    """Per rule (a benchmark file's stem up to its first dot, summed over its jobs): wall seconds,
+    the largest peak resident memory (MB) and the number of jobs."""
+    rows = []
+    for path in sorted(folder.glob("*.tsv")):
+        t = pd.read_csv(path, sep="\t")
+        rows.append(
+            {"rule": path.name.split(".")[0], "s": float(t["s"].iloc[-1]), "max_rss_mb": float(t["max_rss"].iloc[-1])}
+        )
+    if not rows:
+        return pd.DataFrame(columns=["rule", "s", "max_rss_mb", "jobs"])
+    df = pd.DataFrame(rows)
+    return df.groupby("rule").agg(s=("s", "sum"), max_rss_mb=("max_rss_mb", "max"), jobs=("s", "size")).reset_index()
+
+
+def growth(table: pd.DataFrame) -> pd.DataFrame:
+    """Per rule, the exponent b of time ~ (L H^2)^b fitted by least squares on log-log (L H^2: the
+    encoder's multiply-adds per token, up to a constant), over the sizes measured."""
+    rows = []
+    for rule, g in table.groupby("rule"):
+        x, y = np.log(g["layers"] * g["hidden"] ** 2.0), np.log(g["s"].clip(lower=1e-3))
+        b = float(np.polyfit(x, y, 1)[0]) if g["layers"].nunique() + g["hidden"].nunique() > 2 else np.nan
+        rows.append({"rule": rule, "exponent": b})
+    return pd.DataFrame(rows)
+
+
+def predict(table: pd.DataFrame, default: pd.DataFrame) -> pd.DataFrame:
+    """Each measured rule's default-run time at every size: the default run's time for the rule
+    (at the smallest size, the embedded model's shape) times the measured ratio to the smallest size."""
+    smallest = table.loc[table["layers"] * table["hidden"] ** 2 == (table["layers"] * table["hidden"] ** 2).min()]
+    base = smallest.set_index("rule")["s"]
+    full = default.set_index("rule")["s"]
+    out = table[table["rule"].isin(full.index) & table["rule"].isin(base.index)].copy()
+    out["ratio"] = out["s"] / out["rule"].map(base)
+    out["default_run_s"] = out["rule"].map(full) * out["ratio"]
+    return out[["size", "rule", "ratio", "default_run_s"]]
+
+
+def run_size(size: str, cores: int, work: Path, dry: bool) -> str:
+    layers, hidden = parse_size(size)
+    model_dir = build_model_dir(work / f"bert-{layers}x{hidden}", layers, hidden)
+    spec = "random-init:" + str(model_dir.resolve())
+    slug = model_slug(spec)
+    config = work / f"bert-{layers}x{hidden}.yaml"
+    config.write_text(yaml.safe_dump(overlay(spec), sort_keys=False))
+    cmd = ["snakemake", "--cores", str(cores), *targets(slug), "--configfile", str(config)]
+    if dry:
+        cmd.append("-n")
+    print("+", " ".join(cmd), flush=True)
+    subprocess.run(cmd, cwd=ROOT, check=True)
+    return slug
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", nargs="+", default=["6x384", "12x768", "24x1024"])
+    ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument(
+        "--work", type=Path, default=ROOT / "resources" / "size_benchmark", help="model folders and overlays"
+    )
+    ap.add_argument("--out", type=Path, help="the per rule and size csv (beside it: .summary.csv)")
+    ap.add_argument(
+        "--default-benchmarks",
+        type=Path,
+        default=ROOT / "benchmarks" / "all-MiniLM-L6-v2",
+        help="the default run's benchmarks, whose per-rule times the prediction scales",
+    )
+    ap.add_argument("-n", "--dry-run", action="store_true", help="build the models and dry-run the workflow only")
+    args = ap.parse_args(argv)
+    parts = []
+    for size in args.sizes:
+        slug = run_size(size, args.cores, args.work, args.dry_run)
+        if args.dry_run:
+            continue
+        layers, hidden = parse_size(size)
+        parts.append(rule_times(ROOT / "benchmarks" / slug).assign(size=size, layers=layers, hidden=hidden))
+    if args.dry_run:
+        return 0
+    table = pd.concat(parts, ignore_index=True)[["size", "layers", "hidden", "rule", "jobs", "s", "max_rss_mb"]]
+    summary = table.merge(growth(table), on="rule", how="left")
+    if args.default_benchmarks.is_dir():
+        summary = summary.merge(predict(table, rule_times(args.default_benchmarks)), on=["size", "rule"], how="left")
+    print(summary.to_string(index=False))
+    if args.out:
+        table.to_csv(args.out, index=False, float_format="%.4g")
+        summary.to_csv(args.out.with_suffix(".summary.csv"), index=False, float_format="%.4g")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
