@@ -26,7 +26,7 @@ def test_sizes_parse_and_bad_ones_are_named():
 
 def test_the_overlay_is_a_valid_config():
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    for key, value in sb.overlay("random-init:/models/bert-12x768").items():  # as snakemake merges configfiles
+    for key, value in sb.overlay("/models/bert-12x768").items():  # as snakemake merges configfiles
         cfg[key] = sb.merged(cfg.get(key), value)
     validate(apply_defaults(cfg, yaml.safe_load(SCHEMA_PATH.read_text())), str(SCHEMA_PATH))
     assert cfg["corpora"]["wiki"]["n_segments"] == 100 and cfg["kovaleva_finetune"]["tasks"] == ["SST-2"]
