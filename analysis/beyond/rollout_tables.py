@@ -14,12 +14,25 @@ from analysis.core.glue.metrics import spearman
 from analysis.shared.bootstrap import percentile_interval, resamples
 
 
+def authors_spearman(x, y) -> float:
+    """Abnar & Zuidema's own formula (their ``run_bert_sv``): 1 - 6 sum d^2 / (n (n^2 - 1)) on
+    dense ranks (tied values share a rank, the next value takes the next integer), with no tie
+    correction: under ties it is no correlation (it can read above or below the tie-corrected value;
+    flow's scores, tied by its min cut, read higher on the default run)."""
+    rx = np.unique(np.asarray(x), return_inverse=True)[1]
+    ry = np.unique(np.asarray(y), return_inverse=True)[1]
+    n = len(rx)
+    return float(1 - 6 * ((rx - ry) ** 2).sum() / (n * (n * n - 1)))
+
+
 def spearman_table(tokens: pd.DataFrame, min_tokens: int = 3) -> pd.DataFrame:
     """Per (input, layer, method, target): Spearman of the method's scores at that layer with
     the target over the input's scored tokens; inputs with fewer than ``min_tokens`` of them are
-    left out, and a constant vector (e.g. no blanked token changes the probability) gives NaN."""
+    left out, and a constant vector (e.g. no blanked token changes the probability) gives NaN.
+    Beside it, ``spearman_authors``: :func:`authors_spearman`, a constant vector counted as 0 (as
+    their code does)."""
     targets = [t for t in TARGETS if t in tokens]
-    columns = ["id", "layer", "method", "target", "spearman", "n_tokens"]
+    columns = ["id", "layer", "method", "target", "spearman", "spearman_authors", "n_tokens"]
     rows = []
     for (input_id, layer), g in tokens[tokens.scored].groupby(["id", "layer"], sort=False):
         if len(g) < min_tokens:
@@ -39,6 +52,7 @@ def spearman_table(tokens: pd.DataFrame, min_tokens: int = 3) -> pd.DataFrame:
                         "method": method,
                         "target": target,
                         "spearman": rho,
+                        "spearman_authors": 0.0 if undefined else authors_spearman(scores, importance),
                         "n_tokens": len(g),
                     }
                 )

@@ -30,7 +30,7 @@ from analysis.beyond.rollout import (
     rollout_per_layer,
 )
 from analysis.beyond.rollout_compare import blank_id, blank_out, input_gradients, leave_one_out, token_table
-from analysis.beyond.rollout_tables import paired_table, spearman_table, summary_table
+from analysis.beyond.rollout_tables import authors_spearman, paired_table, spearman_table, summary_table
 from analysis.core.glue.batches import collate, encode
 from analysis.core.models import TINY, load_model, shape_of
 
@@ -406,6 +406,9 @@ def test_spearman_and_summary_by_hand():
     assert np.isnan(per_input["y", 1, "flow", "gradient"])  # constant flow
     assert np.isnan(per_input["y", 1, "raw", "blankout"])  # constant blank-out
     assert ("x", 1, "flow", "gradient") not in per_input.index  # flow not computed for x
+    authors = spearman_table(two).set_index(["id", "layer", "method", "target"]).spearman_authors
+    assert authors["y", 1, "flow", "gradient"] == 0.0  # constant: counted as 0, as their code does
+    assert authors["x", 1, "raw", "gradient"] == pytest.approx(1.0)
     table = spearman_table(two)
     summary = summary_table(table, 2000, 0).set_index(["target", "layer", "method"])
     row = summary.loc["gradient", 1, "raw"]
@@ -454,3 +457,19 @@ def test_importance_against_disabled_heads_by_hand():
     assert np.isnan(flat.spearman_vs_score_drop) and flat.heads_with_score_change == 0
     with pytest.raises(ValueError, match="no disabled-head score"):
         with_disabled(importance.assign(task="RTE"), disabled)
+
+
+def test_the_authors_spearman_formula_by_hand():
+    # scores 1, 2, 2, 3 vs 1, 2, 3, 4: dense ranks 0, 1, 1, 2 and 0, 1, 2, 3, d = 0, 0, -1, -1,
+    # 1 - 6 x 2 / (4 x 15) = 0.8; the tie-corrected Spearman (Pearson of the average ranks
+    # 1, 2.5, 2.5, 4 and 1..4) is 4.5 / sqrt(4.5 x 5) = 0.9487
+    from analysis.core.glue.metrics import spearman
+
+    assert authors_spearman([1, 2, 2, 3], [1, 2, 3, 4]) == pytest.approx(0.8)
+    assert spearman([1, 2, 2, 3], [1, 2, 3, 4]) == pytest.approx(4.5 / np.sqrt(22.5))
+    # and above it: 1, 1, 1, 2 vs 4, 3, 2, 1: dense ranks 0, 0, 0, 1 and 3, 2, 1, 0, d = -3, -2, -1, 1,
+    # 1 - 6 x 15 / 60 = -0.5; tie-corrected: -3 / sqrt(3 x 5) = -0.7746
+    assert authors_spearman([1, 1, 1, 2], [4, 3, 2, 1]) == pytest.approx(-0.5)
+    assert spearman([1, 1, 1, 2], [4, 3, 2, 1]) == pytest.approx(-3 / np.sqrt(15))
+    # without ties both are Spearman's
+    assert authors_spearman([3, 1, 2], [30, 10, 20]) == pytest.approx(1.0) == spearman([3, 1, 2], [30, 10, 20])
