@@ -15,6 +15,8 @@ rule coref_heads:
         figure=figure("coref_heads", category="Clark sec. 4 (coreference)"),
     log:
         rule_log("coref_heads"),
+    benchmark:
+        rule_benchmark("coref_heads")
     # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
     priority: 40
     conda:

@@ -42,6 +42,8 @@ rule relative_position:
         figure=figure("relative_position", category="Clark sec. 3 (surface patterns)"),
     log:
         rule_log("relative_position"),
+    benchmark:
+        rule_benchmark("relative_position")
     conda:
         CONDA_ENV
     resources:
@@ -66,6 +68,8 @@ rule special_tokens:
         figure=figure("special_tokens", category="Clark sec. 3 (surface patterns)"),
     log:
         rule_log("special_tokens"),
+    benchmark:
+        rule_benchmark("special_tokens")
     conda:
         CONDA_ENV
     resources:
@@ -93,6 +97,8 @@ rule sep_attention:
         figure=figure("sep_attention", category="Clark sec. 3 (surface patterns)"),
     log:
         rule_log("sep_attention"),
+    benchmark:
+        rule_benchmark("sep_attention")
     conda:
         CONDA_ENV
     resources:
@@ -117,6 +123,8 @@ rule entropy:
         figure=figure("entropy", category="Clark sec. 3 (surface patterns)"),
     log:
         rule_log("entropy"),
+    benchmark:
+        rule_benchmark("entropy")
     conda:
         CONDA_ENV
     resources:

@@ -19,6 +19,8 @@ rule dep_heads:
         grid=figure("dep_heads", "grid", "{corpus}", category="Clark sec. 4 (syntax)"),
     log:
         rule_log("dep_heads", "{corpus}"),
+    benchmark:
+        rule_benchmark("dep_heads", "{corpus}")
     # reads maps: run as soon as they exist (temp maps are then deleted; the long ones start early)
     priority: 40
     conda:
