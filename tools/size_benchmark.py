@@ -10,7 +10,7 @@ smallest size).
 
 A size ``LxH`` is L layers of width H, H/64 heads of 64 dimensions, feed-forward 4H (BERT's shapes:
 6x384 is the embedded MiniLM's, 12x768 bert-base's, 24x1024 bert-large's). Each size's results
-go to ``results/bert-LxH/`` and ``benchmarks/bert-LxH/`` (remove them afterwards if you like;
+go to ``results/bert-LxH/`` and ``benchmarks/bert-LxH/`` (remove them afterwards if you like; a run first removes what an earlier one left there, so every rule runs;
 the weights take 4 bytes per parameter on disk: 1.3 GB at 24x1024). ``--default-benchmarks`` names the default run's benchmarks folder, whose
 per-rule times the prediction scales.
 """
@@ -155,6 +155,20 @@ def predict(table: pd.DataFrame, default: pd.DataFrame) -> pd.DataFrame:
     return out[["size", "rule", "ratio", "default_run_s"]]
 
 
+def clear_outputs(slug: str, root: Path = ROOT) -> list[Path]:
+    """Remove every output of model ``slug`` (results/, benchmarks/, logs/ and resources/*/ of its
+    slug), so that each of its rules runs and is timed (a kept table would skip its rule, and a rule
+    whose temporary maps are gone would not rerun either). The folders removed."""
+    import shutil
+
+    folders = [root / top / slug for top in ("results", "benchmarks", "logs")]
+    folders += sorted((root / "resources").glob(f"*/{slug}"))
+    gone = [f for f in folders if f.is_dir()]
+    for f in gone:
+        shutil.rmtree(f)
+    return gone
+
+
 def run_size(size: str, cores: int, work: Path, dry: bool) -> str:
     layers, hidden = parse_size(size)
     model_dir = build_model_dir(work / f"bert-{layers}x{hidden}", layers, hidden)
@@ -165,6 +179,8 @@ def run_size(size: str, cores: int, work: Path, dry: bool) -> str:
     cmd = ["snakemake", "--cores", str(cores), *targets(slug), "--configfile", str(config)]
     if dry:
         cmd.append("-n")
+    else:
+        clear_outputs(slug)
     print("+", " ".join(cmd), flush=True)
     subprocess.run(cmd, cwd=ROOT, check=True)
     return slug

@@ -36,13 +36,13 @@ df = run_adversary(
     models, xs_train, xs_dev, cfg, StayingTrueConfig(**bundle["cfg"]), bundle.get("init_embeddings"), per_instance
 )
 write_table(df, snakemake.output.table)
-summary = equal_jsd_summary(df, cfg.jsd_level)
+summary = equal_jsd_summary(df, cfg.jsd_levels)
 write_table(summary, snakemake.output.summary)
 instances = pd.concat(per_instance, ignore_index=True)
 units, weights = instance_weights(p.bootstrap["resamples"], p.bootstrap["seed"], instances)
 write_table(
-    with_resampled(staying_true_adversary_replicates(instances, cfg.jsd_level, units, weights), len(units)),
+    with_resampled(staying_true_adversary_replicates(instances, cfg.jsd_levels, units, weights), len(units)),
     snakemake.output.boot,
 )
-level = float(summary.jsd_level.iloc[0])
-save_figure(plot_staying_true_adversary(df, snakemake.wildcards.model, level), snakemake.output.figure)
+levels = sorted(summary.jsd_level.unique())
+save_figure(plot_staying_true_adversary(df, snakemake.wildcards.model, levels), snakemake.output.figure)

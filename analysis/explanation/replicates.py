@@ -156,10 +156,11 @@ def staying_true_single_token_replicates(df: pd.DataFrame, units, weights) -> pd
     return out.rename(columns={v: k for k, v in STAYING_TRUE_SINGLE.items()})
 
 
-def staying_true_adversary_replicates(instances: pd.DataFrame, level, units, weights) -> pd.DataFrame:
-    """Per model and replicate: :func:`equal_jsd_summary`'s TVD at equal JSD (``level``; None: the
-    largest mean JSD every model reaches, in each replicate) on each (model, weight)'s weighted
-    mean JSD and TVD over the instances (``instances``: model, weight, id, jsd, tvd)."""
+def staying_true_adversary_replicates(instances: pd.DataFrame, levels, units, weights) -> pd.DataFrame:
+    """Per model, JSD level and replicate: :func:`equal_jsd_summary`'s TVD at equal JSD and above
+    the model's floor (``levels``: fixed levels; None: the largest mean JSD every model reaches, in
+    each replicate) on each (model, weight)'s weighted mean JSD and TVD over the instances
+    (``instances``: model, weight, id, jsd, tvd)."""
     keys, jsd, tvd = [], [], []
     for key, g in instances.groupby(["model", "weight"], sort=False):
         w = row_weights(g["id"], units, weights)
@@ -171,6 +172,6 @@ def staying_true_adversary_replicates(instances: pd.DataFrame, level, units, wei
     frames = []
     for r in range(len(weights)):
         curves = pd.DataFrame({"model": models, "weight": adv_weights, "mean_jsd": jsd[:, r], "mean_tvd": tvd[:, r]})
-        summary = equal_jsd_summary(curves, level)[["model", "jsd_level", "tvd_at_jsd_level"]]
+        summary = equal_jsd_summary(curves, levels)[["model", "jsd_level", "tvd_at_jsd_level", "tvd_above_floor"]]
         frames.append(summary.assign(**{REPLICATE: r}))
     return pd.concat(frames, ignore_index=True)

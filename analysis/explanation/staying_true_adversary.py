@@ -68,13 +68,15 @@ class AdversaryConfig:
     batch_size: int = _EXPL["batch_size"]
     lr: float = _ADV["lr"]
     seed: int = _EXPL["seed"]
-    jsd_level: float | None = _ADV["jsd_level"]  # equal-JSD level; None = the largest JSD every model's curve reaches
+    # equal-JSD levels (fixed, on the curves' rising part); None = the largest JSD every model's curve reaches
+    jsd_levels: tuple | None = None if _ADV["jsd_levels"] is None else tuple(_ADV["jsd_levels"])
 
     @classmethod
     def from_params(cls, adversary: dict, **rule) -> AdversaryConfig:
         """From the rule's ``staying_true.adversary`` params (every key a field of the same name) and
         what the rule takes from elsewhere (``batch_size``, ``seed``): no key of the config left behind."""
-        return cls(**{k: tuple(v) if k == "weights" else v for k, v in adversary.items()}, **rule)
+        lists = ("weights", "jsd_levels")
+        return cls(**{k: tuple(v) if k in lists and v is not None else v for k, v in adversary.items()}, **rule)
 
 
 def relative_changes(objectives) -> list[float]:

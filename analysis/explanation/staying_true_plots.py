@@ -50,10 +50,10 @@ def plot_staying_true_permutation(df: pd.DataFrame, summary: pd.DataFrame, model
     return fig
 
 
-def plot_staying_true_adversary(df: pd.DataFrame, model: str, jsd_level: float | None = None):
+def plot_staying_true_adversary(df: pd.DataFrame, model: str, jsd_levels=()):
     """One curve per model: mean JSD of the adversary's attention from the model's vs the mean
-    output change (TVD) it paid, one point per trade-off weight (labelled); ``jsd_level``: the
-    summary's equal-JSD level (dashed)."""
+    output change (TVD) it paid, one point per trade-off weight (labelled); ``jsd_levels``: the
+    summary's equal-JSD levels (dashed)."""
     fig, ax = new_figure(5.2, 3.8, style="plain-large", layout="constrained")
     for m in _models(df):
         d = df[df.model == m].sort_values("weight")
@@ -63,8 +63,8 @@ def plot_staying_true_adversary(df: pd.DataFrame, model: str, jsd_level: float |
                 f"{r.weight:g}", (r.mean_tvd, r.mean_jsd), fontsize=6, xytext=(3, 2), textcoords="offset points"
             )
     ax.axhline(np.log(2), color="k", lw=0.5, ls=":")
-    if jsd_level is not None and np.isfinite(jsd_level):
-        ax.axhline(jsd_level, color="#888888", lw=0.8, ls="--", label=f"equal JSD {jsd_level:.3f}")
+    for k, level in enumerate(x for x in jsd_levels if np.isfinite(x)):
+        ax.axhline(level, color="#888888", lw=0.8, ls="--", label="equal-JSD levels" if k == 0 else None)
     ax.set_xlabel("output change paid: mean TVD from the model's output")
     ax.set_ylabel("attention divergence reached:\nmean JSD from the model's attention (nats)")
     ax.legend(frameon=False, title="model", fontsize=7)

@@ -26,7 +26,9 @@ hold firmly when a failing one firmly fails (Bonferroni over the pairs); a per-l
 over its levels. Trainings without a bootstrap (k seeds) read as their mean and t interval. A claim
 whose tables have no replicates is judged on its point value (basis ``point only``). With
 ``refuted_if`` (evidence of absence), a claim that fails is ``does not hold`` only where its
-refutation holds; else ``inconclusive``.
+refutation holds; else ``inconclusive``. With ``resolved_if`` (a premise on how well the data
+resolve the reading, e.g. a curve with points on both sides of the level it is read at), a claim
+whose premise fails is ``inconclusive`` with its reason, whatever its check says.
 
 A claim read on fine-tuned models names the tasks whose model must have learnt its task
 (``learnt_tasks: [RTE]``, ``per`` for every level of its ``per: task``, or ``mark``): a task is
@@ -88,7 +90,7 @@ class Outcome:
 
 def tables_read(claim: dict) -> list[str]:
     """Every table stem a claim reads (its check, its premise, its refutation, the learnt test's)."""
-    specs = [s for key in ("check", "applies_if", "refuted_if") for s in specs_of(claim.get(key))]
+    specs = [s for key in ("check", "applies_if", "refuted_if", "resolved_if") for s in specs_of(claim.get(key))]
     learnt = [LEARNT_TABLE] if claim.get("learnt_tasks") else []
     return list(dict.fromkeys([s["table"] for s in specs] + learnt))
 
@@ -188,6 +190,8 @@ def evaluate_claim(
         judged = run_check(claim["check"], tables, skip, boots, mark)
         refute = claim.get("refuted_if")
         refuted = _refuted(judged, refute, tables, skip, boots) if refute and not judged.ok else None
+        resolved = claim.get("resolved_if")
+        unresolved = run_check(resolved, tables) if resolved else None
     except NoRows as e:
         if claim.get("optional"):
             return Outcome("not run", reason=f"{e}: {claim['optional']}")
@@ -210,6 +214,10 @@ def evaluate_claim(
         # a failed test is no evidence of absence: "does not hold" needs its refutation to hold too
         verdict = INCONCLUSIVE
         reasons.insert(0, f"{refute['reason']} (measured: {refuted[1]})")
+    if unresolved is not None and not unresolved.ok:
+        # the data do not resolve the reading (e.g. a curve read between points it lacks)
+        verdict = INCONCLUSIVE
+        reasons.insert(0, f"{resolved['reason']} (measured: {unresolved.text})")
     if judged.firm is None:
         # the check's tables without replicates (a premise's or the learnt test's do not make the interval)
         bare = [t for t in dict.fromkeys(s["table"] for s in specs_of(claim["check"])) if t not in (boots or {})]

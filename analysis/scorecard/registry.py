@@ -33,7 +33,7 @@ def derive(claim: dict, registry: dict[str, dict], source: str = "the claims fil
     ``trained`` (the training family of its check's tables; None: no training) and ``clustered``
     (a table it reads resamples clusters) from the registry.
     A table no rule declares, or a check mixing two families, is an error naming the claim."""
-    for key in ("check", "applies_if", "refuted_if"):
+    for key in ("check", "applies_if", "refuted_if", "resolved_if"):
         for stem in check_stems(claim.get(key)):
             if lookup(registry, stem) is None:
                 raise ValueError(

@@ -53,3 +53,19 @@ def test_growth_and_prediction_by_hand():
     got = sb.predict(table, pd.DataFrame({"rule": ["r", "other"], "s": [100.0, 5.0]})).set_index("size")
     assert got.loc["6x384", "default_run_s"] == pytest.approx(100) and got.loc["12x768", "ratio"] == pytest.approx(8)
     assert got.loc["12x768", "default_run_s"] == pytest.approx(800)
+
+
+def test_a_run_starts_from_no_output_of_its_size(tmp_path):
+    for path in ["results/bert-2x64/tables/t.csv", "resources/surface_sums/bert-2x64/0.npz", "logs/bert-2x64/a.log"]:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("x")
+    (tmp_path / "resources" / "surface_sums" / "bert-2x640").mkdir()  # another model: kept
+    gone = sb.clear_outputs("bert-2x64", tmp_path)
+    assert sorted(str(p.relative_to(tmp_path)) for p in gone) == [
+        "logs/bert-2x64",
+        "resources/surface_sums/bert-2x64",
+        "results/bert-2x64",
+    ]
+    assert (
+        not (tmp_path / "results" / "bert-2x64").exists() and (tmp_path / "resources/surface_sums/bert-2x640").is_dir()
+    )

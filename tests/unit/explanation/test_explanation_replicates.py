@@ -200,12 +200,18 @@ def test_staying_true_adversary_replicates_read_the_curve_of_the_resampled_means
         }
     )
     units = np.array([0, 1])
-    boot = staying_true_adversary_replicates(inst, 0.5, units, np.array([[1, 1], [2, 0]]))
+    boot = staying_true_adversary_replicates(inst, [0.5], units, np.array([[1, 1], [2, 0]]))
     got = boot.set_index(["replicate", "model"])["tvd_at_jsd_level"]
     # weights (1, 1): base curve (0.2, 0.1) -> (0.6, 0.3), at JSD 0.5: 0.1 + 0.75 x 0.2 = 0.25;
     # tying (0.2, 0.2) -> (0.7, 0.5), at 0.5: 0.2 + 0.6 x 0.3 = 0.38
     # weights (2, 0): instance 0 only: base (0.1, 0.1) -> (0.5, 0.2): 0.2; tying (0.2, 0.1) -> (0.6, 0.5): 0.4
     assert got.to_dict() == pytest.approx({(0, "base"): 0.25, (0, "tying"): 0.38, (1, "base"): 0.2, (1, "tying"): 0.4})
+    # less each model's floor, its lambda = 0 adversary's TVD on the same resample: (1, 1) base 0.1,
+    # tying (0.1 + 0.3) / 2 = 0.2; (2, 0): base 0.1, tying 0.1
+    above = boot.set_index(["replicate", "model"])["tvd_above_floor"]
+    assert above.to_dict() == pytest.approx(
+        {(0, "base"): 0.15, (0, "tying"): 0.18, (1, "base"): 0.1, (1, "tying"): 0.3}
+    )
     # all weights 1 and the level of the summary itself (None): the point summary
     ones = staying_true_adversary_replicates(inst, None, units, np.ones((1, 2), dtype=int))
     means = inst.groupby(["model", "weight"], sort=False)[["jsd", "tvd"]].mean().reset_index()

@@ -231,7 +231,16 @@ def test_tvd_at_equal_jsd_by_hand():
     assert s.tvd_at_jsd_level.tolist() == pytest.approx([0.175, 0.5])
     assert s.tvd_at_jsd_level_vs_base.tolist() == pytest.approx([1.0, 0.5 / 0.175])
     assert s.levelled_off.tolist() == [2, 2] and s.max_epochs_run.tolist() == [15, 6]
-    assert equal_jsd_summary(df, level=0.3).tvd_at_jsd_level.tolist() == pytest.approx([0.15, 0.3])
+    fixed = equal_jsd_summary(df, levels=[0.3, 0.45])
+    # at 0.3: base 0.1 + 0.5 x 0.1 = 0.15, tying 0.1 + 0.5 x 0.4 = 0.3; at 0.45: base 0.1 + 0.875 x 0.1,
+    # tying none (its curve ends at JSD 0.4)
+    assert fixed.tvd_at_jsd_level.tolist() == pytest.approx([0.15, 0.3, 0.1 + 0.875 * 0.1, float("nan")], nan_ok=True)
+    # the floor: each model's lambda = 0 adversary's TVD (0.1 both), and the TVD above it
+    assert fixed.floor_tvd.tolist() == [0.1] * 4
+    assert fixed.tvd_above_floor.tolist() == pytest.approx([0.05, 0.2, 0.0875, float("nan")], nan_ok=True)
+    # bracketed: adversaries at or below and at or above the level (tying's curve ends at 0.4 < 0.45)
+    assert fixed.bracketed.tolist() == [1, 1, 1, 0]
+    assert fixed.tvd_at_jsd_level_vs_base.tolist() == pytest.approx([1.0, 2.0, 1.0, float("nan")], nan_ok=True)
 
 
 def test_adversary_objective_falls_on_a_toy_model():
@@ -381,7 +390,7 @@ def test_plots_draw_the_three_figures():
     )
     figs = [
         plots.plot_staying_true_permutation(perm, permutation_summary(perm), "m"),
-        plots.plot_staying_true_adversary(adv, "m", jsd_level=0.2),
+        plots.plot_staying_true_adversary(adv, "m", jsd_levels=[0.2, 0.3]),
         plots.plot_staying_true_single_token(run_single_token(toy_models()), "m"),
     ]
     for fig in figs:

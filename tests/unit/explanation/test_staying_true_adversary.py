@@ -37,7 +37,7 @@ def test_defaults_are_the_schema_defaults():
     adversary = schema_section("staying_true", "adversary")
     explanation = schema_section("explanation")
     cfg = dataclasses.asdict(AdversaryConfig())
-    expected = {**adversary, "weights": tuple(adversary["weights"])}
+    expected = {**adversary, "weights": tuple(adversary["weights"]), "jsd_levels": tuple(adversary["jsd_levels"])}
     expected |= {"batch_size": explanation["batch_size"], "seed": explanation["seed"]}
     assert cfg == expected  # every field, and no field the schema lacks
     # the numbers of docs/deviations.md: 500 sentences, at most 25 epochs, the range_change rule

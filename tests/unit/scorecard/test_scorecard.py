@@ -469,13 +469,22 @@ def test_replicate_values_match_the_point_value_on_each_replicate():
 
 def test_tutek_claims_on_hand_made_tables():
     """tutek.permutation_fragile (accuracy drop of tying / mlm vs base), tutek.adversary_costlier
-    (TVD at equal JSD) and tutek.single_token_sharp (lone-token spread), as the file writes them."""
+    (TVD above the floor at fixed JSD levels, read only from a curve that brackets them) and
+    tutek.single_token_sharp (lone-token spread), as the file writes them."""
     claims = {c["id"]: c for c in read_claims(ROOT / "config" / "paper_claims.yaml")}
     models = ["base", "concat", "residual", "tying", "mlm"]
 
-    def tables(drop, tvd, spread):
+    def tables(drop, tvd, spread, bracketed=(1, 1, 1, 1, 1)):
         perm = pd.DataFrame({"model": models, "accuracy_drop_under_permutation": drop})
-        adv = pd.DataFrame({"model": models, "tvd_at_jsd_level": tvd})
+        # the same TVD above the floor at both levels; bracketed as given at 0.5, always at 0.3
+        adv = pd.DataFrame(
+            {
+                "model": models * 2,
+                "jsd_level": [0.3] * 5 + [0.5] * 5,
+                "tvd_above_floor": list(tvd) * 2,
+                "bracketed": [1] * 5 + list(bracketed),
+            }
+        )
         single = pd.DataFrame({"model": models, "median_single_std": spread})
         return {
             "staying_true_permutation.summary": perm,
@@ -486,7 +495,17 @@ def test_tutek_claims_on_hand_made_tables():
     # concat / residual do not count for the first two; the smaller of tying and mlm must beat base
     t = tables([0.02, 0.0, 0.0, 0.12, 0.05], [0.15, 0.1, 0.1, 0.2, 0.16], [0.2, 0.3, 0.25, 0.21, 0.22])
     got = {i: evaluate_claim(claims[i], t) for i in ("tutek.permutation_fragile", "tutek.adversary_costlier")}
-    assert [(o.verdict, o.our_value) for o in got.values()] == [("holds", "0.05 > 0.02"), ("holds", "0.16 > 0.15")]
+    assert [(o.verdict, o.our_value) for o in got.values()] == [
+        ("holds", "0.05 > 0.02"),
+        ("holds", "0.3: 0.16 > 0.15; 0.5: 0.16 > 0.15"),
+    ]
+    # mlm's curve does not reach the level 0.5: the reading would extrapolate, so no verdict
+    unresolved = tables([0.02] * 5, [0.15, 0.1, 0.1, 0.2, 0.16], [0.2] * 5, bracketed=(1, 1, 1, 1, 0))
+    got = evaluate_claim(claims["tutek.adversary_costlier"], unresolved)
+    assert got.verdict == "inconclusive" and got.reason.startswith("a model's curve has no adversary on one side")
+    # concat's unbracketed curve does not matter (not a model of the claim)
+    other = tables([0.02] * 5, [0.15, 0.1, 0.1, 0.2, 0.16], [0.2] * 5, bracketed=(1, 0, 1, 1, 1))
+    assert evaluate_claim(claims["tutek.adversary_costlier"], other).verdict == "holds"
     assert evaluate_claim(claims["tutek.single_token_sharp"], t).our_value == "0.21 > 0.2"
     # mlm's drop equal to base's: a tie never holds; one regularised model below base breaks the spread claim
     t = tables([0.05, 0.0, 0.0, 0.12, 0.05], [0.15, 0.1, 0.1, 0.2, 0.14], [0.2, 0.3, 0.19, 0.21, 0.22])
