@@ -171,7 +171,8 @@ def clear_outputs(slug: str, root: Path = ROOT) -> list[Path]:
 
 def run_size(size: str, cores: int, work: Path, dry: bool) -> str:
     layers, hidden = parse_size(size)
-    model_dir = build_model_dir(work / f"bert-{layers}x{hidden}", layers, hidden)
+    # the model folder two levels down, out of the reach of clear_outputs (resources/*/<slug>)
+    model_dir = build_model_dir(work / "models" / f"bert-{layers}x{hidden}", layers, hidden)
     spec = str(model_dir.resolve())
     slug = model_slug(spec)
     config = work / f"bert-{layers}x{hidden}.yaml"

@@ -60,6 +60,7 @@ def test_a_run_starts_from_no_output_of_its_size(tmp_path):
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text("x")
     (tmp_path / "resources" / "surface_sums" / "bert-2x640").mkdir()  # another model: kept
+    (tmp_path / "resources" / "size_benchmark" / "models" / "bert-2x64").mkdir(parents=True)  # the model: kept
     gone = sb.clear_outputs("bert-2x64", tmp_path)
     assert sorted(str(p.relative_to(tmp_path)) for p in gone) == [
         "logs/bert-2x64",
