@@ -70,3 +70,4 @@ def test_a_run_starts_from_no_output_of_its_size(tmp_path):
     assert (
         not (tmp_path / "results" / "bert-2x64").exists() and (tmp_path / "resources/surface_sums/bert-2x640").is_dir()
     )
+    assert (tmp_path / "resources" / "size_benchmark" / "models" / "bert-2x64").is_dir()
