@@ -1,18 +1,20 @@
 """How the workflow's time and memory grow with the model: the map-reading rules and one
 fine-tuning, run by snakemake on BERT encoders of growing size with seeded random weights (built
 here from a config and the embedded model's tokenizer, saved as a user's local model directory
-is: no download), on a tenth of the default corpora. Writes one row per rule and size (wall seconds and peak resident memory, from the
-rules' own ``benchmark:`` files), and a summary with the fitted growth and what the default run's
-rules would take at each size (the default run's own times, scaled by the measured ratio to the
-smallest size).
+is: no download), on a tenth of the default corpora. Writes one row per rule and size (wall
+seconds and peak resident memory from the rules' own ``benchmark:`` files, and the exponent of
+time against L x H^2 fitted over the sizes), and beside it ``.prediction.csv``: every rule of the
+default run (``--default-benchmarks``, its per-rule job seconds) scaled to each size by the
+measured ratio of the rule it resembles (:data:`PROXY`).
 
     python tools/size_benchmark.py --sizes 6x384 12x768 24x1024 --cores 2 --out docs/size_benchmark.csv
+    python tools/size_benchmark.py --collect --out docs/size_benchmark.csv   # re-read, run nothing
 
-A size ``LxH`` is L layers of width H, H/64 heads of 64 dimensions, feed-forward 4H (BERT's shapes:
-6x384 is the embedded MiniLM's, 12x768 bert-base's, 24x1024 bert-large's). Each size's results
-go to ``results/bert-LxH/`` and ``benchmarks/bert-LxH/`` (remove them afterwards if you like; a run first removes what an earlier one left there, so every rule runs;
-the weights take 4 bytes per parameter on disk: 1.3 GB at 24x1024). ``--default-benchmarks`` names the default run's benchmarks folder, whose
-per-rule times the prediction scales.
+A size ``LxH`` is L layers of width H, H/64 heads of 64 dimensions, feed-forward 4H (BERT's
+shapes: 6x384 is the embedded MiniLM's, 12x768 bert-base's, 24x1024 bert-large's). Each size's
+results go to ``results/bert-LxH/`` and ``benchmarks/bert-LxH/`` (a run first removes what an
+earlier one left there, so that every rule runs); its model to ``--work`` (4 bytes per parameter:
+1.3 GB at 24x1024).
 """
 
 from __future__ import annotations
@@ -143,16 +145,46 @@ def growth(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+# How each rule of the default run scales with the model, by the measured rule it resembles most:
+# the model's forward (and backward) passes on its inputs scale like extraction; a fine-tuning like
+# the fine-tuning measured; a rule that reads the maps like the surface sums (per head and token
+# pair); a rule the size benchmark runs itself by its own measurement. The explanation classifiers
+# (attn_classifiers and the tests that read them) carry a frozen copy of the model beside GloVe
+# encoders: scaled as forward passes, an upper bound. The scorecard and the pages do not scale.
+PROXY = {
+    **dict.fromkeys(
+        [
+            "extract_attention", "glue_attention", "disable_heads_scores", "gradient_importance",
+            "head_importance_scores", "rollout", "explorer_maps", "mlm_head", "attn_classifiers",
+            "erasure", "erasure_cls", "permutation", "adversarial", "rank_agreement",
+        ],
+        "extract_attention",
+    ),
+    **dict.fromkeys(["finetune"], "finetune"),
+    **dict.fromkeys(["surface_sums", "probes_train", "patterns", "pattern_features"], "surface_sums"),
+    **dict.fromkeys(["head_clusters", "dep_heads", "coref_heads"], None),  # measured themselves
+}  # fmt: skip
+
+
 def predict(table: pd.DataFrame, default: pd.DataFrame) -> pd.DataFrame:
-    """Each measured rule's default-run time at every size: the default run's time for the rule
-    (at the smallest size, the embedded model's shape) times the measured ratio to the smallest size."""
-    smallest = table.loc[table["layers"] * table["hidden"] ** 2 == (table["layers"] * table["hidden"] ** 2).min()]
-    base = smallest.set_index("rule")["s"]
-    full = default.set_index("rule")["s"]
-    out = table[table["rule"].isin(full.index) & table["rule"].isin(base.index)].copy()
-    out["ratio"] = out["s"] / out["rule"].map(base)
-    out["default_run_s"] = out["rule"].map(full) * out["ratio"]
-    return out[["size", "rule", "ratio", "default_run_s"]]
+    """Every rule of the default run (``default``: its per-rule job seconds) at every measured size:
+    its time times the ratio, measured at that size against the smallest, of the rule it scales
+    like (:data:`PROXY`; itself where it was measured; a rule in neither: 1, it does not run the
+    model, e.g. the GloVe-only Tutek & Snajder models). Columns size, rule, scales_like, ratio,
+    default_s, predicted_s."""
+    key = table["layers"] * table["hidden"] ** 2
+    base = table[key == key.min()].set_index("rule")["s"]
+    rows = []
+    for size, g in table.groupby("size", sort=False):
+        ratio = g.set_index("rule")["s"] / base
+        for r in default.itertuples():
+            like = PROXY.get(r.rule) or (r.rule if r.rule in ratio.index else None)
+            k = float(ratio.get(like, np.nan)) if like else 1.0
+            rows.append(
+                {"size": size, "rule": r.rule, "scales_like": like or "(no model)", "ratio": k,
+                 "default_s": r.s, "predicted_s": r.s * k}
+            )  # fmt: skip
+    return pd.DataFrame(rows)
 
 
 def clear_outputs(slug: str, root: Path = ROOT) -> list[Path]:
@@ -194,7 +226,7 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--work", type=Path, default=ROOT / "resources" / "size_benchmark", help="model folders and overlays"
     )
-    ap.add_argument("--out", type=Path, help="the per rule and size csv (beside it: .summary.csv)")
+    ap.add_argument("--out", type=Path, help="the per rule and size csv (beside it: .prediction.csv)")
     ap.add_argument(
         "--default-benchmarks",
         type=Path,
@@ -202,24 +234,29 @@ def main(argv=None) -> int:
         help="the default run's benchmarks, whose per-rule times the prediction scales",
     )
     ap.add_argument("-n", "--dry-run", action="store_true", help="build the models and dry-run the workflow only")
+    ap.add_argument("--collect", action="store_true", help="run nothing: read the benchmarks an earlier run left")
     args = ap.parse_args(argv)
     parts = []
     for size in args.sizes:
-        slug = run_size(size, args.cores, args.work, args.dry_run)
+        layers, hidden = parse_size(size)
+        slug = f"bert-{layers}x{hidden}" if args.collect else run_size(size, args.cores, args.work, args.dry_run)
         if args.dry_run:
             continue
-        layers, hidden = parse_size(size)
         parts.append(rule_times(ROOT / "benchmarks" / slug).assign(size=size, layers=layers, hidden=hidden))
     if args.dry_run:
         return 0
     table = pd.concat(parts, ignore_index=True)[["size", "layers", "hidden", "rule", "jobs", "s", "max_rss_mb"]]
-    summary = table.merge(growth(table), on="rule", how="left")
+    table = table.merge(growth(table), on="rule", how="left")
+    print(table.to_string(index=False))
+    prediction = None
     if args.default_benchmarks.is_dir():
-        summary = summary.merge(predict(table, rule_times(args.default_benchmarks)), on=["size", "rule"], how="left")
-    print(summary.to_string(index=False))
+        prediction = predict(table, rule_times(args.default_benchmarks))
+        totals = prediction.groupby("size", sort=False)[["default_s", "predicted_s"]].sum()
+        print("\nthe default run's job seconds, predicted per size:\n" + totals.round(0).to_string())
     if args.out:
         table.to_csv(args.out, index=False, float_format="%.4g")
-        summary.to_csv(args.out.with_suffix(".summary.csv"), index=False, float_format="%.4g")
+        if prediction is not None:
+            prediction.to_csv(args.out.with_suffix(".prediction.csv"), index=False, float_format="%.4g")
     return 0
 
 

@@ -43,16 +43,22 @@ def test_rule_times_sum_a_rules_jobs_and_keep_the_largest_memory(tmp_path):
 
 
 def test_growth_and_prediction_by_hand():
-    # time = 1e-6 x (L H^2): 6x384 -> 0.884736 s, 12x768 -> 7.077888 s (8x); exponent 1
+    # extraction's time = 1e-6 x (L H^2): 6x384 -> 0.884736 s, 12x768 -> 7.077888 s (8x); exponent 1
     sizes = [("6x384", 6, 384), ("12x768", 12, 768)]
     table = pd.DataFrame(
-        [{"size": s, "layers": L, "hidden": H, "rule": "r", "s": 1e-6 * L * H**2} for s, L, H in sizes]
+        [{"size": s, "layers": L, "hidden": H, "rule": "extract_attention", "s": 1e-6 * L * H**2} for s, L, H in sizes]
     )
-    assert sb.growth(table).set_index("rule").loc["r", "exponent"] == pytest.approx(1.0)
-    # the default run took 100 s for r at the smallest size: 800 s at 12x768
-    got = sb.predict(table, pd.DataFrame({"rule": ["r", "other"], "s": [100.0, 5.0]})).set_index("size")
-    assert got.loc["6x384", "default_run_s"] == pytest.approx(100) and got.loc["12x768", "ratio"] == pytest.approx(8)
-    assert got.loc["12x768", "default_run_s"] == pytest.approx(800)
+    assert sb.growth(table).set_index("rule").loc["extract_attention", "exponent"] == pytest.approx(1.0)
+    # the default run: extraction 10 s, disabling heads 100 s (scales like extraction), the scorecard 5 s
+    default = pd.DataFrame(
+        {"rule": ["extract_attention", "disable_heads_scores", "scorecard"], "s": [10.0, 100.0, 5.0]}
+    )
+    got = sb.predict(table, default).set_index(["size", "rule"])
+    assert got.loc[("12x768", "disable_heads_scores"), "scales_like"] == "extract_attention"
+    assert got.loc[("12x768", "disable_heads_scores"), "predicted_s"] == pytest.approx(800)
+    assert got.loc[("12x768", "extract_attention"), "predicted_s"] == pytest.approx(80)
+    assert got.loc[("12x768", "scorecard"), ["scales_like", "predicted_s"]].tolist() == ["(no model)", 5.0]
+    assert got.loc[("6x384", "disable_heads_scores"), "predicted_s"] == pytest.approx(100)
 
 
 def test_a_run_starts_from_no_output_of_its_size(tmp_path):
