@@ -7,11 +7,12 @@ time against L x H^2 fitted over the sizes), and beside it ``.prediction.csv``: 
 default run (``--default-benchmarks``, its per-rule job seconds) scaled to each size by the
 measured ratio of the rule it resembles (:data:`PROXY`).
 
-    python tools/size_benchmark.py --sizes 6x384 12x768 24x1024 --cores 2 --out docs/size_benchmark.csv
+    python tools/size_benchmark.py --sizes 6x384x12 12x768 24x1024 --cores 2 --out docs/size_benchmark.csv
     python tools/size_benchmark.py --collect --out docs/size_benchmark.csv   # re-read, run nothing
 
 A size ``LxH`` is L layers of width H, H/64 heads of 64 dimensions, feed-forward 4H (BERT's
-shapes: 6x384 is the embedded MiniLM's, 12x768 bert-base's, 24x1024 bert-large's). Each size's
+shapes: 12x768 is bert-base's, 24x1024 bert-large's); ``LxHxA`` gives A heads (6x384x12: the
+embedded MiniLM's 12 heads of 32, the smallest size, against which the default run is scaled). Each size's
 results go to ``results/bert-LxH/`` and ``benchmarks/bert-LxH/`` (a run first removes what an
 earlier one left there, so that every rule runs); its model to ``--work`` (4 bytes per parameter:
 1.3 GB at 24x1024).
@@ -59,18 +60,23 @@ SMALL_CORPORA = {
 }
 
 
-def parse_size(text: str) -> tuple[int, int]:
-    """'12x768' -> (12, 768); the width must be a multiple of 64 (64-dimensional heads)."""
+def parse_size(text: str) -> tuple[int, int, int]:
+    """'12x768' -> (12, 768, 12): layers, width and heads, H/64 heads of 64 dimensions unless a
+    third number says how many ('6x384x12': the embedded MiniLM's 12 heads of 32)."""
     try:
-        layers, hidden = (int(x) for x in text.lower().split("x"))
+        numbers = [int(x) for x in text.lower().split("x")]
+        layers, hidden = numbers[:2]
+        heads = numbers[2] if len(numbers) == 3 else hidden // 64
+        if len(numbers) not in (2, 3):
+            raise ValueError
     except ValueError:
-        raise SystemExit(f"--sizes: {text!r} is not LAYERSxWIDTH (e.g. 12x768)") from None
-    if layers < 1 or hidden < 64 or hidden % 64:
-        raise SystemExit(f"--sizes: {text!r}: at least 1 layer, and a width that is a multiple of 64")
-    return layers, hidden
+        raise SystemExit(f"--sizes: {text!r} is not LAYERSxWIDTH[xHEADS] (e.g. 12x768, 6x384x12)") from None
+    if layers < 1 or heads < 1 or hidden % heads or hidden < 64:
+        raise SystemExit(f"--sizes: {text!r}: at least 1 layer, a width of 64 or more that its heads divide")
+    return layers, hidden, heads
 
 
-def build_model_dir(dest: Path, layers: int, hidden: int, seed: int = 0) -> Path:
+def build_model_dir(dest: Path, layers: int, hidden: int, heads: int, seed: int = 0) -> Path:
     """A local model directory: a BERT masked-LM of the size with seeded random weights and the
     embedded model's tokenizer (a real model's time per token depends on its shape, not on its
     weights). Built once: an existing directory with weights is kept."""
@@ -87,7 +93,7 @@ def build_model_dir(dest: Path, layers: int, hidden: int, seed: int = 0) -> Path
         vocab_size=tok.vocab_size,
         hidden_size=hidden,
         num_hidden_layers=layers,
-        num_attention_heads=hidden // 64,
+        num_attention_heads=heads,
         intermediate_size=4 * hidden,
         max_position_embeddings=512,
     )
@@ -201,13 +207,18 @@ def clear_outputs(slug: str, root: Path = ROOT) -> list[Path]:
     return gone
 
 
+def slug_of(size: str) -> str:
+    """The model folder's name, and so its ``{model}`` slug: bert-12x768, bert-6x384x12."""
+    parse_size(size)  # a bad size stops here, with its name
+    return "bert-" + size.lower()
+
+
 def run_size(size: str, cores: int, work: Path, dry: bool) -> str:
-    layers, hidden = parse_size(size)
     # the model folder two levels down, out of the reach of clear_outputs (resources/*/<slug>)
-    model_dir = build_model_dir(work / "models" / f"bert-{layers}x{hidden}", layers, hidden)
+    model_dir = build_model_dir(work / "models" / slug_of(size), *parse_size(size))
     spec = str(model_dir.resolve())
     slug = model_slug(spec)
-    config = work / f"bert-{layers}x{hidden}.yaml"
+    config = work / f"{slug_of(size)}.yaml"
     config.write_text(yaml.safe_dump(overlay(spec), sort_keys=False))
     cmd = ["snakemake", "--cores", str(cores), *targets(slug), "--configfile", str(config)]
     if dry:
@@ -221,7 +232,7 @@ def run_size(size: str, cores: int, work: Path, dry: bool) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", nargs="+", default=["6x384", "12x768", "24x1024"])
+    ap.add_argument("--sizes", nargs="+", default=["6x384x12", "12x768", "24x1024"])
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument(
         "--work", type=Path, default=ROOT / "resources" / "size_benchmark", help="model folders and overlays"
@@ -238,14 +249,17 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     parts = []
     for size in args.sizes:
-        layers, hidden = parse_size(size)
-        slug = f"bert-{layers}x{hidden}" if args.collect else run_size(size, args.cores, args.work, args.dry_run)
+        layers, hidden, heads = parse_size(size)
+        slug = slug_of(size) if args.collect else run_size(size, args.cores, args.work, args.dry_run)
         if args.dry_run:
             continue
-        parts.append(rule_times(ROOT / "benchmarks" / slug).assign(size=size, layers=layers, hidden=hidden))
+        times = rule_times(ROOT / "benchmarks" / slug)
+        parts.append(times.assign(size=size, layers=layers, hidden=hidden, heads=heads))
     if args.dry_run:
         return 0
-    table = pd.concat(parts, ignore_index=True)[["size", "layers", "hidden", "rule", "jobs", "s", "max_rss_mb"]]
+    table = pd.concat(parts, ignore_index=True)[
+        ["size", "layers", "hidden", "heads", "rule", "jobs", "s", "max_rss_mb"]
+    ]
     table = table.merge(growth(table), on="rule", how="left")
     print(table.to_string(index=False))
     prediction = None

@@ -18,9 +18,10 @@ import size_benchmark as sb  # noqa: E402
 
 
 def test_sizes_parse_and_bad_ones_are_named():
-    assert sb.parse_size("12x768") == (12, 768) and sb.parse_size("24X1024") == (24, 1024)
-    for bad in ("12", "12x700", "0x768", "axb"):
-        with pytest.raises(SystemExit, match=bad.replace("X", "x") if bad != "axb" else "axb"):
+    assert sb.parse_size("12x768") == (12, 768, 12) and sb.parse_size("24X1024") == (24, 1024, 16)
+    assert sb.parse_size("6x384x12") == (6, 384, 12) and sb.slug_of("6x384x12") == "bert-6x384x12"
+    for bad in ("12", "12x32", "0x768", "axb", "6x384x7", "1x2x3x4"):
+        with pytest.raises(SystemExit, match=bad):
             sb.parse_size(bad)
 
 
@@ -44,7 +45,7 @@ def test_rule_times_sum_a_rules_jobs_and_keep_the_largest_memory(tmp_path):
 
 def test_growth_and_prediction_by_hand():
     # extraction's time = 1e-6 x (L H^2): 6x384 -> 0.884736 s, 12x768 -> 7.077888 s (8x); exponent 1
-    sizes = [("6x384", 6, 384), ("12x768", 12, 768)]
+    sizes = [("6x384", 6, 384), ("12x768", 12, 768)]  # (heads do not enter the fit)
     table = pd.DataFrame(
         [{"size": s, "layers": L, "hidden": H, "rule": "extract_attention", "s": 1e-6 * L * H**2} for s, L, H in sizes]
     )
