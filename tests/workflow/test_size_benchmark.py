@@ -78,3 +78,17 @@ def test_a_run_starts_from_no_output_of_its_size(tmp_path):
         not (tmp_path / "results" / "bert-2x64").exists() and (tmp_path / "resources/surface_sums/bert-2x640").is_dir()
     )
     assert (tmp_path / "resources" / "size_benchmark" / "models" / "bert-2x64").is_dir()
+
+
+def test_the_fixed_part_of_a_rule_does_not_grow():
+    # time = 3 s (loading, start-up) + 1e-6 x L H^2: the fit finds both; the part that grows 8x
+    sizes = [("6x384", 6, 384), ("12x768", 12, 768), ("24x1024", 24, 1024)]
+    table = pd.DataFrame(
+        [{"size": s, "layers": L, "hidden": H, "rule": "finetune", "s": 3 + 1e-6 * L * H**2} for s, L, H in sizes]
+    )
+    fit = sb.growth(table).set_index("rule").loc["finetune"]
+    assert fit["fixed_s"] == pytest.approx(3) and fit["per_unit_s"] == pytest.approx(1.0)
+    got = sb.predict(table, pd.DataFrame({"rule": ["finetune"], "s": [100.0]})).set_index("size")
+    # plain ratio (3 + 7.077888) / (3 + 0.884736) = 2.594; the part that grows: 8x -> 800 s
+    assert got.loc["12x768", "ratio"] == pytest.approx(10.077888 / 3.884736)
+    assert got.loc["12x768", "growth"] == pytest.approx(8) and got.loc["12x768", "predicted_s"] == pytest.approx(800)
