@@ -44,6 +44,7 @@ rule probes_train:
         heldout_fraction=config["clark_probes"]["heldout_fraction"],
         lr=config["clark_probes"]["lr"],
         mlp_hidden=config["clark_probes"]["mlp_hidden"],
+        mlp_distance=config["clark_probes"]["mlp_distance"],
         random_init=config["clark_probes"]["random_init"],
         random_init_seed=config["random_init"]["seed"],
         seed=training_seed("clark_probes"),

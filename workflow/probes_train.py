@@ -41,7 +41,7 @@ for split in sents:
 
 epochs, batch_size, fraction = int(p.epochs), int(p.probe_batch_size), float(p.heldout_fraction)
 results, curves, sizes, per_sentence = train_probes(
-    sents, vectors.dim, p.lr, epochs, batch_size, int(p.mlp_hidden), seed, fraction, log
+    sents, vectors.dim, p.lr, epochs, batch_size, int(p.mlp_hidden), seed, fraction, log, p.mlp_distance
 )
 dev_ids = {name: [s.id for s in sents["dev"]] for name in per_sentence}
 log.info("sentences: %s (learning rate and epochs chosen on the held-out train sentences)", sizes)

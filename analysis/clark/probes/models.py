@@ -74,26 +74,55 @@ class AttnProbe(torch.nn.Module):
         return torch.cat([(root * (cand[:, None, 0] + dep)).sum(-1)[:, :, None], words[:, :, 1:]], dim=2)
 
 
+def authors_distance_features(n_words: torch.Tensor, units: int) -> torch.Tensor:
+    """Clark et al.'s distance features (their Syntax_Analysis notebook, ``make_distance_features``)
+    for dependent j and candidate i (units: 0 = the root, j = word j), (B, units, units, 8): how far
+    the candidate is ahead, and behind, over the sentence's length (``n_words``, per row); whether it
+    is 0, -1, +1, -2, +2 words away; whether it is the root (the other seven 0 there)."""
+    idx = torch.arange(units, device=n_words.device)
+    off = (idx[None, :] - idx[:, None]).to(torch.float32)  # [j, i]: i - j
+    n = n_words.clamp(min=1).to(torch.float32)[:, None, None]
+    feats = [off.clamp(min=0) / n, (-off).clamp(min=0) / n]
+    feats += [(off == k).to(torch.float32).expand_as(feats[0]) for k in (0, -1, 1, -2, 2)]
+    f = torch.stack(feats, -1)
+    f[:, :, 0] = 0.0
+    root = torch.zeros_like(f[..., :1])
+    root[:, :, 0] = 1.0
+    return torch.cat([f, root], -1)
+
+
 class MLPProbe(torch.nn.Module):
-    """One tanh hidden layer on (v_i ; v_j) plus a learned embedding of the signed distance."""
+    """One tanh hidden layer on (v_i ; v_j) plus the distance between the two words: ``distance``
+    ``authors`` (Clark et al.'s 8 features, :func:`authors_distance_features`, linear into the
+    hidden layer; the root's word vector all zeros, as theirs) or ``buckets`` (a learned vector per
+    signed offset -10..10, the root its own bucket and a learned vector)."""
 
     needs_attn, needs_vec = False, True
 
-    def __init__(self, dim: int, hidden: int = 256, max_dist: int = 10):
+    def __init__(self, dim: int, hidden: int = 256, max_dist: int = 10, distance: str = "authors"):
         super().__init__()
-        self.max_dist = max_dist
-        self.root = torch.nn.Parameter(torch.zeros(dim))
+        if distance not in ("authors", "buckets"):
+            raise ValueError(f"clark_probes.mlp_distance: {distance!r} is neither authors nor buckets")
+        self.max_dist, self.distance = max_dist, distance
+        self.root = torch.nn.Parameter(torch.zeros(dim), requires_grad=distance == "buckets")
         self.cand = torch.nn.Linear(dim, hidden)
         self.dep = torch.nn.Linear(dim, hidden, bias=False)
-        self.dist = torch.nn.Embedding(2 * max_dist + 2, hidden)  # last bucket: the root
+        if distance == "buckets":
+            self.dist = torch.nn.Embedding(2 * max_dist + 2, hidden)  # last bucket: the root
+        else:
+            self.dist = torch.nn.Linear(8, hidden, bias=False)
         self.out = torch.nn.Linear(hidden, 1)
 
     def forward(self, batch) -> torch.Tensor:
         v = batch["vec"].clone()
         v[:, 0] = self.root
-        idx = torch.arange(v.shape[1], device=v.device)  # units: 0 = the root, j = word j
-        d = (idx[None, :] - idx[:, None]).clamp(-self.max_dist, self.max_dist) + self.max_dist  # [j, i]: i - j
-        d[:, 0] = 2 * self.max_dist + 1  # candidate 0 is the root
-        # the distance term depends on positions only: one (W1, W1, hidden) table for the whole batch
-        h = self.cand(v)[:, None, :, :] + self.dep(v)[:, :, None, :] + self.dist(d)  # (B, j, i, hidden)
+        units = v.shape[1]
+        if self.distance == "authors":
+            dist = self.dist(authors_distance_features(batch["dep"].sum(-1), units))  # (B, j, i, hidden)
+        else:
+            idx = torch.arange(units, device=v.device)  # units: 0 = the root, j = word j
+            d = (idx[None, :] - idx[:, None]).clamp(-self.max_dist, self.max_dist) + self.max_dist  # [j, i]: i - j
+            d[:, 0] = 2 * self.max_dist + 1  # candidate 0 is the root
+            dist = self.dist(d)  # positions only: one (W1, W1, hidden) table for the whole batch
+        h = self.cand(v)[:, None, :, :] + self.dep(v)[:, :, None, :] + dist  # (B, j, i, hidden)
         return self.out(torch.tanh(h)).squeeze(-1)

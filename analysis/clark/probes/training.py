@@ -251,6 +251,7 @@ def train_probes(
     seed: int,
     heldout_fraction: float,
     log=log,
+    mlp_distance: str = "authors",
 ) -> tuple[list[dict], list[dict], dict]:
     """The probes on the trained model's maps, in the order of Clark's Table 3 (word vectors of
     size ``dim``); ``lrs``: probe name -> learning rates tried. Returns (rows of the probes table,
@@ -260,7 +261,7 @@ def train_probes(
     make = {
         "attention-only": lambda: AttnProbe(n_heads),
         "attention-and-words": lambda: AttnProbe(n_heads, dim=dim),
-        "word-vectors MLP + distance": lambda: MLPProbe(dim, hidden=mlp_hidden),
+        "word-vectors MLP + distance": lambda: MLPProbe(dim, hidden=mlp_hidden, distance=mlp_distance),
     }
     data = split_batches(sents, heldout_fraction, seed, batch_size)
     results, curves, per_sentence = [], [], {}

@@ -252,7 +252,7 @@ def test_mlp_scores_follow_the_authors_tanh_layer():
     sents = toy_sentences(2, seed=6)
     (batch,) = list(batches(sents, 4, False, True))
     torch.manual_seed(0)
-    m = MLPProbe(dim=4, hidden=5, max_dist=2)
+    m = MLPProbe(dim=4, hidden=5, max_dist=2, distance="buckets")
     got = m(batch).detach().numpy()
     prm = {k: v.detach().numpy() for k, v in m.named_parameters()}
     for b, s in enumerate(sents):
@@ -261,6 +261,29 @@ def test_mlp_scores_follow_the_authors_tanh_layer():
             for i in range(s.n + 1):
                 bucket = 2 * 2 + 1 if i == 0 else int(np.clip(i - j, -2, 2)) + 2
                 h = prm["cand.weight"] @ v[i] + prm["cand.bias"] + prm["dep.weight"] @ v[j] + prm["dist.weight"][bucket]
+                want = prm["out.weight"] @ np.tanh(h) + prm["out.bias"]
+                np.testing.assert_allclose(got[b, j, i], want[0], rtol=1e-5, atol=1e-5)
+
+
+def test_mlp_scores_with_the_authors_distance_features():
+    """s(j, i) = c . tanh(M_cand v_i + M_dep v_j + D f(j, i) + b) + c0, f the 8 features of Clark et
+    al. (ahead / behind over the length, offsets 0, -1, +1, -2, +2, root), the root's vector 0."""
+    sents = toy_sentences(2, seed=6)
+    (batch,) = list(batches(sents, 4, False, True))
+    torch.manual_seed(0)
+    m = MLPProbe(dim=4, hidden=5)
+    got = m(batch).detach().numpy()
+    prm = {k: v.detach().numpy() for k, v in m.named_parameters()}
+    for b, s in enumerate(sents):
+        v = np.concatenate([np.zeros((1, 4)), s.extra["vec"]])
+        for j in range(1, s.n + 1):
+            for i in range(s.n + 1):
+                k = i - j
+                f = np.zeros(8) if i else np.eye(8)[7]
+                if i:
+                    f[:2] = max(k, 0) / s.n, max(-k, 0) / s.n
+                    f[2:7] = [k == o for o in (0, -1, 1, -2, 2)]
+                h = prm["cand.weight"] @ v[i] + prm["cand.bias"] + prm["dep.weight"] @ v[j] + prm["dist.weight"] @ f
                 want = prm["out.weight"] @ np.tanh(h) + prm["out.bias"]
                 np.testing.assert_allclose(got[b, j, i], want[0], rtol=1e-5, atol=1e-5)
 
@@ -506,3 +529,23 @@ def test_uas_replicates_draw_whole_documents():
     # d2 twice: 2 of 8; all once: 3 of 8; d1 twice: 4 of 8 (each over the replicate's own words)
     assert rep.tolist() == pytest.approx([2 / 8, 3 / 8, 4 / 8])
     assert document_clusters(["ewt:0", "ewt:1"]) == (["ewt:0", "ewt:1"], "sentence")
+
+
+def test_the_authors_distance_features_by_hand():
+    from analysis.clark.probes.models import MLPProbe, authors_distance_features
+
+    # one sentence of 3 words (units 0 = root, 1..3), padded to 5 units
+    f = authors_distance_features(torch.tensor([3]), 5)[0]
+    assert f.shape == (5, 5, 8)
+    # dependent 1, candidate 3: 2 words ahead over 3 words; offset +2 indicator; not the root
+    assert f[1, 3].tolist() == pytest.approx([2 / 3, 0, 0, 0, 0, 0, 1, 0])
+    # dependent 3, candidate 2: 1 word behind; offset -1 indicator
+    assert f[3, 2].tolist() == pytest.approx([0, 1 / 3, 0, 1, 0, 0, 0, 0])
+    # any dependent, candidate 0 (the root): only the root indicator
+    assert f[2, 0].tolist() == [0, 0, 0, 0, 0, 0, 0, 1.0]
+    probe = MLPProbe(4, hidden=6)
+    assert probe.root.requires_grad is False and float(probe.root.abs().sum()) == 0  # the root's vector: zeros
+    batch = {"vec": torch.randn(1, 5, 4), "dep": torch.tensor([[False, True, True, True, False]])}
+    assert probe(batch).shape == (1, 5, 5) and MLPProbe(4, hidden=6, distance="buckets")(batch).shape == (1, 5, 5)
+    with pytest.raises(ValueError, match="clark_probes.mlp_distance"):
+        MLPProbe(4, distance="bins")
