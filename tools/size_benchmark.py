@@ -5,7 +5,7 @@ is: no download), on a tenth of the default corpora. Writes one row per rule and
 seconds and peak resident memory from the rules' own ``benchmark:`` files, and the exponent of
 time against L x H^2 fitted over the sizes), and beside it ``.prediction.csv``: every rule of the
 default run (``--default-benchmarks``, its per-rule job seconds) scaled to each size by the
-measured ratio of the rule it resembles (:data:`PROXY`).
+measured growth of the rule it resembles (:data:`PROXY`; :func:`predict`).
 
     python tools/size_benchmark.py --sizes 6x384x12 12x768 24x1024 --cores 2 --out docs/size_benchmark.csv
     python tools/size_benchmark.py --collect --out docs/size_benchmark.csv   # re-read, run nothing
@@ -45,8 +45,8 @@ MAP_TABLES = [
     "head_clusters.layers",
 ]
 FINETUNE_TASK = "SST-2"
-# a tenth of the default corpora (config/config.yaml): the cost of each rule is close to linear in
-# its inputs, so the ratio between sizes holds at full size
+# a tenth of the default corpora (config/config.yaml); what a rule spends whatever its inputs (loading
+# the model, starting the job) then weighs more than in the default run: growth() fits it apart
 SMALL_CORPORA = {
     "corpora": {
         "wiki": {"n_segments": 100, "n_shards": 1},
@@ -113,13 +113,6 @@ def overlay(spec: str) -> dict:
     }
 
 
-def merged(base, over):
-    """``over`` merged into ``base`` as snakemake merges config files (recursively, dicts only)."""
-    if not isinstance(base, dict) or not isinstance(over, dict):
-        return over
-    return {**base, **{k: merged(base.get(k), v) for k, v in over.items()}}
-
-
 def targets(slug: str) -> list[str]:
     maps = [f"results/{slug}/tables/{stem}.csv" for stem in MAP_TABLES]
     return [*maps, f"resources/finetune/{slug}/{FINETUNE_TASK}/dev_metrics.json"]
@@ -177,16 +170,16 @@ PROXY = {
 }  # fmt: skip
 
 
-def predict(table: pd.DataFrame, default: pd.DataFrame) -> pd.DataFrame:
+def predict(table: pd.DataFrame, default: pd.DataFrame, fits: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every rule of the default run (``default``: its per-rule job seconds) at every measured size:
     its time times the growth, measured at that size against the smallest, of the rule it scales
     like (:data:`PROXY`; itself where it was measured; a rule in neither: 1, it does not run the
     model, e.g. the GloVe-only Tutek & Snajder models). The growth is that of the part that grows
     (time less :func:`growth`'s fixed part, which the default run's larger inputs make small);
     ``ratio`` beside it is the plain ratio of the measured times. Columns size, rule, scales_like,
-    ratio, growth, default_s, predicted_s."""
+    ratio, growth, default_s, predicted_s. ``fits``: :func:`growth` of ``table``, if already made."""
     key = table["layers"] * table["hidden"] ** 2
-    fixed = growth(table).set_index("rule")["fixed_s"]
+    fixed = (growth(table) if fits is None else fits).set_index("rule")["fixed_s"]
     base = table[key == key.min()].set_index("rule")["s"]
     rows = []
     for size, g in table.groupby("size", sort=False):
@@ -272,11 +265,12 @@ def main(argv=None) -> int:
     table = pd.concat(parts, ignore_index=True)[
         ["size", "layers", "hidden", "heads", "rule", "jobs", "s", "max_rss_mb"]
     ]
-    table = table.merge(growth(table), on="rule", how="left")
+    fits = growth(table)
+    table = table.merge(fits, on="rule", how="left")
     print(table.to_string(index=False))
     prediction = None
     if args.default_benchmarks.is_dir():
-        prediction = predict(table, rule_times(args.default_benchmarks))
+        prediction = predict(table, rule_times(args.default_benchmarks), fits)
         totals = prediction.groupby("size", sort=False)[["default_s", "predicted_s"]].sum()
         print("\nthe default run's job seconds, predicted per size:\n" + totals.round(0).to_string())
     if args.out:

@@ -13,6 +13,14 @@ from conftest import ROOT
 
 SCHEMA_PATH = ROOT / "config" / "schema" / "config.schema.yaml"
 
+
+def merged(base, over):
+    """``over`` merged into ``base`` as snakemake merges config files (recursively, dicts only)."""
+    if not isinstance(base, dict) or not isinstance(over, dict):
+        return over
+    return {**base, **{k: merged(base.get(k), v) for k, v in over.items()}}
+
+
 sys.path.insert(0, str(ROOT / "tools"))
 import size_benchmark as sb  # noqa: E402
 
@@ -28,7 +36,7 @@ def test_sizes_parse_and_bad_ones_are_named():
 def test_the_overlay_is_a_valid_config():
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     for key, value in sb.overlay("/models/bert-12x768").items():  # as snakemake merges configfiles
-        cfg[key] = sb.merged(cfg.get(key), value)
+        cfg[key] = merged(cfg.get(key), value)
     validate(apply_defaults(cfg, yaml.safe_load(SCHEMA_PATH.read_text())), str(SCHEMA_PATH))
     assert cfg["corpora"]["wiki"]["n_segments"] == 100 and cfg["kovaleva_finetune"]["tasks"] == ["SST-2"]
 

@@ -104,7 +104,10 @@ class MLPProbe(torch.nn.Module):
         if distance not in ("authors", "buckets"):
             raise ValueError(f"clark_probes.mlp_distance: {distance!r} is neither authors nor buckets")
         self.max_dist, self.distance = max_dist, distance
-        self.root = torch.nn.Parameter(torch.zeros(dim), requires_grad=distance == "buckets")
+        if distance == "buckets":
+            self.root = torch.nn.Parameter(torch.zeros(dim))
+        else:  # the authors' dummy root: zeros, nothing to learn
+            self.register_buffer("root", torch.zeros(dim))
         self.cand = torch.nn.Linear(dim, hidden)
         self.dep = torch.nn.Linear(dim, hidden, bias=False)
         if distance == "buckets":
