@@ -24,7 +24,7 @@ from analysis.core.glue.batches import collate, encode, eval_batches
 from analysis.core.glue.reader import read_split, select_rows
 from analysis.core.glue.tasks import get_task
 from analysis.kovaleva.finetune_tables import learnt_metric
-from analysis.shared import bootstrap
+from analysis.shared import bootstrap, optim
 
 log = logging.getLogger(__name__)
 
@@ -42,8 +42,10 @@ def train_batches(items: list[dict], batch_size: int, rng: np.random.Generator, 
 
 
 @torch.inference_mode()
-def predict(model, items: list[dict], pad_id: int, batch_size: int = 64) -> np.ndarray:
-    """Logits (n, num_labels) of every item, in the items' order."""
+def predict(model, items: list[dict], pad_id: int, batch_size: int = 16) -> np.ndarray:
+    """Logits (n, num_labels) of every item, in the items' order. Batches of 16 (64 before): on a
+    CPU a smaller batch keeps each layer's attention scores in cache (13-28% faster on the dev sets
+    here, the same predictions; docs/performance.md)."""
     was_training = model.training
     model.eval()
     device = next(model.parameters()).device
@@ -56,7 +58,7 @@ def predict(model, items: list[dict], pad_id: int, batch_size: int = 64) -> np.n
     return out
 
 
-def score(model, task: str, items: list[dict], pad_id: int, batch_size: int = 64) -> dict[str, float]:
+def score(model, task: str, items: list[dict], pad_id: int, batch_size: int = 16) -> dict[str, float]:
     logits = predict(model, items, pad_id, batch_size)
     return metrics.evaluate(task, metrics.predictions(task, logits), [it["label"] for it in items])
 
@@ -77,7 +79,7 @@ def adamw(model, lr: float, weight_decay: float):
     decay, no_decay = [], []
     for name, p in model.named_parameters():
         (no_decay if p.ndim < 2 or "LayerNorm" in name or "layer_norm" in name else decay).append(p)
-    return torch.optim.AdamW(
+    return optim.adamw(
         [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}], lr=lr
     )
 

@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from analysis.clark.surface.mlm_head import encoder_inputs, head_module, head_state, masked_batches
+from analysis.shared.optim import adam
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +111,7 @@ def fit_head(
     params = init_head(model, seed, targets)
     for p in params:
         p.requires_grad_(True)
-    opt = torch.optim.Adam(params, lr=lr)
+    opt = adam(params, lr=lr)
     g = torch.Generator().manual_seed(seed)
     curve = []
     head.train()
