@@ -29,7 +29,6 @@ import torch
 
 from analysis.explanation.divergences import js_divergence, tvd
 from analysis.explanation.explainer import instance_fields
-from analysis.shared.optim import adam
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +97,7 @@ def adversarial_attention(H, mask, a0, out_fn, p0, search: AdversarySearch, seed
     neg = torch.finfo(a0.dtype).min
     Hk, maskk, a0k, p0k = (t.repeat_interleave(K, 0) for t in (H, mask, a0, p0))
     z = _start_logits(a0k, maskk, search, g).masked_fill(~maskk, 0.0).clone().requires_grad_(True)
-    opt = adam([z], lr=search.lr, amsgrad=search.amsgrad)
+    opt = torch.optim.Adam([z], lr=search.lr, amsgrad=search.amsgrad)
     tols = search.report_tolerances
     best = {t: [torch.zeros(B, dtype=torch.float64)] * 2 + [a0.max(-1).values.double(), torch.zeros(B)] for t in tols}
     for step in range(search.steps + 1):

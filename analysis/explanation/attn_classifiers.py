@@ -22,7 +22,6 @@ from torch import nn
 
 from analysis.explanation.classifiers import WORD_ENCODERS, AttnClassifier, TrainConfig, Vocab, make_batch, predict
 from analysis.explanation.frozen_transformer import FrozenTransformer
-from analysis.shared.optim import adam
 from analysis.shared.vectors import PACKAGE, load_vectors
 
 log = logging.getLogger(__name__)
@@ -31,7 +30,7 @@ log = logging.getLogger(__name__)
 def train_classifier(clf: AttnClassifier, xs, ys, cfg: TrainConfig) -> list[float]:
     """Adam on cross-entropy, seeded shuffling; returns the mean loss per epoch."""
     g = torch.Generator().manual_seed(cfg.seed)
-    opt = adam([p for p in clf.parameters() if p.requires_grad], lr=cfg.lr)
+    opt = torch.optim.Adam([p for p in clf.parameters() if p.requires_grad], lr=cfg.lr)
     ys = torch.as_tensor(ys)
     losses = []
     clf.train()
@@ -58,7 +57,7 @@ def train_probe(feats: torch.Tensor, ys, cfg: TrainConfig) -> nn.Linear:
     torch.manual_seed(cfg.seed)
     probe = nn.Linear(feats.shape[1], 2)
     g = torch.Generator().manual_seed(cfg.seed)
-    opt = adam(probe.parameters(), lr=cfg.lr)
+    opt = torch.optim.Adam(probe.parameters(), lr=cfg.lr)
     ys = torch.as_tensor(ys)
     for _ in range(cfg.epochs * 4):  # a linear probe needs a few more passes; still seconds
         perm = torch.randperm(len(feats), generator=g)

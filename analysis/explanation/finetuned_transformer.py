@@ -22,7 +22,6 @@ from torch import nn
 
 from analysis.explanation.classifiers import AttnClassifier, TrainConfig, make_batch, predict
 from analysis.explanation.frozen_transformer import FrozenTransformer
-from analysis.shared.optim import adamw
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +56,7 @@ def finetune(tf: FrozenTransformer, train_words, train_y, cfg: TrainConfig, ft: 
     ys = torch.as_tensor([train_y[i] for i in pick])
     d = model.config.hidden_size
     clf = AttnClassifier(NAME, d, cfg.hidden, cfg.d_att)
-    opt = adamw(
+    opt = torch.optim.AdamW(
         [{"params": model.parameters(), "lr": ft.lr}, {"params": clf.parameters(), "lr": cfg.lr}], weight_decay=0.0
     )
     g = torch.Generator().manual_seed(cfg.seed)

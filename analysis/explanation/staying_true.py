@@ -42,7 +42,6 @@ from torch import nn
 from analysis.explanation.attn_classifiers import glove_init
 from analysis.explanation.classifiers import AdditiveAttention, AttnClassifier, Vocab, make_batch, predict
 from analysis.shared.bootstrap import unit_weights, with_resampled
-from analysis.shared.optim import adam
 
 log = logging.getLogger(__name__)
 
@@ -146,7 +145,7 @@ def train_regularised(clf: RegularisedLSTM, xs, ys, cfg: StayingTrueConfig) -> d
     """Adam on cross-entropy + the variant's term, seeded shuffling and masking. Returns the
     last epoch's mean task loss and mean extra term."""
     g = torch.Generator().manual_seed(cfg.seed)
-    opt = adam(clf.parameters(), lr=cfg.lr)
+    opt = torch.optim.Adam(clf.parameters(), lr=cfg.lr)
     ys = torch.as_tensor(ys)
     clf.train()
     for epoch in range(cfg.epochs):

@@ -43,7 +43,6 @@ from analysis.core.config_defaults import schema_defaults
 from analysis.explanation.classifiers import make_batch
 from analysis.explanation.divergences import js_divergence, tvd
 from analysis.explanation.staying_true import RegularisedLSTM, StayingTrueConfig, build, regulariser
-from analysis.shared.optim import adam
 
 log = logging.getLogger(__name__)
 
@@ -196,7 +195,7 @@ def train_adversary(target, xs, weight: float, cfg: AdversaryConfig, st_cfg: Sta
     target.eval()
     p_all, a_all = target_outputs(target, xs)
     g = torch.Generator().manual_seed(cfg.seed)
-    opt = adam(adv.parameters(), lr=cfg.lr)
+    opt = torch.optim.Adam(adv.parameters(), lr=cfg.lr)
     trace, epochs, losses, best = [], [], [], None
     for _ in range(cfg.max_epochs):
         perm = torch.randperm(len(xs), generator=g).tolist()

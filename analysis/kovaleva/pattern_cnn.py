@@ -12,7 +12,6 @@ import pandas as pd
 from analysis.core.models import SPECIAL_KINDS
 from analysis.kovaleva.pattern_classifier import cv_splits, per_class_table
 from analysis.kovaleva.pattern_features import CLASSES
-from analysis.shared.optim import adam
 
 
 def downsample_map(m: np.ndarray, kinds: str, size: int = 32, over: int = 4) -> np.ndarray:
@@ -59,7 +58,7 @@ def _fit_cnn(images, yi, n_classes: int, seed: int, epochs: int, batch_size: int
 
     torch.manual_seed(seed)
     net = _tiny_cnn(n_classes)
-    opt = adam(net.parameters(), lr=lr, weight_decay=1e-4)
+    opt = torch.optim.Adam(net.parameters(), lr=lr, weight_decay=1e-4)
     counts = np.bincount(yi, minlength=n_classes)
     w = torch.tensor(len(yi) / (n_classes * np.maximum(counts, 1)), dtype=torch.float32)
     xt, yt = torch.from_numpy(images), torch.from_numpy(yi)

@@ -21,7 +21,6 @@ import torch
 
 from analysis.clark.probes.data import Sentence
 from analysis.clark.probes.models import AttnProbe, MLPProbe
-from analysis.shared.optim import adam
 
 log = logging.getLogger(__name__)
 
@@ -160,7 +159,7 @@ def fit_epochs(model, fit: list[dict], heldout: list[dict], epochs: int, lr: flo
     each epoch), the held-out evaluation after every epoch. Returns (curve rows, the state
     after the best epoch: held-out UAS, then lower held-out loss)."""
     rng = np.random.default_rng(seed)
-    opt = adam(model.parameters(), lr=lr)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
     curve, best, best_state = [], None, None
     for epoch in range(1, epochs + 1):
         model.train()

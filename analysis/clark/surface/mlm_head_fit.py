@@ -15,7 +15,6 @@ import numpy as np
 import torch
 
 from analysis.clark.surface.mlm_head import encoder_inputs, head_module, head_state, masked_batches
-from analysis.shared.optim import adam
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +110,7 @@ def fit_head(
     params = init_head(model, seed, targets)
     for p in params:
         p.requires_grad_(True)
-    opt = adam(params, lr=lr)
+    opt = torch.optim.Adam(params, lr=lr)
     g = torch.Generator().manual_seed(seed)
     curve = []
     head.train()
