@@ -47,6 +47,7 @@ rule finetune:
         spec=model_spec,
         settings=config["kovaleva_finetune"]["finetune"],  # every key is used (and recorded in dev_metrics.json)
         seed=training_seed("kovaleva_finetune"),
+        precision=config["kovaleva_finetune"]["precision"],
     script:
         "../workflow/finetune.py"
 
@@ -193,6 +194,7 @@ rule disable_heads_scores:
     params:
         n_examples=config["kovaleva_finetune"]["disable_examples"],
         max_batch=config["kovaleva_finetune"]["disable_max_batch"],
+        precision=config["kovaleva_finetune"]["precision"],
         max_len=config["kovaleva_finetune"]["finetune"]["max_len"],
         seed=training_seed("kovaleva_finetune"),
         n_permutations=config["kovaleva_finetune"]["disable_permutations"],

@@ -6,6 +6,7 @@ from analysis.core.device import device_record, job_device
 from analysis.core.glue import metrics
 from analysis.core.glue.tasks import get_task
 from analysis.core.models import shape_of
+from analysis.core.precision import autocast
 from analysis.kovaleva import finetune
 from analysis.kovaleva.disable_heads import disabled_logits, score_table, variants
 from analysis.kovaleva.disable_heads_null import max_gain_table
@@ -29,7 +30,8 @@ model, items, counts = dev.model, dev.items, dev.counts
 n_layers, n_heads = shape_of(model)
 batch_size = max(1, min(p.max_batch // (n_heads + 1), 64))
 batches, order = dev.batches(batch_size, labels=False)
-base, per_variant, cost = disabled_logits(model, batches, max_batch=p.max_batch)
+with autocast(p.precision, device):  # fp32, or bf16 autocast (docs/performance.md)
+    base, per_variant, cost = disabled_logits(model, batches, max_batch=p.max_batch)
 gold = [items[i]["label"] for i in order]
 table = score_table(task, base, per_variant, gold, n_layers, n_heads)
 write_table(table, snakemake.output.scores)
@@ -56,6 +58,7 @@ cost.update(
     truncated=counts["truncated"],
     batch_size=batch_size,
     max_batch=p.max_batch,
+    precision=p.precision,
     threads=snakemake.threads,
     **device_record(device),
 )

@@ -23,6 +23,7 @@ if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule
 log = setup_logging(snakemake)
 use_threads(snakemake.threads)
 task, spec, s, seed = snakemake.wildcards.task, snakemake.params.spec, snakemake.params.settings, snakemake.params.seed
+precision = snakemake.params.precision  # fp32, or bf16 autocast (docs/performance.md)
 t = get_task(task)
 raw = Path(snakemake.input[0]).parent
 tok = load_tokenizer(spec)
@@ -37,7 +38,7 @@ log.info("%s: train %s, dev %s (max_len %d)", task, train_counts, dev_counts, s[
 torch.manual_seed(seed)  # the new head's initialisation
 device = job_device(snakemake)
 model = load_model(spec, head="classification", num_labels=t.num_labels, device=device)
-before = finetune.score(model, task, dev_items, tok.pad_token_id)
+before = finetune.score(model, task, dev_items, tok.pad_token_id, precision=precision)
 log.info("pre-trained model with its untrained head: %s", before)
 history = finetune.train(
     model,
@@ -50,9 +51,10 @@ history = finetune.train(
     weight_decay=s["weight_decay"],
     seed=seed,
     max_steps=s["max_steps"],
+    precision=precision,
 )
 gold = [it["label"] for it in dev_items]
-pred = metrics.predictions(task, finetune.predict(model, dev_items, tok.pad_token_id))
+pred = metrics.predictions(task, finetune.predict(model, dev_items, tok.pad_token_id, precision=precision))
 after = metrics.evaluate(task, pred, gold)
 majority = finetune.majority_predictions(task, train_items, len(gold))
 log.info("fine-tuned: %s (%d steps, %.0f s)", after, len(history), history[-1]["seconds"])
@@ -68,6 +70,7 @@ info = {
     "model": model_slug(spec),
     "settings": s,
     "seed": seed,
+    "precision": precision,
     "train": train_counts,
     "dev": dev_counts,
     "train_rows_total": len(train_all),

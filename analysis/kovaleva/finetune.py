@@ -23,6 +23,7 @@ from analysis.core.glue import metrics
 from analysis.core.glue.batches import collate, encode, eval_batches
 from analysis.core.glue.reader import read_split, select_rows
 from analysis.core.glue.tasks import get_task
+from analysis.core.precision import autocast
 from analysis.kovaleva.finetune_tables import learnt_metric
 from analysis.shared import bootstrap
 
@@ -42,10 +43,11 @@ def train_batches(items: list[dict], batch_size: int, rng: np.random.Generator, 
 
 
 @torch.inference_mode()
-def predict(model, items: list[dict], pad_id: int, batch_size: int = 16) -> np.ndarray:
-    """Logits (n, num_labels) of every item, in the items' order. Batches of 16 (64 before): on a
-    CPU a smaller batch keeps each layer's attention scores in cache (RTE's dev set 5.9 -> 4.3 s
-    measured alone, the same predictions; docs/performance.md)."""
+def predict(model, items: list[dict], pad_id: int, batch_size: int = 16, precision: str = "fp32") -> np.ndarray:
+    """Logits (n, num_labels) of every item, in the items' order, the forward passes in
+    ``precision`` (fp32, or bf16 autocast). Batches of 16 (64 before): on a CPU a smaller
+    batch keeps each layer's attention scores in cache (RTE's dev set 5.9 -> 4.3 s measured alone,
+    the same predictions; docs/performance.md)."""
     was_training = model.training
     model.eval()
     device = next(model.parameters()).device
@@ -53,13 +55,15 @@ def predict(model, items: list[dict], pad_id: int, batch_size: int = 16) -> np.n
     for idx in eval_batches(items, batch_size):
         batch = collate([items[i] for i in idx], pad_id, device)
         batch.pop("labels")
-        out[idx] = model(**batch).logits.double().cpu().numpy()
+        with autocast(precision, device):
+            logits = model(**batch).logits
+        out[idx] = logits.double().cpu().numpy()
     model.train(was_training)
     return out
 
 
-def score(model, task: str, items: list[dict], pad_id: int, batch_size: int = 16) -> dict[str, float]:
-    logits = predict(model, items, pad_id, batch_size)
+def score(model, task: str, items: list[dict], pad_id: int, batch_size: int = 16, precision: str = "fp32") -> dict:
+    logits = predict(model, items, pad_id, batch_size, precision)
     return metrics.evaluate(task, metrics.predictions(task, logits), [it["label"] for it in items])
 
 
@@ -97,11 +101,13 @@ def train(
     seed: int,
     max_steps: int | None,
     progress: bool = True,
+    precision: str = "fp32",
 ) -> list[dict]:
     """Fine-tune ``model`` in place; returns one history row per optimiser step.
 
     ``epochs`` may be fractional; ``max_steps`` caps the number of steps (smoke runs).
-    Weight decay spares biases and LayerNorm weights, as in BERT.
+    Weight decay spares biases and LayerNorm weights, as in BERT. ``precision``: the forward
+    passes in fp32, or in bf16 autocast (the weights and the optimiser stay fp32).
     """
     from tqdm.auto import tqdm
 
@@ -122,7 +128,8 @@ def train(
     while step < total:
         for idx in train_batches(items, batch_size, rng):
             batch = collate([items[i] for i in idx], pad_id, device)
-            loss = model(**batch).loss
+            with autocast(precision, device):  # the forward pass; the backward follows its dtypes
+                loss = model(**batch).loss
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()

@@ -139,6 +139,19 @@ def test_disabled_logits_cached_equals_uncached_and_by_hand(clf, batch):
     assert cost2["layer_passes"] == cost["layer_passes_without_cache"] == n * L * (1 + len(var))
 
 
+def test_disabled_logits_in_bf16_autocast_stay_near_fp32(clf, batch):
+    """``kovaleva_finetune.precision: bf16`` runs the disabling passes under autocast (the hooks'
+    uniform heads included): near the fp32 logits, not equal, and still cached."""
+    from analysis.core.precision import autocast
+
+    base, per_var, _ = disabled_logits(clf, [batch], max_batch=6, progress=False)
+    with autocast("bf16", "cpu"):
+        base16, per16, cost16 = disabled_logits(clf, [batch], max_batch=6, progress=False)
+    assert cost16["cached"]
+    assert np.abs(per16 - per_var).max() < 0.05 and np.abs(base16 - base).max() < 0.05
+    assert not np.array_equal(per16, per_var)
+
+
 def test_mcnemar_and_score_table_by_hand():
     from analysis.kovaleva.disable_heads import mcnemar_p, score_table
 

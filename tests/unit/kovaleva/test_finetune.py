@@ -90,6 +90,27 @@ def test_max_steps_caps_training(tokenizer):
     assert len(hist) == 4
 
 
+def test_bf16_precision_runs_the_forward_passes_in_bf16_and_stays_near_fp32(tokenizer):
+    """``precision: bf16`` autocasts the forward passes (the linear layers compute in bf16) while the
+    weights stay fp32; its logits are near fp32's (bf16 keeps 8 bits of mantissa), not equal."""
+    items, _ = encode(tokenizer, read_split(FIXTURES / "glue", "SST-2", "train"), 32)
+    torch.manual_seed(0)
+    model = load_model(TINY, head="classification", device="cpu", num_labels=2)
+    seen = []
+    hook = model.classifier.register_forward_hook(lambda m, args, out: seen.append(out.dtype))
+    fp32 = finetune.predict(model, items, tokenizer.pad_token_id)
+    bf16 = finetune.predict(model, items, tokenizer.pad_token_id, precision="bf16")
+    hook.remove()
+    assert seen[0] == torch.float32 and seen[-1] == torch.bfloat16
+    assert np.abs(bf16 - fp32).max() < 0.05 and not np.array_equal(bf16, fp32)
+    hist = finetune.train(
+        model, items, tokenizer.pad_token_id, epochs=1, lr=1e-3, batch_size=2, warmup=0.1,
+        weight_decay=0.01, seed=0, max_steps=2, progress=False, precision="bf16",
+    )  # fmt: skip
+    assert len(hist) == 2 and np.isfinite(hist[-1]["loss"])
+    assert all(p.dtype == torch.float32 for p in model.parameters())
+
+
 def test_majority_score():
     train = [{"label": 1}, {"label": 1}, {"label": 0}]
     dev = [{"label": 1}, {"label": 0}, {"label": 0}, {"label": 1}]
