@@ -64,7 +64,8 @@ def _probe_calls(model) -> tuple[list, tuple]:
     was_training = base.training
     base.eval()
     try:
-        with torch.no_grad():
+        # in fp32 whatever autocast the caller runs in: the sites are found by comparing values
+        with torch.no_grad(), torch.autocast(torch.device(device).type, enabled=False):
             out = base(input_ids=ids.to(device), attention_mask=torch.ones_like(ids).to(device), output_attentions=True)
     finally:
         for h in hooks:

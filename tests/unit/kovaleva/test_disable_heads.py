@@ -143,8 +143,10 @@ def test_disabled_logits_in_bf16_autocast_stay_near_fp32(clf, batch):
     """``kovaleva_finetune.precision: bf16`` runs the disabling passes under autocast (the hooks'
     uniform heads included): near the fp32 logits, not equal, and still cached."""
     from analysis.core.precision import autocast
+    from analysis.shared import attention_modules
 
     base, per_var, _ = disabled_logits(clf, [batch], max_batch=6, progress=False)
+    attention_modules._SITES.pop(clf, None)  # found again, inside autocast, as in the rule
     with autocast("bf16", "cpu"):
         base16, per16, cost16 = disabled_logits(clf, [batch], max_batch=6, progress=False)
     assert cost16["cached"]
