@@ -19,10 +19,17 @@ from analysis.core.config_defaults import apply_defaults, renamed_keys
 min_version("8.0")
 
 
-configfile: "config/config.yaml"
+# The default run (config/config.default.yaml, tracked), then the user's own settings where there
+# are any (config/config.yaml, untracked: key by key over the defaults), then --configfile / --config.
+configfile: "config/config.default.yaml"
 
 
-# The schema is the one place defaults are written (config/config.yaml repeats them for reading);
+if os.path.exists("config/config.yaml"):
+
+    configfile: "config/config.yaml"
+
+
+# The schema is the one place defaults are written (config/config.default.yaml repeats them for reading);
 # every object in it is closed, so a misspelt key fails here with its name.
 # A key of an earlier version is refused with its new name (config/schema/renamed.yaml).
 with open(os.path.join(workflow.basedir, "config/schema/renamed.yaml")) as f:

@@ -1,11 +1,34 @@
 # The claim scorecard's inputs (rules/overview.smk): which tables the claims of
-# config/paper_claims.yaml read (each declared by its rule: claim_table in rules/common.smk), and
+# config/paper_claims.yaml read (each declared by its rule: claim_table below), and
 # which of them each run of a model makes (the model's own, its random-init control, its training
 # replicates). Functions only; computed on first use, once every rule is defined.
 
 from analysis.scorecard.claims import read_claims
 from analysis.scorecard.evaluate import tables_read
 from analysis.scorecard.registry import lookup
+
+# The claim tables: every table a claim of config/paper_claims.yaml can read, declared where its
+# rule names it (claim_table in the rule's output), with what the scorecard and the DAG need to
+# know of it: stem pattern -> the rule, the unit one bootstrap resample draws (and the cluster key
+# of units drawn together, where there is one), whether it is read off the pre-trained model's
+# attention maps (then the random-init control makes it too), the training family it comes from
+# (config trainings; its training runs make it again) and whether the rule writes its
+# replicate table <stem>.boot.csv.
+CLAIM_TABLES = {}
+
+
+def claim_table(rule, *parts, unit, reads_maps=False, family=None, replicates=True, cluster=None):
+    """table(rule, *parts), registered in CLAIM_TABLES."""
+    CLAIM_TABLES[_stem(rule, parts)] = {
+        "rule": rule,
+        "unit": unit,
+        "cluster": cluster,
+        "reads_maps": reads_maps,
+        "family": family,
+        "replicates": replicates,
+    }
+    return table(rule, *parts)
+
 
 CLAIMS_FILE = config["overview"]["claims"]
 _CLAIMED = []
@@ -53,14 +76,14 @@ def _run(slug, stems, wildcards):
 def scorecard_runs(wildcards):
     """The runs the scorecard reads, by name: ``model`` (the model's own), ``control`` (its
     random-init control: the tables read off maps; none without a control; ``control-<d>``: its
-    further draws, config random_init.draws) and ``replicate-<r>``
-    (training replicate r: the tables of the families trained more than r times, config trainings)."""
+    further draws, config random_init.draws) and ``training-<r>``
+    (training run r: the tables of the families trained more than r times, config trainings)."""
     runs = {"model": _run(wildcards.model, claimed(), wildcards)}
     maps = [s for s in claimed() if lookup(CLAIM_TABLES, s)["reads_maps"]]
     for d, control in enumerate(CONTROLS.get(wildcards.model, []), start=1):  # control, control-2, ...
         runs["control" + (f"-{d}" if d > 1 else "")] = _run(control, maps, wildcards)
-    for rep in REPLICATES.get(wildcards.model, []):
-        families = {f for f, n in config["trainings"].items() if n > REPLICATE_INDEX[rep]}
+    for rep in TRAINING_RUNS.get(wildcards.model, []):
+        families = {f for f, n in config["trainings"].items() if n > TRAINING_INDEX[rep]}
         trained = [s for s in claimed() if lookup(CLAIM_TABLES, s)["family"] in families]
         runs[rep.removeprefix(f"{wildcards.model}--")] = _run(rep, trained, wildcards)
     return runs

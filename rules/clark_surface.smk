@@ -212,8 +212,8 @@ rule gradient_importance:
         head_info=rules.mlm_head.output.info,
         head_table=rules.mlm_head.output.table,
         # which special token is the attention sink (column sink of the table: the sink-agnostic claim);
-        # a training replicate reads its model's (the same pre-trained maps)
-        sink=lambda w: f"results/{REPLICATE_OF.get(w.model, w.model)}/tables/sep_attention.sink.csv",
+        # a training run reads its model's (the same pre-trained maps)
+        sink=lambda w: f"results/{TRAINING_OF.get(w.model, w.model)}/tables/sep_attention.sink.csv",
     output:
         table=claim_table("gradient_importance", unit="segment", family="mlm_head", replicates=False),
         heads=table("gradient_importance", "heads"),

@@ -14,7 +14,7 @@ import re
 import yaml
 
 from analysis.core.model_families import check_encoder, local_layers, model_config
-from analysis.core.model_names import check_model_spec, control_draws, control_slug, model_slug, replicate_slug
+from analysis.core.model_names import check_model_spec, control_draws, control_slug, model_slug, training_slug
 from analysis.core.sources import local_files
 
 # every source file with its upstream URL and sha256 (config["sources_file"], checked against its schema)
@@ -57,17 +57,17 @@ if config["overview"]["random_init_control"]:
                     "seed, or leave it out (the control is run anyway)"
                 )
             MODELS[_control] = _draw
-# Training replicates (config trainings: per family): replicate r = 1, 2, ... of a user's model
+# Training runs (config trainings: per family): training run r = 1, 2, ... of a user's model
 # is the same model (same spec, weights and inputs) with every training seed + r (training_seed), run
 # only through the rules whose tables the claims of the families with more than r trainings read; the
 # scorecard pools the replicates' tables into the claims' intervals. slug -> its replicates' slugs
-REPLICATES = {}
-REPLICATE_INDEX = {}  # replicate slug -> r
-REPLICATE_OF = {}  # replicate slug -> its model's slug (the same weights: the same pre-trained maps)
+TRAINING_RUNS = {}
+TRAINING_INDEX = {}  # replicate slug -> r
+TRAINING_OF = {}  # replicate slug -> its model's slug (the same weights: the same pre-trained maps)
 for _slug in CONFIGURED:
-    REPLICATES[_slug] = [replicate_slug(_slug, r) for r in range(1, max(config["trainings"].values(), default=1))]
-    for _r, _rep in enumerate(REPLICATES[_slug], start=1):
-        MODELS[_rep], REPLICATE_INDEX[_rep], REPLICATE_OF[_rep] = MODELS[_slug], _r, _slug
+    TRAINING_RUNS[_slug] = [training_slug(_slug, r) for r in range(1, max(config["trainings"].values(), default=1))]
+    for _r, _rep in enumerate(TRAINING_RUNS[_slug], start=1):
+        MODELS[_rep], TRAINING_INDEX[_rep], TRAINING_OF[_rep] = MODELS[_slug], _r, _slug
 MIRROR = os.environ.get("ATTN_MIRROR") or config["mirror"]
 CORPORA = config["corpora"]
 CONDA_ENV = "../envs/attention.yaml"  # every rule's software (--sdm conda); relative to rules/
@@ -90,11 +90,11 @@ def local_layers_of(wildcards):
 
 def training_seed(*keys):
     """The seed ``config[keys...]["seed"]`` of a rule that trains or draws for a model (a params
-    function): + r in training replicate r of the model."""
+    function): + r in training run r of the model."""
     section = config
     for key in keys:
         section = section[key]
-    return lambda wildcards: section["seed"] + REPLICATE_INDEX.get(wildcards.model, 0)
+    return lambda wildcards: section["seed"] + TRAINING_INDEX.get(wildcards.model, 0)
 
 
 def _stem(rule, parts):
@@ -104,29 +104,6 @@ def _stem(rule, parts):
 def table(rule, *parts):
     """results/{model}/tables/<rule>[.<part>...].csv"""
     return f"results/{{model}}/tables/{_stem(rule, parts)}.csv"
-
-
-# The claim tables: every table a claim of config/paper_claims.yaml can read, declared where its
-# rule names it (claim_table in the rule's output), with what the scorecard and the DAG need to
-# know of it: stem pattern -> the rule, the unit one bootstrap resample draws (and the cluster key
-# of units drawn together, where there is one), whether it is read off the pre-trained model's
-# attention maps (then the random-init control makes it too), the training family it comes from
-# (config trainings; its training replicates make it again) and whether the rule writes its
-# replicate table <stem>.boot.csv.
-CLAIM_TABLES = {}
-
-
-def claim_table(rule, *parts, unit, reads_maps=False, family=None, replicates=True, cluster=None):
-    """table(rule, *parts), registered in CLAIM_TABLES."""
-    CLAIM_TABLES[_stem(rule, parts)] = {
-        "rule": rule,
-        "unit": unit,
-        "cluster": cluster,
-        "reads_maps": reads_maps,
-        "family": family,
-        "replicates": replicates,
-    }
-    return table(rule, *parts)
 
 
 def sidecar(rule, *parts):

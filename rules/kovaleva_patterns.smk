@@ -8,7 +8,7 @@ import yaml
 
 PAT_RECIPE = yaml.safe_load(open(config["kovaleva_patterns"]["recipe"]))
 # the model whose maps were hand-labelled; on any other model the classifier is extrapolated
-# (analysis.kovaleva.pattern_labels.label_provenance: columns labels_from, extrapolated)
+# (analysis.kovaleva.patterns.labels.label_provenance: columns labels_from, extrapolated)
 PAT_LABELS_FROM = model_slug(PAT_RECIPE["model"])
 PAT_SOURCES = sorted({s["folder"] for s in PAT_RECIPE["sources"]})
 # model-independent outputs (the labels are of the embedded model only), named as in rules/common.smk
@@ -24,7 +24,7 @@ rule pattern_features:
         labels=config["kovaleva_patterns"]["labels"],
         recipe=config["kovaleva_patterns"]["recipe"],
         raw=[raw_sums(source) for source in PAT_SOURCES],
-        code="analysis/kovaleva/pattern_features.py",  # the feature definitions: recompute when they change
+        code="analysis/kovaleva/patterns/features.py",  # the feature definitions: recompute when they change
     output:
         table="resources/patterns/labelled_features.csv",
         maps="resources/patterns/labelled_maps.npz",

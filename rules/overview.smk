@@ -7,7 +7,7 @@ SCORECARD_CATEGORY = "0. Claim scorecard (start here)"  # the report lists categ
 
 rule scorecard:
     """Every claim of config/paper_claims.yaml on the model's tables: our value, the paper's,
-    the verdict (holds / does not hold / not applicable / not run) and why."""
+    the verdict (one of analysis.scorecard.evaluate.VERDICTS) and why."""
     input:
         unpack(scorecard_inputs),
         claims=CLAIMS_FILE,

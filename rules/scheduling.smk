@@ -3,7 +3,7 @@
 # map shards deleted once read.
 
 from analysis.core import resources as sizing
-from analysis.heavy_rules import GPU_RULES, HEAVY
+from analysis.scheduling.heavy_rules import GPU_RULES, HEAVY
 
 # torch threads of a heavy job (config job_threads): auto = half of --cores, so that two heavy jobs run
 # side by side (on 2 cores: 786 s for the default run, 1,046 s with one 2-thread heavy job at a time);

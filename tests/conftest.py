@@ -42,7 +42,7 @@ def tiny_model():
 
 @pytest.fixture(scope="session")
 def workflow():
-    """The workflow as Snakemake parses it with config/config.yaml (its rules and globals)."""
+    """The workflow as Snakemake parses it with config/config.default.yaml (its rules and globals)."""
     from analysis.shared.rule_io import parsed_workflow
 
     return parsed_workflow(ROOT)

@@ -10,7 +10,7 @@ fixture mirror (``config/smoke.yaml tests/fixtures/smoke_mirror.yaml``, as the s
 run-info sidecar and the sec. 3 tables read from the maps), one fine-tuning (RTE), the probes
 and the attention classifiers. Then every target is compared: maps and numbers within float
 noise (``--rtol``, ``--atol``; timings and the device fields left out), and the GPU run's
-sidecars must say ``cuda`` for the rules that ask for a GPU (``analysis/heavy_rules.py``).
+sidecars must say ``cuda`` for the rules that ask for a GPU (``analysis/scheduling/heavy_rules.py``).
 Prints one line per file and exits 1 when a file differs beyond the noise or a GPU job ran on
 the CPU. Without a CUDA device it prints ``no CUDA device: skipped`` and exits 0.
 """

@@ -1,12 +1,12 @@
 """What the heavy jobs ask a cluster for (mem_mb, runtime), as a markdown table.
 
 One column each for the embedded model, bert-base and bert-large, from analysis/core/resources.py
-and a config (default: config/config.yaml, the default run). No model is downloaded: the shapes
+and a config (default: config/config.default.yaml, the default run). No model is downloaded: the shapes
 are written below. With ``--page`` the table goes between ``<!-- resource-table:begin -->`` and
 ``<!-- resource-table:end -->`` (each alone on its line) of a docs page; ``--check`` only says
 whether that page's table is current (exit 1 naming the page if not).
 
-    python tools/resource_table.py [--configfile config/config.yaml ...] [--threads 2]
+    python tools/resource_table.py [--configfile config/config.default.yaml ...] [--threads 2]
         [--inputs resources/inputs/all-MiniLM-L6-v2]   # corpus sizes of a run's prepared inputs
     python tools/resource_table.py --page docs/cluster.md [--check]
 """
@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from analysis.core import resources as sizing  # noqa: E402
 from analysis.core.config_defaults import apply_defaults  # noqa: E402
-from analysis.heavy_rules import GPU_RULES, HEAVY  # noqa: E402
+from analysis.scheduling.heavy_rules import GPU_RULES, HEAVY  # noqa: E402
 from analysis.shared.rule_io import write_text  # noqa: E402
 
 BEGIN, END = "<!-- resource-table:begin -->", "<!-- resource-table:end -->"
@@ -46,7 +46,7 @@ JOBS = [
     ("disable_heads_scores", {"task": "SST-2"}),
     ("mlm_head", {}),
     ("gradient_importance", {}),
-    ("probes_train", {}),  # heavy, but on the CPU (analysis/heavy_rules.py CPU_BOUND)
+    ("probes_train", {}),  # heavy, but on the CPU (analysis/scheduling/heavy_rules.py CPU_BOUND)
     ("attn_classifiers", {}),
     ("erasure_cls", {}),
     ("rank_agreement", {}),
@@ -59,9 +59,9 @@ JOBS = [
 
 
 def load_config(paths: list[str]) -> dict:
-    """config/config.yaml overlaid with ``paths`` in order, as the Snakefile reads its configfiles."""
+    """config/config.default.yaml overlaid with ``paths`` in order, as the Snakefile reads its configfiles."""
     config: dict = {}
-    for path in ["config/config.yaml", *(p for p in paths if p != "config/config.yaml")]:
+    for path in ["config/config.default.yaml", *(p for p in paths if p != "config/config.default.yaml")]:
         _merge(config, yaml.safe_load((ROOT / path).read_text()))
     apply_defaults(config, yaml.safe_load((ROOT / "config/schema/config.schema.yaml").read_text()))
     return config
@@ -110,7 +110,7 @@ def splice(page: str, text: str, name: str) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--configfile", nargs="+", default=[], help="overlays on config/config.yaml")
+    ap.add_argument("--configfile", nargs="+", default=[], help="overlays on config/config.default.yaml")
     ap.add_argument("--threads", type=int, default=2, help="threads of a heavy job (job_threads; 2 on a cluster)")
     ap.add_argument("--inputs", help="a run's resources/inputs/<model>: corpus sizes (else from the config's caps)")
     ap.add_argument("--page", help="a docs page whose resource-table block to fill (else print the table)")
@@ -121,7 +121,7 @@ def main(argv=None) -> int:
     r = config["resources"]
     text = (
         table(config, args.threads, counted)
-        + f"\n\nmem_mb, runtime of one job (first attempt) with `{' '.join(['config/config.yaml', *args.configfile])}`; gpu=1 rules at "
+        + f"\n\nmem_mb, runtime of one job (first attempt) with `{' '.join(['config/config.default.yaml', *args.configfile])}`; gpu=1 rules at "
         f"{r['gpu_gflops']:g} GFLOP/s (config resources.gpu_gflops), the others (CPU) at {r['cpu_gflops']:g} per thread; "
         + (f"corpus sizes: {counted}" if counted else f"corpora without a cap counted as {sizing.FULL_CORPUS} inputs")
     )

@@ -64,7 +64,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     ov = sub.add_parser("overlay", help="print a config overlay with every seed shifted")
-    ov.add_argument("--config", default="config/config.yaml", help="the config whose seeds are shifted")
+    ov.add_argument("--config", default="config/config.default.yaml", help="the config whose seeds are shifted")
     ov.add_argument("--shift", type=int, default=1)
     cmp_ = sub.add_parser("compare", help="verdict counts and changes between two scorecard.csv")
     cmp_.add_argument("a", type=Path)

@@ -45,7 +45,7 @@ MAP_TABLES = [
     "head_clusters.layers",
 ]
 FINETUNE_TASK = "SST-2"
-# a tenth of the default corpora (config/config.yaml); what a rule spends whatever its inputs (loading
+# a tenth of the default corpora (config/config.default.yaml); what a rule spends whatever its inputs (loading
 # the model, starting the job) then weighs more than in the default run: growth() fits it apart
 SMALL_CORPORA = {
     "corpora": {

@@ -2,8 +2,8 @@ import json
 
 import pandas as pd
 
-from analysis.kovaleva.finetune_plots import plot_disable_heads
-from analysis.kovaleva.finetune_tables import (
+from analysis.kovaleva.finetune.plots import plot_disable_heads
+from analysis.kovaleva.finetune.tables import (
     disable_heads_cost,
     disable_heads_summary,
     disable_heads_table,

@@ -7,9 +7,9 @@ from analysis.core.glue import metrics
 from analysis.core.glue.tasks import get_task
 from analysis.core.models import shape_of
 from analysis.core.precision import autocast
-from analysis.kovaleva import finetune
-from analysis.kovaleva.disable_heads import disabled_logits, score_table, variants
-from analysis.kovaleva.disable_heads_null import max_gain_table
+from analysis.kovaleva.finetune import training as finetune
+from analysis.kovaleva.finetune.disable_heads import disabled_logits, score_table, variants
+from analysis.kovaleva.finetune.disable_heads_null import max_gain_table
 from analysis.kovaleva.replicates import resample_rows, save_layer_predictions
 from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
 

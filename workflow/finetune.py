@@ -11,7 +11,7 @@ from analysis.core.glue.reader import read_split, select_rows
 from analysis.core.glue.tasks import get_task
 from analysis.core.model_names import model_slug
 from analysis.core.models import load_model, load_tokenizer
-from analysis.kovaleva import finetune
+from analysis.kovaleva.finetune import training as finetune
 from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...

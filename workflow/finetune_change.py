@@ -2,8 +2,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.core.storage import Shards
-from analysis.kovaleva.finetune_change import mean_cosines
-from analysis.kovaleva.finetune_plots import plot_finetune_change
+from analysis.kovaleva.finetune.change import mean_cosines
+from analysis.kovaleva.finetune.plots import plot_finetune_change
 from analysis.kovaleva.replicates import cosine_replicates, task_weights
 from analysis.shared.bootstrap import RESAMPLED, with_resampled
 from analysis.shared.rule_io import save_figure, setup_logging, write_table

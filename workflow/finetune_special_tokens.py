@@ -1,8 +1,8 @@
 import pandas as pd
 
 from analysis.core.storage import Shards
-from analysis.kovaleva.finetune_change import special_attention_by_layer
-from analysis.kovaleva.finetune_plots import plot_finetune_special_tokens
+from analysis.kovaleva.finetune.change import special_attention_by_layer
+from analysis.kovaleva.finetune.plots import plot_finetune_special_tokens
 from analysis.kovaleva.replicates import special_replicates, task_weights
 from analysis.shared.bootstrap import RESAMPLED, with_resampled
 from analysis.shared.rule_io import save_figure, setup_logging, write_table

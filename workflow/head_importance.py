@@ -1,7 +1,7 @@
 import pandas as pd
 
-from analysis.beyond.head_compare import spearman_by_task, with_disabled
-from analysis.beyond.plots import plot_head_importance
+from analysis.beyond_papers.head_compare import spearman_by_task, with_disabled
+from analysis.beyond_papers.plots import plot_head_importance
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...

@@ -1,9 +1,9 @@
 import time
 from pathlib import Path
 
-from analysis.beyond.head_gates import head_importance, importance_table
+from analysis.beyond_papers.head_gates import head_importance, importance_table
 from analysis.core.device import device_record, job_device, sync
-from analysis.kovaleva import finetune
+from analysis.kovaleva.finetune import training as finetune
 from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...

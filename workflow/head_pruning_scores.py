@@ -3,10 +3,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.beyond.head_gates import pruning_table
+from analysis.beyond_papers.head_gates import pruning_table
 from analysis.core.device import device_record, job_device, sync
 from analysis.core.models import shape_of
-from analysis.kovaleva import finetune
+from analysis.kovaleva.finetune import training as finetune
 from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...

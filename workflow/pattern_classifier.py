@@ -1,6 +1,6 @@
 import pandas as pd
 
-from analysis.kovaleva.pattern_classifier import (
+from analysis.kovaleva.patterns.classifier import (
     confusion_table,
     cross_validate,
     cv_table,
@@ -8,9 +8,9 @@ from analysis.kovaleva.pattern_classifier import (
     make_classifier,
     save_classifier,
 )
-from analysis.kovaleva.pattern_cnn import cnn_cross_validate, map_images
-from analysis.kovaleva.pattern_labels import label_shares, load_maps
-from analysis.kovaleva.pattern_plots import plot_pattern_classifier
+from analysis.kovaleva.patterns.cnn import cnn_cross_validate, map_images
+from analysis.kovaleva.patterns.labels import label_shares, load_maps
+from analysis.kovaleva.patterns.plots import plot_pattern_classifier
 from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...

@@ -1,10 +1,10 @@
 import pandas as pd
 
 from analysis.core.storage import Shards
-from analysis.kovaleva.pattern_features import CLASSES
-from analysis.kovaleva.pattern_labels import with_provenance
-from analysis.kovaleva.pattern_plots import plot_pattern_examples
-from analysis.kovaleva.pattern_shares import most_confident
+from analysis.kovaleva.patterns.features import CLASSES
+from analysis.kovaleva.patterns.labels import with_provenance
+from analysis.kovaleva.patterns.plots import plot_pattern_examples
+from analysis.kovaleva.patterns.shares import most_confident
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...

@@ -3,7 +3,7 @@ from pathlib import Path
 import yaml
 
 from analysis.core.device import device_record, job_device
-from analysis.kovaleva.pattern_labels import labelled_features, read_labels, save_maps
+from analysis.kovaleva.patterns.labels import labelled_features, read_labels, save_maps
 from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.kovaleva.pattern_labels import load_maps
-from analysis.kovaleva.pattern_plots import plot_pattern_label_sheets
+from analysis.kovaleva.patterns.labels import load_maps
+from analysis.kovaleva.patterns.plots import plot_pattern_label_sheets
 from analysis.shared.rule_io import save_figure, setup_logging
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...

@@ -1,7 +1,7 @@
 import pandas as pd
 
-from analysis.kovaleva.pattern_labels import first_per_class, load_maps
-from analysis.kovaleva.pattern_plots import plot_pattern_labelled_examples
+from analysis.kovaleva.patterns.labels import first_per_class, load_maps
+from analysis.kovaleva.patterns.plots import plot_pattern_labelled_examples
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...

@@ -1,11 +1,11 @@
 import pandas as pd
 
 from analysis.core.storage import Shards
-from analysis.kovaleva.pattern_classifier import classify_shards, load_classifier
-from analysis.kovaleva.pattern_features import CLASSES
-from analysis.kovaleva.pattern_labels import label_provenance, with_provenance
-from analysis.kovaleva.pattern_plots import plot_patterns
-from analysis.kovaleva.pattern_shares import share_table, task_shares
+from analysis.kovaleva.patterns.classifier import classify_shards, load_classifier
+from analysis.kovaleva.patterns.features import CLASSES
+from analysis.kovaleva.patterns.labels import label_provenance, with_provenance
+from analysis.kovaleva.patterns.plots import plot_patterns
+from analysis.kovaleva.patterns.shares import share_table, task_shares
 from analysis.kovaleva.replicates import pattern_share_replicates
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 

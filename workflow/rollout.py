@@ -1,9 +1,9 @@
 import time
 from pathlib import Path
 
-from analysis.beyond.plots import plot_rollout_example, plot_rollout_spearman
-from analysis.beyond.rollout_compare import token_table
-from analysis.beyond.rollout_tables import paired_table, pick_example, spearman_table, summary_table
+from analysis.beyond_papers.plots import plot_rollout_example, plot_rollout_spearman
+from analysis.beyond_papers.rollout_compare import token_table
+from analysis.beyond_papers.rollout_tables import paired_table, pick_example, spearman_table, summary_table
 from analysis.core.device import device_record, job_device, sync
 from analysis.core.glue.batches import encode
 from analysis.core.glue.reader import read_split, select_rows

@@ -24,8 +24,8 @@ def read_run(run: dict) -> tuple[dict, dict]:
 
 
 runs = snakemake.params.runs
-# the model's own run, then its training replicates (config trainings): pooled into the intervals
-trainings = [read_run(runs["model"])] + [read_run(run) for name, run in runs.items() if name.startswith("replicate-")]
+# the model's own run, then its training runs (config trainings): pooled into the intervals
+trainings = [read_run(runs["model"])] + [read_run(run) for name, run in runs.items() if name.startswith("training-")]
 boots, seeds = pool_trainings(trainings)
 # the random-init control's tables (overview.random_init_control), for the claims that read maps; its
 # further draws (random_init.draws: control-2, ...)

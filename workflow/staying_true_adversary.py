@@ -5,10 +5,10 @@ import pandas as pd
 from analysis.core.device import load_bundle
 from analysis.explanation.replicates import instance_weights, staying_true_adversary_replicates
 from analysis.explanation.sst2 import read_sst2
-from analysis.explanation.staying_true import StayingTrueConfig, load_variants
-from analysis.explanation.staying_true_adversary import AdversaryConfig, run_adversary
-from analysis.explanation.staying_true_curves import equal_jsd_summary
-from analysis.explanation.staying_true_plots import plot_staying_true_adversary
+from analysis.explanation.staying_true.adversary import AdversaryConfig, run_adversary
+from analysis.explanation.staying_true.curves import equal_jsd_summary
+from analysis.explanation.staying_true.models import StayingTrueConfig, load_variants
+from analysis.explanation.staying_true.plots import plot_staying_true_adversary
 from analysis.shared.bootstrap import with_resampled
 from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
 

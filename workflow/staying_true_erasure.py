@@ -1,4 +1,4 @@
-from analysis.explanation.staying_true_tests import models_under_test, run_staying_true_erasure
+from analysis.explanation.staying_true.attention_tests import models_under_test, run_staying_true_erasure
 from analysis.shared.rule_io import setup_logging, use_threads, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...

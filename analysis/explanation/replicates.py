@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.explanation.erasure import vs_attention_rows
-from analysis.explanation.staying_true_curves import equal_jsd_summary
+from analysis.explanation.staying_true.curves import equal_jsd_summary
 from analysis.shared.bootstrap import unit_weights
 
 REPLICATE = "replicate"
@@ -38,7 +38,7 @@ ERASURE_PAIRED = ("vs_attention_sooner_share", "vs_attention_later_share")
 PERMUTATION = (["encoder"], ["median_output_change"])
 ADVERSARIAL = (["encoder", "tolerance"], ["jsd"])
 RANK_AGREEMENT = (["encoder"], ["tau_gradient", "tau_leave_one_out"])
-# Tutek & Snajder: the summary columns their claims read (staying_true_tests' summaries); the
+# Tutek & Snajder: the summary columns their claims read (staying_true.attention_tests' summaries); the
 # lone-token spread is the median of the per-instance column single_std
 STAYING_TRUE_DROP = "accuracy_drop_under_permutation"
 STAYING_TRUE_SINGLE = {"median_single_std": "single_std"}

@@ -1,7 +1,7 @@
 """What the heavy rules of the attention-as-explanation tests ask a cluster for: each rule's work
 (matmul GFLOPs, working set, other seconds) from the model's shape ``s``, the config ``c``, the
 job's wildcards ``wc`` and ``count`` (corpus -> inputs), in the spine's units
-(analysis/core/resources.py). ``WORK`` maps each rule to its estimate; analysis/heavy_rules.py
+(analysis/core/resources.py). ``WORK`` maps each rule to its estimate; analysis/scheduling/heavy_rules.py
 gathers them."""
 
 from __future__ import annotations

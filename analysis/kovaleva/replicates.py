@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from analysis.kovaleva.disable_heads_null import BATCHED
+from analysis.kovaleva.finetune.disable_heads_null import BATCHED
 from analysis.shared.bootstrap import RESAMPLED, resamples, unit_weights, with_resampled
 
 REPLICATE = "replicate"

@@ -212,7 +212,7 @@ def scorecard_and_values(
     more_controls: list[tuple[dict, dict]] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One row per claim: the paper's number, ours with its 95% interval (from ``boots``, the
-    replicate tables by stem, training replicates pooled in), the verdict and why; ``seeds``: the
+    replicate tables by stem, training runs pooled in), the verdict and why; ``seeds``: the
     trainings behind each table (:func:`analysis.scorecard.trainings.pool_trainings`). With
     ``control_tables`` (the random-init control's), each claim that reads attention maps
     (``reads_maps``) is judged on the control too, and compared with it as a paired difference by

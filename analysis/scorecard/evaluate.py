@@ -176,7 +176,11 @@ def evaluate_claim(
     """The verdict of one claim on one model's tables (``boots``: their replicate tables, by stem)."""
     missing = [t for t in tables_read(claim) if t not in tables]
     if missing:
-        why = "not selected (scorecard.rules)" if {m.split(".")[0] for m in missing} & not_selected else "not produced"
+        why = (
+            "not selected (overview.scorecard_rules)"
+            if {m.split(".")[0] for m in missing} & not_selected
+            else "not produced"
+        )
         return Outcome("not run", reason=f"table {', '.join(missing)} {why}")
     premise = claim.get("applies_if")
     try:

@@ -1,5 +1,5 @@
-"""Training replicates: a claim's tables made again with every training seed + r (config
-``replicates``, one count per training family), pooled into the replicate tables that the claim's
+"""Training runs: a claim's tables made again with every training seed + r (config
+``trainings``, one count per training family), pooled into the replicate tables that the claim's
 interval and verdict are read from (:mod:`analysis.scorecard.evaluate`).
 
 The point value stays the model's own run (seed + 0), so a rerun of the default gives the same
@@ -15,7 +15,7 @@ import pandas as pd
 from analysis.scorecard.values import REPLICATE
 
 # the training families a claim can name (``trained:`` in config/paper_claims.yaml), each a key of
-# config ``replicates``: the trainings its tables come from
+# config ``trainings``: the trainings its tables come from
 TRAININGS = ("probes", "finetune", "classifiers", "staying_true", "mlm_head")
 
 

@@ -72,8 +72,8 @@ def save_figure(fig, path, dpi: int = 200) -> None:
 
 
 def parsed_workflow(root, configfiles=()):
-    """The workflow of the checkout ``root`` as Snakemake parses it (config/config.yaml, then
-    ``configfiles``): its rules and globals (e.g. CLAIM_TABLES, the claim tables' registry)."""
+    """The workflow of the checkout ``root`` as Snakemake parses it (config/config.default.yaml, the
+    user's config/config.yaml where there is one, then ``configfiles``): its rules and globals (e.g. CLAIM_TABLES, the claim tables' registry)."""
     import contextlib
 
     from snakemake.api import SnakemakeApi
@@ -82,7 +82,8 @@ def parsed_workflow(root, configfiles=()):
 
     root = Path(root).resolve()
     with contextlib.chdir(root), SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
-        config = ConfigSettings(configfiles=[root / "config" / "config.yaml", *map(Path, configfiles)])
+        # the Snakefile reads config/config.default.yaml (and config/config.yaml, where there is one) itself
+        config = ConfigSettings(configfiles=[Path(c).resolve() for c in configfiles])
         workflow = api.workflow(ResourceSettings(cores=2), config, StorageSettings(), snakefile=root / "Snakefile")
         wf = workflow._workflow  # the parsed workflow: Snakemake's API gives jobs only to its executors
         wf.dag_settings = DAGSettings()
@@ -92,7 +93,7 @@ def parsed_workflow(root, configfiles=()):
 def mock_snakemake(script: str, argv: list[str] | None = None):
     """The ``snakemake`` object of the job that ``script`` (workflow/<rule>.py) would run, for running
     a rule script by hand when debugging: ``python workflow/<rule>.py model=<slug> task=RTE
-    [overlay.yaml ...]`` (wildcards as key=value; config files overlay config/config.yaml). Paths
+    [overlay.yaml ...]`` (wildcards as key=value; config files overlay config/config.default.yaml). Paths
     are the workflow's (the working directory becomes the repository root); the inputs must exist."""
     import os
 

@@ -1,4 +1,4 @@
-"""The config has one source of defaults (the schema), config/config.yaml repeats them, every
+"""The config has one source of defaults (the schema), config/config.default.yaml repeats them, every
 object is closed, and every key the rules read exists in the schema."""
 
 import copy
@@ -75,10 +75,10 @@ def schema_has(path) -> bool:
 
 
 def test_config_yaml_sets_only_schema_defaults():
-    """config/config.yaml holds what a user changes, each value the schema's default (so the default
+    """config/config.default.yaml holds what a user changes, each value the schema's default (so the default
     run is the schema's), and the corpora, which the user names (each option a known one)."""
     defaults = apply_defaults({}, SCHEMA)
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    config = yaml.safe_load((ROOT / "config" / "config.default.yaml").read_text())
     assert {"model", "corpora", "bootstrap", "trainings"} <= set(config)
     for path, value in leaves(config):
         if path[0] == "corpora":  # named by the user; their options' defaults are checked below
@@ -130,12 +130,12 @@ def test_every_schema_key_has_a_description():
 @pytest.mark.parametrize(
     "configs",
     [
-        ["config/config.yaml"],
-        ["config/config.yaml", "config/smoke.yaml"],
-        ["config/config.yaml", "config/paper.yaml"],
-        ["config/config.yaml", "config/random_init_model.yaml"],
-        ["config/config.yaml", "config/replicates.yaml"],
-        ["config/config.yaml", "config/smoke.yaml", "config/test/branches.yaml"],
+        ["config/config.default.yaml"],
+        ["config/config.default.yaml", "config/smoke.yaml"],
+        ["config/config.default.yaml", "config/paper.yaml"],
+        ["config/config.default.yaml", "config/random_init_model.yaml"],
+        ["config/config.default.yaml", "config/trainings.yaml"],
+        ["config/config.default.yaml", "config/smoke.yaml", "config/test/branches.yaml"],
     ],
 )
 def test_shipped_configs_validate(configs):
@@ -154,7 +154,7 @@ def test_shipped_configs_validate(configs):
     ],
 )
 def test_unknown_keys_fail_with_their_name(change, name):
-    cfg = apply_defaults(load("config/config.yaml"), SCHEMA)
+    cfg = apply_defaults(load("config/config.default.yaml"), SCHEMA)
     change(cfg)
     with pytest.raises(Exception, match=re.escape(f"'{name}' was unexpected")):
         validate(cfg, str(SCHEMA_PATH))

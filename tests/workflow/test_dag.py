@@ -54,10 +54,10 @@ def test_misspelt_config_key_fails_with_its_name():
 
 
 def test_training_replicates_run_only_the_trained_tables(tmp_path):
-    """config/replicates.yaml: replicates 1 and 2 of the model retrain every family (seeds + 1, + 2)
+    """config/trainings.yaml: training runs 1 and 2 of the model retrain every family (seeds + 1, + 2)
     and make only the trained claims' tables; the scorecard reads them."""
     run = subprocess.run(
-        [SNAKEMAKE, "-n", "--configfile", "config/smoke.yaml", "config/replicates.yaml"],
+        [SNAKEMAKE, "-n", "--configfile", "config/smoke.yaml", "config/trainings.yaml"],
         cwd=copy_into(tmp_path, WORKFLOW),
         env={**os.environ, "ATTN_MIRROR": "/nonexistent-mirror"},
         capture_output=True,
@@ -68,8 +68,25 @@ def test_training_replicates_run_only_the_trained_tables(tmp_path):
     assert run.returncode == 0, out[-4000:]
     for r in (1, 2):
         for stem in ("probes", "finetune_scores", "erasure.summary", "staying_true_models", "gradient_importance"):
-            assert f"--replicate-{r}/tables/{stem}.csv" in out, (r, stem)
+            assert f"--training-{r}/tables/{stem}.csv" in out, (r, stem)
         # what no training changes is not made again
-        assert f"--replicate-{r}/tables/relative_position.csv" not in out
-        assert f"--replicate-{r}/tables/special_tokens.by_layer.csv" not in out
-    assert "--replicate-3" not in out
+        assert f"--training-{r}/tables/relative_position.csv" not in out
+        assert f"--training-{r}/tables/special_tokens.by_layer.csv" not in out
+    assert "--training-3" not in out
+
+
+def test_the_users_config_overrides_the_default_run_and_a_configfile_overrides_both(tmp_path):
+    """config/config.yaml (untracked, the user's) is read over config/config.default.yaml; a
+    --configfile goes over both. A model's figures exist in the DAG only when it is configured."""
+    work = copy_into(tmp_path, WORKFLOW)
+    env = {**os.environ, "ATTN_MIRROR": "/nonexistent-mirror"}
+
+    def plans(slug, *configfiles) -> bool:
+        cmd = [SNAKEMAKE, "-n", f"results/{slug}/figures/entropy.png", "--quiet", "rules"]
+        cmd += ["--configfile", *configfiles] if configfiles else []
+        return subprocess.run(cmd, cwd=work, env=env, capture_output=True, timeout=300).returncode == 0
+
+    (work / "config" / "config.yaml").write_text("model: tiny-random-bert\n")
+    assert plans("tiny-random-bert") and not plans("all-MiniLM-L6-v2")
+    (work / "overlay.yaml").write_text("model: embedded:all-MiniLM-L6-v2\n")
+    assert plans("all-MiniLM-L6-v2", "overlay.yaml") and not plans("tiny-random-bert", "overlay.yaml")

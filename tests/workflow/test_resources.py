@@ -12,7 +12,7 @@ import yaml
 
 from analysis.core import resources as R
 from analysis.core.config_defaults import apply_defaults
-from analysis.heavy_rules import CPU_BOUND, GPU_RULES, HEAVY
+from analysis.scheduling.heavy_rules import CPU_BOUND, GPU_RULES, HEAVY
 from conftest import ROOT
 
 MINILM = R.Shape(layers=6, heads=12, hidden=384, ffn=1536)
@@ -21,7 +21,7 @@ LARGE = R.BERT_LARGE
 
 
 def config(*overlays) -> dict:
-    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    cfg = yaml.safe_load((ROOT / "config" / "config.default.yaml").read_text())
     for name in overlays:
         cfg = merge(cfg, yaml.safe_load((ROOT / name).read_text()))
     apply_defaults(cfg, yaml.safe_load((ROOT / "config/schema/config.schema.yaml").read_text()))

@@ -59,3 +59,53 @@ def test_the_spine_names_no_rule_or_config_section_of_a_paper():
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in papers:
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
     assert not found, "; ".join(found)
+
+
+ANALYSIS = ROOT / "analysis"
+UNIT = ROOT / "tests" / "unit"
+# analysis packages that are no paper section, with the infrastructure rules file each serves
+INFRASTRUCTURE_PACKAGES = {
+    "core": "spine",
+    "shared": "common",
+    "scorecard": "claims",
+    "benchmark": "benchmark",
+    "scheduling": "scheduling",
+}
+
+
+def section_folder(name: str):
+    """The section's folder under analysis/: <paper>/<section> (clark_surface -> clark/surface),
+    else the one package named after the whole word (staying_true -> explanation/staying_true)."""
+    paper, _, rest = name.partition("_")
+    nested = ANALYSIS / paper / rest
+    if rest and (nested / "__init__.py").exists():
+        return nested.relative_to(ANALYSIS)
+    found = [p.parent.relative_to(ANALYSIS) for p in ANALYSIS.rglob("__init__.py") if p.parent.name == name]
+    assert len(found) == 1, f"section {name}: {len(found)} packages named {name} under analysis/"
+    return found[0]
+
+
+def test_every_section_has_its_analysis_folder_and_unit_test_folder():
+    missing = []
+    for name in sections():
+        folder = section_folder(name)
+        if not list((UNIT / folder).glob("test_*.py")):
+            missing.append(f"tests/unit/{folder}/test_*.py")
+    assert not missing, "sections without unit tests in their folder: " + ", ".join(missing)
+
+
+def test_every_analysis_package_is_a_section_a_paper_or_named_infrastructure():
+    """The other way round: a package under analysis/ is a section's folder, a paper's folder
+    holding sections (clark/, kovaleva/), or infrastructure named after its rules file."""
+    folders = {section_folder(name) for name in sections()}
+    papers = {f.parts[0] for f in folders if len(f.parts) > 1}
+    rules_files = {p.stem for p in (ROOT / "rules").glob("*.smk")}
+    assert set(INFRASTRUCTURE_PACKAGES.values()) <= rules_files
+    stray = []
+    for init in ANALYSIS.rglob("*/__init__.py"):
+        package = init.parent.relative_to(ANALYSIS)
+        if package.parts[0] in INFRASTRUCTURE_PACKAGES or {package, *package.parents} & folders:
+            continue  # infrastructure, a section's folder or a folder inside one
+        if package.parts[0] not in papers or len(package.parts) > 1:
+            stray.append(str(package))
+    assert not stray, f"analysis packages that name no section: {sorted(stray)}"

@@ -18,9 +18,9 @@ def test_overlay_shifts_every_seed_only():
 
 
 def test_overlay_of_the_shipped_config(capsys):
-    assert seed_sensitivity.main(["overlay", "--config", str(ROOT / "config/config.yaml"), "--shift", "1"]) == 0
+    assert seed_sensitivity.main(["overlay", "--config", str(ROOT / "config/config.default.yaml"), "--shift", "1"]) == 0
     overlay = yaml.safe_load(capsys.readouterr().out)
-    config = yaml.safe_load((ROOT / "config/config.yaml").read_text())
+    config = yaml.safe_load((ROOT / "config/config.default.yaml").read_text())
     assert overlay["corpora"]["wiki"] == {"seed": config["corpora"]["wiki"]["seed"] + 1}
     # seeds config.yaml leaves to the schema's defaults (all 0) are shifted too
     assert overlay["kovaleva_finetune"] == {"seed": 1}

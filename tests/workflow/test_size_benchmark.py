@@ -34,7 +34,7 @@ def test_sizes_parse_and_bad_ones_are_named():
 
 
 def test_the_overlay_is_a_valid_config():
-    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    cfg = yaml.safe_load((ROOT / "config" / "config.default.yaml").read_text())
     for key, value in sb.overlay("/models/bert-12x768").items():  # as snakemake merges configfiles
         cfg[key] = merged(cfg.get(key), value)
     validate(apply_defaults(cfg, yaml.safe_load(SCHEMA_PATH.read_text())), str(SCHEMA_PATH))

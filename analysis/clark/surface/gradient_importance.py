@@ -10,7 +10,7 @@ The attention probabilities are the tensors the eager attention returns with
 ``output_attentions=True``: in ``transformers``' ``eager_attention_forward`` they are the
 post-softmax (post-dropout, the identity in eval mode) weights multiplied with the values,
 so ``torch.autograd.grad(loss, attentions)`` is the gradient w.r.t. the weights actually
-used (checked against finite differences in tests/unit/clark/test_gradient_importance.py).
+used (checked against finite differences in tests/unit/clark/surface/test_gradient_importance.py).
 """
 
 from __future__ import annotations

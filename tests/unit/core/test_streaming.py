@@ -51,7 +51,7 @@ READERS = {
         shard_sums(Shard(path), 0, None, 0.0, "auto", 40)  # sec. 3 sums, head distances, example
     """,
     "finetune_change": """
-        from analysis.kovaleva.finetune_change import mean_cosines
+        from analysis.kovaleva.finetune.change import mean_cosines
         mean_cosines(Shards([path]), Shards([path]))
     """,
     "dep_heads": """

@@ -8,10 +8,11 @@ import torch
 
 from analysis.core.device import load_bundle
 from analysis.core.models import load_model, load_tokenizer
-from analysis.explanation import setup, staying_true_tests
+from analysis.explanation import setup
 from analysis.explanation.classifiers import TrainConfig
 from analysis.explanation.finetuned_transformer import FinetuneConfig, train_finetuned_classifier, tuned_transformer
 from analysis.explanation.frozen_transformer import FrozenTransformer
+from analysis.explanation.staying_true import attention_tests
 
 
 class Loaded(Exception):
@@ -34,7 +35,7 @@ def watched_load(monkeypatch):
     "loader",
     [
         lambda: setup.load_for_tests("b.pt", "glue/SHA256SUMS", "tiny-random-bert", "SST-2", 4),
-        lambda: staying_true_tests.models_under_test("b.pt", "glue/SHA256SUMS", "SST-2", 4),
+        lambda: attention_tests.models_under_test("b.pt", "glue/SHA256SUMS", "SST-2", 4),
     ],
     ids=["explanation tests", "staying true tests"],
 )

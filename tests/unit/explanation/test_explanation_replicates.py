@@ -152,7 +152,7 @@ def test_staying_true_replicates_by_hand_and_at_weights_one():
         staying_true_permutation_replicates,
         staying_true_single_token_replicates,
     )
-    from analysis.explanation.staying_true_tests import permutation_summary, single_token_summary
+    from analysis.explanation.staying_true.attention_tests import permutation_summary, single_token_summary
 
     perm = pd.DataFrame(
         {
@@ -187,7 +187,7 @@ def test_staying_true_replicates_by_hand_and_at_weights_one():
 
 def test_staying_true_adversary_replicates_read_the_curve_of_the_resampled_means():
     from analysis.explanation.replicates import staying_true_adversary_replicates
-    from analysis.explanation.staying_true_curves import equal_jsd_summary
+    from analysis.explanation.staying_true.curves import equal_jsd_summary
 
     # two models x two weights x two instances
     inst = pd.DataFrame(

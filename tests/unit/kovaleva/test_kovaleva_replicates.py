@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from analysis.kovaleva import replicates as R
-from analysis.kovaleva.finetune_change import mean_cosines, special_attention_by_layer
-from analysis.kovaleva.pattern_features import CLASSES
-from analysis.kovaleva.pattern_shares import share_table
+from analysis.kovaleva.finetune.change import mean_cosines, special_attention_by_layer
+from analysis.kovaleva.patterns.features import CLASSES
+from analysis.kovaleva.patterns.shares import share_table
 
 
 def _maps(n_layers, n_heads, n, seed):
@@ -116,7 +116,7 @@ def test_pattern_share_replicates_stack_the_chosen_variants_by_hand():
 def test_layer_change_replicates_reproduce_score_table(task):
     from analysis.core.glue import metrics
     from analysis.core.glue.tasks import get_task
-    from analysis.kovaleva.disable_heads import score_table
+    from analysis.kovaleva.finetune.disable_heads import score_table
 
     rng = np.random.default_rng(1)
     n, n_layers, n_heads = 40, 3, 2

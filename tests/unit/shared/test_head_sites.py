@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import torch
 
-from analysis.beyond.head_gates import gated_logits
+from analysis.beyond_papers.head_gates import gated_logits
 from analysis.clark.surface.mlm_head import head_module, load_mlm
 from analysis.core.models import load_model, load_tokenizer, shape_of
-from analysis.kovaleva.disable_heads import disabled_logits
+from analysis.kovaleva.finetune.disable_heads import disabled_logits
 from analysis.shared.attention_modules import head_sites
 from helpers.families import FAMILIES, build_family
 

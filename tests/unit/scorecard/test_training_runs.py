@@ -1,0 +1,102 @@
+"""Training runs (config replicates): each training family's claims pooled over seeds, on
+hand-made tables; the claims file names a family for every claim on a trained model."""
+
+import pandas as pd
+import pytest
+import yaml
+
+from analysis.scorecard.claims import read_claims, scorecard
+from analysis.scorecard.evaluate import INCONCLUSIVE
+from analysis.scorecard.trainings import TRAININGS, claim_seeds, pool_trainings
+from conftest import ROOT
+
+
+def claim(check, **kw):
+    base = {"id": "x", "paper": "p", "where": "w", "claim": "c", "paper_value": "1", "criterion": "k", "figure": "f"}
+    return {**base, "check": check, **kw}
+
+
+ABOVE = {"value": {"table": "t", "column": "v"}, "op": ">", "threshold": 0.5}
+
+
+def test_trainings_without_bootstrap_are_one_replicate_each():
+    """Three seeds, no replicate table: the seeds' own values are the replicates."""
+    runs = [({"t": pd.DataFrame({"v": [v]})}, {}) for v in (0.6, 0.7, 0.4)]
+    boots, seeds = pool_trainings(runs)
+    assert seeds == {"t": 3}
+    assert boots["t"]["replicate"].tolist() == [0, 1, 2] and boots["t"]["v"].tolist() == [0.6, 0.7, 0.4]
+    # k seeds, no bootstrap: the seeds' mean, and a t interval over them (2 df): mean 0.5667, sd 0.1528,
+    # half-width 4.303 x 0.1528 / sqrt(3) = 0.3796 -> [0.187, 0.946]: it does not decide > 0.5
+    card = scorecard([claim(ABOVE, trained="probes")], runs[0][0], boots=boots, seeds=seeds)
+    row = card.iloc[0]
+    assert (row.our_value, row.verdict, row.replicates, row.seeds) == ("0.567 (mean of 3 seeds)", "inconclusive", 3, 3)
+    assert (row.interval, row.basis) == ("[0.187, 0.946] (t, 3 seeds)", "seeds")
+    # every seed above 0.5 is not enough: (0.6, 0.7, 0.55) gives [0.427, 0.806], still undecided ...
+    runs[2] = ({"t": pd.DataFrame({"v": [0.55]})}, {})
+    boots, seeds = pool_trainings(runs)
+    assert (
+        scorecard([claim(ABOVE, trained="probes")], runs[0][0], boots=boots, seeds=seeds).iloc[0].verdict
+        == INCONCLUSIVE
+    )
+    # ... (0.6, 0.62, 0.61): mean 0.61, sd 0.01, 4.303 x 0.01 / sqrt(3) = 0.0248 -> [0.585, 0.635]: holds
+    runs = [({"t": pd.DataFrame({"v": [v]})}, {}) for v in (0.6, 0.62, 0.61)]
+    boots, seeds = pool_trainings(runs)
+    row = scorecard([claim(ABOVE, trained="probes")], runs[0][0], boots=boots, seeds=seeds).iloc[0]
+    assert (row.verdict, row.interval) == ("holds", "[0.585, 0.635] (t, 3 seeds)")
+
+
+def test_bootstraps_of_every_seed_are_pooled_with_distinct_ids():
+    boot_a = pd.DataFrame({"replicate": [0, 0, 1, 1], "v": [0.6, 0.8, 0.7, 0.9]})
+    boot_b = pd.DataFrame({"replicate": [5, 7], "v": [0.2, 0.3]})
+    runs = [({"t": pd.DataFrame({"v": [0.7]})}, {"t": boot_a}), ({"t": pd.DataFrame({"v": [0.25]})}, {"t": boot_b})]
+    boots, seeds = pool_trainings(runs)
+    assert seeds == {"t": 2}
+    # seed 0's replicates keep ids 0 and 1; seed 1's 5 and 7 become 2 and 3
+    assert boots["t"]["replicate"].tolist() == [0, 0, 1, 1, 2, 3]
+    assert boots["t"]["v"].tolist() == [0.6, 0.8, 0.7, 0.9, 0.2, 0.3]
+    # a table only the model's own run has (no training changes it) keeps its replicates and one seed
+    runs[0][0]["u"], runs[0][1]["u"] = pd.DataFrame({"v": [1.0]}), boot_b
+    boots, seeds = pool_trainings(runs)
+    assert seeds["u"] == 1 and boots["u"] is boot_b
+
+
+def test_a_claim_counts_the_seeds_of_its_trained_tables():
+    seeds = {"trained": 3, "premise": 1}
+    assert claim_seeds(claim(ABOVE, trained="probes"), seeds, ["trained", "premise"]) == 3
+    assert claim_seeds(claim(ABOVE), seeds, ["premise"]) == 0  # a claim on no training
+    assert claim_seeds(claim(ABOVE, trained="probes"), {}, ["t"]) == 1  # the default: its own training only
+
+
+def test_claims_name_a_known_training_family(tmp_path):
+    """A claim's family comes from its tables' registry entries; one that is no config trainings key fails."""
+    path = tmp_path / "claims.yaml"
+    path.write_text(yaml.safe_dump({"claims": [claim(ABOVE, id="c.x")]}))
+    registry = {
+        "t": {"rule": "t", "unit": "u", "cluster": None, "reads_maps": False, "family": "probs", "replicates": True}
+    }
+    with pytest.raises(ValueError, match="claim c.x: trained: 'probs' is not a training family"):
+        read_claims(path, registry)
+    registry["t"]["family"] = "probes"
+    assert read_claims(path, registry)[0]["trained"] == "probes"
+
+
+def test_every_training_family_is_a_config_trainings_key(registry):
+    """The families the claim tables declare (rules/*.smk claim_table) are config trainings' keys,
+    and every key trains some claimed table."""
+    schema = yaml.safe_load((ROOT / "config" / "schema" / "config.schema.yaml").read_text())
+    assert tuple(schema["properties"]["trainings"]["properties"]) == TRAININGS
+    claimed = {c["trained"] for c in read_claims(ROOT / "config" / "paper_claims.yaml", registry)}
+    assert {e["family"] for e in registry.values()} - {None} == set(TRAININGS) == claimed - {None}
+
+
+def test_the_pages_say_how_many_seeds():
+    from analysis.scorecard.pages import scorecard_html, scorecard_markdown
+
+    runs = [({"t": pd.DataFrame({"v": [v]})}, {}) for v in (0.6, 0.7, 0.55)]
+    boots, seeds = pool_trainings(runs)
+    card = scorecard([claim(ABOVE, trained="probes"), claim(ABOVE, id="y")], runs[0][0], boots=boots, seeds=seeds)
+    md = scorecard_markdown(card, "m")
+    # t interval of (0.6, 0.7, 0.55): mean 0.6167, sd 0.0764, 4.303 x 0.0764 / sqrt(3) = 0.1898 -> [0.427, 0.806]
+    assert "| [0.427, 0.806] (t, 3 seeds) (3 seeds) | **inconclusive** |" in md
+    assert "1 claims rest on a training" in md and "1 cover the training's seed" in md and "0 rest on 1 seed" in md
+    assert "(3 seeds)" in scorecard_html(card, "m")
