@@ -14,7 +14,7 @@ import os
 import yaml
 from snakemake.utils import min_version, validate
 
-from analysis.core.config_defaults import apply_defaults, renamed_keys
+from analysis.core.config_defaults import apply_defaults, refuse, renamed_keys
 
 min_version("8.0")
 
@@ -35,7 +35,7 @@ if os.path.exists("config/config.yaml"):
 with open(os.path.join(workflow.basedir, "config/schema/renamed.yaml")) as f:
     _renamed = renamed_keys(config, yaml.safe_load(f))
 if _renamed:
-    raise ValueError("; ".join(_renamed) + " (config/config.yaml, a --configfile or --config): use the new names")
+    refuse("; ".join(_renamed) + " (config/config.yaml, a --configfile or --config): use the new names")
 with open(os.path.join(workflow.basedir, "config/schema/config.schema.yaml")) as f:
     apply_defaults(config, yaml.safe_load(f))
 validate(config, "config/schema/config.schema.yaml")

@@ -13,6 +13,7 @@ import re
 
 import yaml
 
+from analysis.core.config_defaults import refuse
 from analysis.core.model_families import check_encoder, local_layers, model_config
 from analysis.core.model_names import check_model_spec, control_draws, control_slug, model_slug, training_slug
 from analysis.core.sources import local_files
@@ -31,12 +32,15 @@ MODELS = {}
 for _spec in [config["model"]] if isinstance(config["model"], str) else config["model"]:
     # two models never share results/<slug>/: e.g. a hub id and a local directory of the same name
     if model_slug(_spec) in MODELS:
-        raise ValueError(
+        refuse(
             f"model: {MODELS[model_slug(_spec)]!r} and {_spec!r} would both write to results/{model_slug(_spec)}/; "
             "rename the local directory (its name is the slug)"
         )
-    # a decoder or encoder-decoder is refused here, in one line, before any job runs
-    MODELS[model_slug(_spec)] = check_encoder(check_model_spec(_spec))
+    # a missing directory, a decoder or an encoder-decoder is refused here, in one line, before any job runs
+    try:
+        MODELS[model_slug(_spec)] = check_encoder(check_model_spec(_spec))
+    except ValueError as _refusal:  # UnsupportedModel included
+        refuse(str(_refusal))
 # the user's models: every aggregate target is made for each of them
 CONFIGURED = list(MODELS)
 # model slug -> the slug of its random-init control (overview.random_init_control): the same config and
@@ -51,7 +55,7 @@ if config["overview"]["random_init_control"]:
         CONTROLS[_slug] = [control_slug(_slug, d) for d in range(1, len(_draws) + 1)]
         for _control, _draw in zip(CONTROLS[_slug], _draws):
             if MODELS.get(_control, _draw) != _draw:
-                raise ValueError(
+                refuse(
                     f"model: the random-init control of {_spec!r} ({_draw!r}) would take the slug {_control!r} "
                     f"of the configured model {MODELS[_control]!r}; list that model with random_init.seed's "
                     "seed, or leave it out (the control is run anyway)"

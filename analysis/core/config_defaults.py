@@ -96,3 +96,13 @@ def renamed_keys(instance: dict, renamed: dict[str, str]) -> list[str]:
             found.append(f"config key '{old}' was renamed to '{renamed[old]}'")
             covered.add(old)
     return found
+
+
+def refuse(message: str) -> None:
+    """Stop Snakemake while it reads the Snakefile (a config or a model it cannot run), printing
+    ``message`` alone: an exception raised there would be printed with Snakemake's traceback of the
+    Snakefile under it."""
+    import sys
+
+    print(f"Error: {message}", file=sys.stderr)
+    sys.exit(1)

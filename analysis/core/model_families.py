@@ -49,7 +49,12 @@ FAMILIES = {
 TESTED = tuple(FAMILIES)
 
 
-class UnsupportedModel(ValueError):
+class ModelRefusal(Exception):
+    """Marks an error that refuses a model with a sentence that says what and why: a rule's job logs
+    that sentence alone, with no traceback under it (``analysis.shared.rule_io.setup_logging``)."""
+
+
+class UnsupportedModel(ValueError, ModelRefusal):
     """A model the workflow cannot analyse (a decoder, an encoder-decoder, no masked-LM form)."""
 
 

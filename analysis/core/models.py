@@ -18,12 +18,13 @@ import weakref
 
 import torch
 
+from analysis.core.model_families import ModelRefusal
 from analysis.core.model_names import EMBEDDED, TINY, TINY_SHAPE, base_spec, control_seed, is_control
 
 log = logging.getLogger(__name__)
 
 
-class AttentionUnavailable(RuntimeError):
+class AttentionUnavailable(RuntimeError, ModelRefusal):
     """The model returned fewer attention tensors than it has layers (e.g. SDPA)."""
 
 
@@ -45,7 +46,7 @@ def _path_for(spec: str) -> str:
     return spec
 
 
-class ModelUnavailable(OSError):
+class ModelUnavailable(OSError, ModelRefusal):
     """A model spec that is no local directory, not in the Hugging Face cache, and not
     downloadable now (the message names it and says what to do)."""
 

@@ -26,10 +26,11 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from analysis.core.model_families import ModelRefusal
 from analysis.core.models import checked_attentions, shape_of
 
 
-class UnsupportedHeads(NotImplementedError):
+class UnsupportedHeads(NotImplementedError, ModelRefusal):
     """The heads of this architecture cannot be reached (no value / output projection pair found)."""
 
 

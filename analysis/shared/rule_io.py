@@ -18,7 +18,19 @@ def setup_logging(snakemake) -> logging.Logger:
         level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=stream, force=True
     )
     logging.captureWarnings(True)
+    sys.excepthook = _log_error
     return logging.getLogger(f"rule.{snakemake.rule}")
+
+
+def _log_error(kind, error, tb) -> None:
+    """A job's uncaught error into its log: a refused model (``ModelRefusal``) by its sentence alone,
+    which says all there is to say; anything else with its traceback, as Python prints it."""
+    from analysis.core.model_families import ModelRefusal
+
+    if isinstance(error, ModelRefusal):
+        print(f"{kind.__name__}: {error}", file=sys.stderr)
+    else:
+        sys.__excepthook__(kind, error, tb)
 
 
 def use_threads(threads: int) -> None:

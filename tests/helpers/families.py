@@ -1,7 +1,8 @@
 """Tiny random-init encoders of every family the workflow supports, built with no download: a
 config (3 layers x 4 heads, hidden 64), seeded random weights and a fast tokenizer, saved with
-``save_pretrained`` as a user's local model directory is; one per family of
-``analysis.core.model_families.FAMILIES`` (the list docs/families.md is generated from).
+``save_pretrained`` as a user's local model directory is, with its masked-LM head or without it;
+one per family of ``analysis.core.model_families.FAMILIES`` (the list docs/families.md is generated
+from).
 
 Tokenizers: the embedded model's WordPiece vocabulary for the WordPiece families (BERT, ALBERT,
 DistilBERT, ELECTRA, DeBERTa, MPNet, ModernBERT: the tokenizer's kind does not change the
@@ -20,28 +21,35 @@ ROOT = Path(__file__).resolve().parents[2]
 WIKI = ROOT / "tests" / "fixtures" / "mirror" / "wikitext-2-raw" / "wiki.test.raw"
 SHAPE = {"hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4, "intermediate_size": 128}
 
-# model type (analysis.core.model_families.FAMILIES) -> (tokenizer, extra config, what is saved:
-# "mlm" = a checkpoint with its masked-LM head, "base" = the encoder alone, "discriminator" = ELECTRA's
-# pre-training discriminator; rule mlm_head fits a head for the last two)
+# model type (analysis.core.model_families.FAMILIES) -> (tokenizer, extra config)
 FAMILIES = {
-    "bert": ("wordpiece", {}, "mlm"),
-    "roberta": ("bpe", {"type_vocab_size": 1}, "mlm"),
-    "xlm-roberta": ("bpe", {"type_vocab_size": 1}, "base"),
-    "albert": ("wordpiece", {"embedding_size": 32, "num_hidden_groups": 1}, "mlm"),
-    "distilbert": ("wordpiece", {"dim": 64, "n_layers": 3, "n_heads": 4, "hidden_dim": 128}, "mlm"),
-    "electra": ("wordpiece", {"embedding_size": 32}, "discriminator"),
+    "bert": ("wordpiece", {}),
+    "roberta": ("bpe", {"type_vocab_size": 1}),
+    "xlm-roberta": ("bpe", {"type_vocab_size": 1}),
+    "albert": ("wordpiece", {"embedding_size": 32, "num_hidden_groups": 1}),
+    "distilbert": ("wordpiece", {"dim": 64, "n_layers": 3, "n_heads": 4, "hidden_dim": 128}),
+    "electra": ("wordpiece", {"embedding_size": 32}),
     "deberta-v2": (
         "wordpiece",
         {"relative_attention": True, "pos_att_type": ["p2c", "c2p"], "type_vocab_size": 0, "position_buckets": 16},
-        "mlm",
     ),
-    "mpnet": ("wordpiece", {}, "mlm"),
-    # 3 layers: layer 1 global, layers 2 and 3 local with a window of 8 tokens
-    "modernbert": ("wordpiece", {"global_attn_every_n_layers": 3, "local_attention": 8}, "mlm"),
+    "mpnet": ("wordpiece", {}),
+    # 3 layers: layer 1 global, layers 2 and 3 local with a window of 8 tokens; ModernBERT's linear
+    # layers and norms have no biases (classifier_bias, mlp_bias, norm_bias: false by default)
+    "modernbert": ("wordpiece", {"global_attn_every_n_layers": 3, "local_attention": 8}),
 }
 
+# How a checkpoint comes, each with its Auto class: "mlm" with its masked-LM head (as the families
+# publish theirs), "bare" the encoder alone (AutoModel: a fine-tuned encoder saved without its head),
+# "discriminator" ELECTRA's pre-training discriminator (as ELECTRA is published: no masked-LM head).
+# Rule mlm_head fits a head for the last two.
+FORMS = {"mlm": "AutoModelForMaskedLM", "bare": "AutoModel", "discriminator": "AutoModelForPreTraining"}
+# (directory name, family, form) of every checkpoint the family matrix runs: each family with and
+# without its head, and ELECTRA's discriminator
+CHECKPOINTS = [(f"{name}.{form}", name, form) for name in FAMILIES for form in ("mlm", "bare")]
+CHECKPOINTS.append(("electra.discriminator", "electra", "discriminator"))
+
 NO_TOKEN_TYPES = ("distilbert", "modernbert", "deberta-v2", "mpnet")
-_AUTO = {"mlm": "AutoModelForMaskedLM", "base": "AutoModel", "discriminator": "AutoModelForPreTraining"}
 
 
 def _wordpiece(dest: Path, model_type: str):
@@ -72,10 +80,10 @@ def _bpe(dest: Path):
     return tok
 
 
-def family_config(name: str, tok):
+def family_config(name: str, tok, **overrides):
     from transformers import AutoConfig
 
-    _, extra, _ = FAMILIES[name]
+    _, extra = FAMILIES[name]
     ids = {
         "pad_token_id": tok.pad_token_id,
         "bos_token_id": tok.cls_token_id,
@@ -83,18 +91,20 @@ def family_config(name: str, tok):
         "cls_token_id": tok.cls_token_id,
         "sep_token_id": tok.sep_token_id,
     }
-    return AutoConfig.for_model(name, vocab_size=len(tok), max_position_embeddings=514, **SHAPE, **ids, **extra)
+    kwargs = {"vocab_size": len(tok), "max_position_embeddings": 514, **SHAPE, **ids, **extra, **overrides}
+    return AutoConfig.for_model(name, **kwargs)
 
 
-def build_family(name: str, dest: Path, seed: int = 0) -> Path:
-    """A tiny random-init model of family ``name`` saved in ``dest`` (created), with its tokenizer."""
+def build_family(name: str, dest: Path, form: str = "mlm", seed: int = 0, **overrides) -> Path:
+    """A tiny random-init model of family ``name`` saved in ``dest`` (created) as ``form`` (``FORMS``),
+    with its tokenizer; ``overrides`` change its config (e.g. ``tie_word_embeddings=False``)."""
     import transformers
 
-    kind, _, saved = FAMILIES[name]
+    kind, _ = FAMILIES[name]
     dest.mkdir(parents=True, exist_ok=True)
     tok = _bpe(dest) if kind == "bpe" else _wordpiece(dest, name)
-    config = family_config(name, tok)
+    config = family_config(name, tok, **overrides)
     torch.manual_seed(seed)
-    model = getattr(transformers, _AUTO[saved]).from_config(config)
+    model = getattr(transformers, FORMS[form]).from_config(config, attn_implementation="eager")
     model.save_pretrained(dest)
     return dest

@@ -243,6 +243,29 @@ def test_an_old_key_is_refused_with_its_new_name():
     )
     assert run.returncode != 0
     assert "config key 'kovaleva' was renamed to 'kovaleva_finetune'" in run.stdout + run.stderr
+    assert not re.search(TRACEBACK, run.stdout + run.stderr, re.M), run.stderr
+
+
+# what Snakemake prints under an exception raised while it reads the Snakefile
+TRACEBACK = r'Traceback|^\s+File "|in file "'
+
+
+def test_a_decoder_is_refused_by_its_sentence_alone(tmp_path):
+    """A model the workflow cannot analyse stops the dry run with one sentence, no traceback under it."""
+    import subprocess
+
+    (tmp_path / "gpt2").mkdir()
+    (tmp_path / "gpt2" / "config.json").write_text('{"model_type": "gpt2", "n_layer": 2}')
+    run = subprocess.run(
+        ["snakemake", "-n", "--quiet", "--config", f"model={tmp_path / 'gpt2'}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    out = run.stdout + run.stderr
+    assert run.returncode != 0
+    assert f"Error: model '{tmp_path / 'gpt2'}' is a decoder (causal LM): model type 'gpt2'" in out, out
+    assert not re.search(TRACEBACK, out, re.M), out
 
 
 def test_the_bootstrap_reaches_every_rule_in_one_spelling():

@@ -45,3 +45,21 @@ def test_a_script_run_by_hand_writes_its_outputs(tmp_path):
     assert run.returncode == 0, run.stderr[-2000:]
     sums = (work / "resources" / "raw" / "gum_sd" / "SHA256SUMS").read_text()
     assert "splits.md" in sums and (work / "logs" / "fetch_source" / "gum_sd.log").exists()
+
+
+def test_a_job_logs_a_refused_model_by_its_sentence_and_anything_else_with_its_traceback(tmp_path):
+    script = (
+        "import sys, types\n"
+        "from analysis.shared.rule_io import setup_logging\n"
+        "setup_logging(types.SimpleNamespace(log=[sys.argv[1]], rule='disable_heads'))\n"
+        "from analysis.shared.attention_modules import UnsupportedHeads\n"
+        "raise (UnsupportedHeads if sys.argv[2] == 'heads' else ValueError)('layer 1 has 0 pairs')\n"
+    )
+    logs = {}
+    for kind in ("heads", "bug"):
+        log = tmp_path / f"{kind}.log"
+        run = subprocess.run([sys.executable, "-c", script, str(log), kind], cwd=ROOT, capture_output=True, text=True)
+        assert run.returncode == 1, run.stderr
+        logs[kind] = log.read_text()
+    assert logs["heads"] == "UnsupportedHeads: layer 1 has 0 pairs\n"
+    assert "Traceback" in logs["bug"] and logs["bug"].endswith("ValueError: layer 1 has 0 pairs\n")

@@ -62,34 +62,43 @@ def trainable_head_params(model) -> list[torch.nn.Parameter]:
 
 def init_head(model, seed: int = 0, targets: torch.Tensor | None = None) -> list[torch.nn.Parameter]:
     """Freeze the encoder and re-initialise the head's own parameters, seeded: linear
-    weights N(0, 0.02), LayerNorm 1/0, biases 0; the output bias (the vector of vocabulary
+    weights N(0, 0.02), norm scales 1, biases 0 (a family's layers without biases have none to
+    set, e.g. ModernBERT's); the output bias (the vector of vocabulary
     size) set to the log unigram frequencies of ``targets`` (add-one smoothed) when given."""
     for p in model.parameters():
         p.requires_grad_(False)
     params = trainable_head_params(model)
     own = {p.data_ptr() for p in params}
     vocab = model.get_input_embeddings().weight.shape[0]
+    norms = [m for m in head_module(model).modules() if is_norm(m)]
+    scales = {m.weight.data_ptr() for m in norms if getattr(m, "weight", None) is not None}
     torch.manual_seed(seed)
     with torch.no_grad():
         for m in head_module(model).modules():
             if isinstance(m, torch.nn.Linear) and m.weight.data_ptr() in own:
                 # drawn on the CPU whatever the device: a GPU run starts from the same head as a CPU run
                 m.weight.copy_(torch.empty(m.weight.shape, dtype=m.weight.dtype).normal_(0.0, 0.02))
-            elif isinstance(m, torch.nn.LayerNorm):
-                torch.nn.init.ones_(m.weight)
-                torch.nn.init.zeros_(m.bias)
         for p in params:
-            if p.ndim == 1 and p.shape[0] == vocab:
+            if p.data_ptr() in scales:
+                p.fill_(1.0)
+            elif p.ndim == 1 and p.shape[0] == vocab:
                 if targets is not None:
                     freq = torch.bincount(targets.cpu(), minlength=vocab).double() + 1.0
                     p.copy_((freq / freq.sum()).log().to(p.dtype))
                 else:
                     p.zero_()
-            elif p.ndim == 1 and not any(
-                p is m.weight for m in head_module(model).modules() if isinstance(m, torch.nn.LayerNorm)
-            ):
+            elif p.ndim == 1:  # every other vector of the head is a bias (a Linear's or a norm's, where it has one)
                 p.zero_()
     return params
+
+
+def is_norm(module) -> bool:
+    """A normalisation layer (LayerNorm, RMSNorm or a family's own, e.g. ``DebertaLayerNorm``): its
+    vector ``weight`` is a scale, initialised to 1; its bias, where the family has one, to 0."""
+    if isinstance(module, (torch.nn.LayerNorm, torch.nn.RMSNorm, torch.nn.GroupNorm)):
+        return True
+    weight = getattr(module, "weight", None)
+    return type(module).__name__.lower().endswith("norm") and isinstance(weight, torch.Tensor) and weight.ndim == 1
 
 
 def fit_head(

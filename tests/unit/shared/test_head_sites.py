@@ -10,11 +10,13 @@ import pytest
 import torch
 
 from analysis.beyond_papers.head_gates import gated_logits
-from analysis.clark.surface.mlm_head import head_module, load_mlm
+from analysis.clark.surface.mlm_head import head_module, load_fitted_head, load_mlm
+from analysis.clark.surface.mlm_head_fit import evaluate_head, masked_hidden, score_or_fit_head
+from analysis.core.extraction import encode_records
 from analysis.core.models import load_model, load_tokenizer, shape_of
 from analysis.kovaleva.finetune.disable_heads import disabled_logits
 from analysis.shared.attention_modules import head_sites
-from helpers.families import FAMILIES, build_family
+from helpers.families import CHECKPOINTS, FAMILIES, build_family
 
 # each family's own names for layer l's value projection (block: its slice of a fused projection);
 # written out here only, to check what the workflow finds without names
@@ -35,6 +37,13 @@ VALUE_NAMES = {
 def family_dirs(tmp_path_factory):
     root = tmp_path_factory.mktemp("families")
     return {name: build_family(name, root / name) for name in FAMILIES}
+
+
+@pytest.fixture(scope="module")
+def checkpoint_dirs(tmp_path_factory):
+    """Every family saved with its masked-LM head and without it (and ELECTRA's discriminator)."""
+    root = tmp_path_factory.mktemp("checkpoints")
+    return {(name, form): build_family(name, root / d, form) for d, name, form in CHECKPOINTS}
 
 
 def classifier(path):
@@ -107,11 +116,11 @@ def test_disabling_with_cached_layers_equals_rerunning_them(family_dirs, name):
 
 
 @torch.inference_mode()
-@pytest.mark.parametrize("name", FAMILIES)
-def test_masked_lm_head_of_any_family(family_dirs, name):
-    model, info = load_mlm(str(family_dirs[name]), device="cpu")
-    assert info["pretrained_head"] == (FAMILIES[name][2] == "mlm")
-    enc = inputs(family_dirs[name])
+@pytest.mark.parametrize("name,form", [(name, form) for _, name, form in CHECKPOINTS])
+def test_masked_lm_head_of_any_family(checkpoint_dirs, name, form):
+    model, info = load_mlm(str(checkpoint_dirs[name, form]), device="cpu")
+    assert info["pretrained_head"] == (form == "mlm"), info
+    enc = inputs(checkpoint_dirs[name, form])
     hidden = model.base_model(**enc).last_hidden_state
     np.testing.assert_allclose(head_module(model)(hidden[1]).numpy(), model(**enc).logits[1].numpy(), atol=1e-5)
     assert getattr(model, model.base_model_prefix) is model.base_model  # the encoder is back in place
@@ -148,3 +157,27 @@ def test_row_patch_of_any_family(family_dirs, name):
         uniform = model(**enc).last_hidden_state
     torch.testing.assert_close(same, out.last_hidden_state, rtol=1e-4, atol=1e-5)
     assert not torch.allclose(uniform[:, 0], out.last_hidden_state[:, 0], atol=1e-4)
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_a_head_is_fitted_on_any_bare_encoder(checkpoint_dirs, tmp_path, name):
+    """Rule mlm_head's path for an encoder saved without its head: a head of the family's own
+    modules (whatever their names, with or without biases) fitted on the frozen encoder, its held-out
+    accuracy reported, and saved and loaded back into a fresh model with the same held-out loss."""
+    path = str(checkpoint_dirs[name, "bare"])
+    model, info = load_mlm(path, device="cpu")
+    tok = load_tokenizer(path)
+    words = [["the", "cat", "sat", "on", "the", "mat", "."], ["it", "was", "happy", ",", "too", "."]]
+    items, _ = encode_records(tok, [{"id": str(i), "words": words} for i in range(6)], max_len=64)
+    encoder = {k: v.clone() for k, v in model.base_model.state_dict().items()}
+    rows, curve, state = score_or_fit_head(model, info, tok, items, items[:2], 0, 0.3, 2, 1e-2, 8)
+    held = [r for r in rows if r["split"] == "held-out"]
+    assert [r["head"] for r in held] == ["initial (unigram bias)", "fitted on frozen encoder"]
+    assert all(0.0 <= r["accuracy"] <= 1.0 and np.isfinite(r["loss"]) and r["n_tokens"] > 0 for r in held)
+    assert len(curve) == 2 and state
+    assert all(torch.equal(v, encoder[k]) for k, v in model.base_model.state_dict().items())  # frozen
+    torch.save(state, tmp_path / "head.pt")
+    fresh, fresh_info = load_mlm(path, device="cpu")
+    load_fitted_head(fresh, fresh_info, {"pretrained_head": False}, tmp_path / "head.pt")
+    h, t, _ = masked_hidden(fresh, items[:2], tok, seed=1, prob=0.3)
+    assert evaluate_head(fresh, h, t)["loss"] == pytest.approx(held[-1]["loss"], rel=1e-5)

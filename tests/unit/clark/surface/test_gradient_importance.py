@@ -208,3 +208,55 @@ def test_plot_gradient_importance_skips_empty_groups():
     fig = gi.plot_gradient_importance(per_layer, "title", {"sep": "[SEP]"})
     assert [t.get_text() for t in fig.axes[1].get_legend().get_texts()] == ["[SEP]"]
     close(fig)
+
+
+@pytest.mark.parametrize(
+    "name,overrides",
+    [("modernbert", {}), ("bert", {"tie_word_embeddings": False}), ("bert", {})],
+    ids=["modernbert-no-biases", "bert-untied-decoder", "bert-tied-decoder"],
+)
+def test_init_head_sets_what_the_family_has(tmp_path, name, overrides):
+    """Linear layers and norms without biases (ModernBERT), a decoder tied to the input embeddings
+    (kept) or untied (drawn afresh): each head module gets what it has, nothing else is touched."""
+    from helpers.families import build_family
+
+    model, info = mh.load_mlm(str(build_family(name, tmp_path / name, "bare", **overrides)), device="cpu")
+    assert not info["pretrained_head"]
+    embeddings = model.get_input_embeddings().weight.clone()
+    vocab = embeddings.shape[0]
+    targets = torch.tensor([5, 5, 5, 7])
+    params = mf.init_head(model, seed=0, targets=targets)
+    own = {p.data_ptr() for p in params}
+    head = list(mh.head_module(model).modules())
+    norms = [m for m in head if mf.is_norm(m)]
+    linears = [m for m in head if isinstance(m, torch.nn.Linear)]
+    assert norms and linears
+    if name == "modernbert":  # the issue's case: no bias on the head's dense layer nor on its norm
+        assert all(m.bias is None for m in norms) and linears[0].bias is None
+    for m in norms:
+        assert torch.equal(m.weight, torch.ones_like(m.weight))
+        assert m.bias is None or not m.bias.any()
+    decoder = model.get_output_embeddings()
+    tied = decoder.weight.data_ptr() == model.get_input_embeddings().weight.data_ptr()
+    assert tied == (overrides.get("tie_word_embeddings", True)) and (decoder.weight.data_ptr() in own) != tied
+    for m in linears:
+        if m.weight.data_ptr() in own:
+            assert abs(m.weight.std().item() - 0.02) < 0.005
+    assert torch.equal(model.get_input_embeddings().weight, embeddings)  # the encoder's embeddings kept
+    scales = {m.weight.data_ptr() for m in norms}
+    biases = [p for p in params if p.ndim == 1 and p.shape[0] != vocab and p.data_ptr() not in scales]
+    assert all(not p.any() for p in biases) and (name == "modernbert") == (not biases)
+    unigram = [p for p in params if p.ndim == 1 and p.shape[0] == vocab]
+    assert unigram and all(p[5] > p[7] > p[0] for p in unigram)  # log add-one unigram frequencies
+    assert all(p.requires_grad is False for p in model.parameters())
+
+
+def test_is_norm_knows_norms_by_kind_not_by_bias():
+    class DebertaLayerNorm(torch.nn.Module):  # a family's own norm class
+        def __init__(self):
+            super().__init__()
+            self.weight = torch.nn.Parameter(torch.ones(4))
+
+    assert mf.is_norm(torch.nn.LayerNorm(4, bias=False)) and mf.is_norm(torch.nn.RMSNorm(4))
+    assert mf.is_norm(DebertaLayerNorm())
+    assert not mf.is_norm(torch.nn.Linear(4, 4, bias=False)) and not mf.is_norm(torch.nn.Embedding(4, 4))
