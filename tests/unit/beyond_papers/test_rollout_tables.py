@@ -83,3 +83,28 @@ def test_a_log_without_its_columns_is_refused(tmp_path):
     path.write_text("# a comment\ntask,layer,method,mean\nSST-2,6,raw,0.1\n")
     with pytest.raises(ValueError, match="beyond_papers.rollout.paper_numbers.*protocol"):
         authors_log(path)
+
+
+def test_the_figure_draws_the_common_rows_and_the_authors_log():
+    from analysis.beyond_papers.plots import plot_rollout_spearman
+    from analysis.shared.plots import close
+
+    log = authors_log(ROOT / "config" / "paper_numbers" / "abnar_zuidema_sst2.csv")
+    table = pd.concat([per_input().assign(layer=layer) for layer in (1, 6)], ignore_index=True)
+    summary, _ = with_authors_log(
+        summary_table(table, 100, 0), paired_table(table, 100, 0), log, "SST-2", "authors_sst2"
+    )
+    fig = plot_rollout_spearman(summary, "t")
+    ax = fig.axes[0]
+    # three methods on their common inputs (n=2), three dotted lines of the authors' log, the zero line
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert [lab for lab in labels if "(n=2)" in lab] == [
+        "raw attention (n=2)",
+        "attention rollout (n=2)",
+        "attention flow (n=2)",
+    ]
+    assert sum("authors' logged run (n=101)" in lab for lab in labels) == 3
+    assert not any("(n=4)" in lab for lab in labels)  # the subset `all` rows are not drawn
+    flow_log = next(line for line in ax.get_lines() if line.get_label().startswith("flow, the authors'"))
+    assert flow_log.get_ydata().tolist() == pytest.approx([0.10174346514941328, 0.14824558938848686])
+    close(fig)
