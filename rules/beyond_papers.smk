@@ -21,6 +21,7 @@ rule rollout:
     input:
         raw=GLUE_RAW,
         checkpoint=expand(rules.finetune.output.checkpoint, task=BEYOND["rollout"]["task"], allow_missing=True)[0],
+        paper=BEYOND["rollout"]["paper_numbers"],
     output:
         tokens=table("rollout", "tokens"),
         spearman=table("rollout", "spearman"),

@@ -45,6 +45,7 @@ rule probes_train:
         lr=config["clark_probes"]["lr"],
         mlp_hidden=config["clark_probes"]["mlp_hidden"],
         mlp_distance=config["clark_probes"]["mlp_distance"],
+        word_alignment=config["clark_probes"]["word_alignment"],
         random_init=config["clark_probes"]["random_init"],
         random_init_seed=config["random_init"]["seed"],
         seed=training_seed("clark_probes"),

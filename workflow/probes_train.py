@@ -41,7 +41,17 @@ for split in sents:
 
 epochs, batch_size, fraction = int(p.epochs), int(p.probe_batch_size), float(p.heldout_fraction)
 results, curves, sizes, per_sentence = train_probes(
-    sents, vectors.dim, p.lr, epochs, batch_size, int(p.mlp_hidden), seed, fraction, log, p.mlp_distance
+    sents,
+    vectors.dim,
+    p.lr,
+    epochs,
+    batch_size,
+    int(p.mlp_hidden),
+    seed,
+    fraction,
+    log,
+    p.mlp_distance,
+    p.word_alignment,
 )
 dev_ids = {name: [s.id for s in sents["dev"]] for name in per_sentence}
 log.info("sentences: %s (learning rate and epochs chosen on the held-out train sentences)", sizes)
@@ -69,6 +79,7 @@ if p.random_init:
         device=device,
         # the precision of the trained model's maps, which the control's are compared with
         precision=dev_shards.header["precision"]["used"],
+        word_alignment=p.word_alignment,
     )
     results.append(row)
     curves.extend(curve)

@@ -3,7 +3,14 @@ from pathlib import Path
 
 from analysis.beyond_papers.plots import plot_rollout_example, plot_rollout_spearman
 from analysis.beyond_papers.rollout_compare import token_table
-from analysis.beyond_papers.rollout_tables import paired_table, pick_example, spearman_table, summary_table
+from analysis.beyond_papers.rollout_tables import (
+    authors_log,
+    paired_table,
+    pick_example,
+    spearman_table,
+    summary_table,
+    with_authors_log,
+)
 from analysis.core.device import device_record, job_device, sync
 from analysis.core.glue.batches import encode
 from analysis.core.glue.reader import read_split, select_rows
@@ -39,13 +46,18 @@ tokens = token_table(model, tok, items, flow_ids, p.residual, p.batch_size, targ
 sync(device)  # the device's queued work, before the clock is read
 seconds = time.perf_counter() - t0
 per_input = spearman_table(tokens)
-summary = summary_table(per_input, p.bootstrap["resamples"], p.bootstrap["seed"]).assign(protocol=p.protocol)
+boot = p.bootstrap["resamples"], p.bootstrap["seed"]
+summary, paired = with_authors_log(
+    summary_table(per_input, *boot),
+    paired_table(per_input, *boot),
+    authors_log(snakemake.input.paper),
+    p.task,
+    p.protocol,
+)
 write_table(tokens, out.tokens)
 write_table(per_input, out.spearman)
-write_table(summary, out.summary)
-write_table(
-    paired_table(per_input, p.bootstrap["resamples"], p.bootstrap["seed"]).assign(protocol=p.protocol), out.paired
-)
+write_table(summary.assign(protocol=p.protocol), out.summary)
+write_table(paired.assign(protocol=p.protocol), out.paired)
 log.info("Spearman with the importance targets (%s):\n%s", p.protocol, summary.to_string())
 
 example_id = pick_example(tokens, p.example_max_tokens)
@@ -55,8 +67,9 @@ model_task = f"{snakemake.wildcards.model} fine-tuned on {p.task}"
 title = f"{model_task}: {example_id} (predicted {example.predicted.iloc[0]}, gold {example.label.iloc[0]})"
 save_figure(plot_rollout_example(example, list(targets), title), out.fig_example)
 rows = "from the [CLS]-like position" if p.protocol == "cls_row" else "max over every row, special tokens in"
-flow_note = f", flow on {len(flow_ids)}" if 0 < len(flow_ids) < len(items) else ""
-title = f"{model_task}: attention ({rows}) vs importance, per layer ({len(items)} dev inputs{flow_note})"
+# the figure draws the three methods on the inputs they share: flow's subsample when it has one
+flow_note = f"the {len(flow_ids)} with flow of {len(items)}" if 0 < len(flow_ids) < len(items) else f"{len(items)}"
+title = f"{model_task}: attention ({rows}) vs importance, per layer ({flow_note} dev inputs)"
 save_figure(plot_rollout_spearman(summary, title), out.fig_spearman)
 info = {
     "task": p.task,

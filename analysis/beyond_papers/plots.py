@@ -63,7 +63,10 @@ def plot_rollout_spearman(summary: pd.DataFrame, title: str):
     """One panel per importance target: mean over inputs of the per-input Spearman correlation
     of raw attention (layer l), rollout and flow (through layer l) with the target, against the
     layer (1-indexed), with the mean's bootstrap 95% interval as a band (the numbers:
-    ``summary``, the rollout.summary table)."""
+    ``summary``, the rollout.summary table: its ``common`` rows, the three on the same inputs);
+    the authors' logged means (``authors_log_mean``), where the table has them, as hollow markers."""
+    if "subset" in summary:
+        summary = summary[summary.subset == "common"]
     targets = list(dict.fromkeys(summary.target))
     fig, axes = new_figure(3.0 * len(targets) + 0.4, 3.0, ncols=len(targets), sharey=True, squeeze=False)
     for ax, target in zip(axes[0], targets):
@@ -73,6 +76,11 @@ def plot_rollout_spearman(summary: pd.DataFrame, title: str):
             n = int((d.inputs - d.undefined).max())
             ax.plot(d.layer, d["mean"], marker="o", ms=3.5, color=f"C{k}", label=f"{METHOD_LABELS[method]} (n={n})")
             ax.fill_between(d.layer, d.mean_ci95_low, d.mean_ci95_high, color=f"C{k}", alpha=0.18, lw=0)
+            ref = d[d.authors_log_mean.notna()] if "authors_log_mean" in d else d.iloc[:0]
+            if len(ref):
+                n_ref = int(ref.authors_log_inputs.max())
+                label = f"{method}, the authors' logged run (n={n_ref})"
+                ax.plot(ref.layer, ref.authors_log_mean, ls=":", marker="o", mfc="none", color=f"C{k}", label=label)
         ax.axhline(0, color="0.3", lw=0.6)
         layers = sorted(g.layer.unique())
         ax.set_xticks(layers[:: max(1, len(layers) // 12)])

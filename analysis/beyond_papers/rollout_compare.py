@@ -10,18 +10,22 @@ targets (``TARGETS``), Spearman per input:
   label's logit);
 - ``blankout``: token t replaced by the tokenizer's mask token ([UNK] when it has none), the
   length kept: |P(true label | input) - P(true label | input with t blanked)| (their
-  ``run_bert_sv``: ``abs(main_diff_score - extended_diff_scores)`` with the score
+  ``run_bert_sv.py``, the subject-verb agreement script, not the SST-2 one:
+  ``abs(main_diff_score - extended_diff_scores)`` with the score
   P(correct) - P(wrong); with two classes that is 2 x the change of P(true label): the same
   ranks);
 - ``deletion`` (this project's earlier target, a switch): the signed drop in P(predicted
   class) when token t is deleted (the input one token shorter; Serrano & Smith's erasure).
 
 Which positions score and where the attention is read from is the protocol (``PROTOCOLS``):
-``cls_row`` (default) reads the [CLS]-like position's row (the position the classification
-head pools; from the tokenizer with ``models.token_kinds``) and scores the non-special tokens
-only (special tokens are never blanked or deleted); ``authors_sst2`` reads the maximum over
+``authors_sst2`` (the default, config ``beyond_papers.rollout.protocol``) reads the maximum over
 every query position's row and scores every position, special tokens included (their SST-2
-script: ``.max(axis=0)`` over the rows, no token left out).
+script: ``.max(axis=0)`` over the rows, no token left out); ``cls_row`` reads the [CLS]-like
+position's row (the position the classification head pools; from the tokenizer with
+``models.token_kinds``) and scores the non-special tokens only (special tokens are never blanked
+or deleted). Through one layer rollout and flow are the same scores under either protocol (the
+flow from q to j over one layer is the one edge A~_1[q, j], already normalised; equal up to the
+flow's integer rounding, about 1e-7), so they can differ from layer 2 on only.
 
 The tables made of ``token_table``'s scores (correlations, summaries, pairs): :mod:`analysis.beyond_papers.rollout_tables`.
 """
@@ -135,7 +139,7 @@ def token_table(
     residual: float,
     batch_size: int,
     targets: tuple[str, ...] = ("gradient", "blankout"),
-    protocol: str = "cls_row",
+    protocol: str = "authors_sst2",
 ) -> pd.DataFrame:
     """One row per (input, layer, token): the token, whether it is special, whether it is
     scored (``protocol``), its raw / rollout / flow score at that layer (flow only for inputs

@@ -1,8 +1,9 @@
 """The tables of rule rollout from the per-token scores of :mod:`analysis.beyond_papers.rollout_compare`
 (``token_table``): per input the Spearman correlation of each method's scores with each importance
-target (``spearman_table``), their summary per layer and method with bootstrap intervals
-(``summary_table``), the methods compared pairwise on the same inputs (``paired_table``), and the
-input drawn as the example (``pick_example``)."""
+target (``spearman_table``), their summary per layer and method with bootstrap intervals, the
+three methods on the inputs they share (``summary_table``), the methods compared pairwise on the
+same inputs (``paired_table``), the authors' own logged run beside both (``authors_log``,
+``with_authors_log``), and the input drawn as the example (``pick_example``)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,16 @@ from analysis.beyond_papers.rollout_compare import METHODS, TARGETS
 from analysis.core.glue.metrics import spearman
 from analysis.shared.bootstrap import percentile_interval, resamples
 
+SUBSETS = ("common", "all")
+
 
 def authors_spearman(x, y) -> float:
-    """Abnar & Zuidema's own formula (their ``run_bert_sv``): 1 - 6 sum d^2 / (n (n^2 - 1)) on
-    dense ranks (tied values share a rank, the next value takes the next integer), with no tie
-    correction: under ties it is no correlation (it can read above or below the tie-corrected value;
-    flow's scores, tied by its min cut, read higher on the default run)."""
+    """Abnar & Zuidema's own formula (the ``spearmanr`` of their SST-2 script,
+    ``compute_corel_distilbert_sst.py``; their ``run_bert_sv.py`` calls scipy's): 1 - 6 sum d^2 /
+    (n (n^2 - 1)) on dense ranks (tied values share a rank, the next value takes the next integer),
+    with no tie correction: under ties it is no correlation (it can read above or below the
+    tie-corrected value; flow's scores, tied by its min cut, read higher on the default run). A
+    constant vector gives a finite number (all its ranks equal), as in their script."""
     rx = np.unique(np.asarray(x), return_inverse=True)[1]
     ry = np.unique(np.asarray(y), return_inverse=True)[1]
     n = len(rx)
@@ -29,8 +34,8 @@ def spearman_table(tokens: pd.DataFrame, min_tokens: int = 3) -> pd.DataFrame:
     """Per (input, layer, method, target): Spearman of the method's scores at that layer with
     the target over the input's scored tokens; inputs with fewer than ``min_tokens`` of them are
     left out, and a constant vector (e.g. no blanked token changes the probability) gives NaN.
-    Beside it, ``spearman_authors``: :func:`authors_spearman`, a constant vector counted as 0 (as
-    their code does)."""
+    Beside it, ``spearman_authors``: :func:`authors_spearman`, finite on a constant vector too (as
+    their SST-2 script computes it)."""
     targets = [t for t in TARGETS if t in tokens]
     columns = ["id", "layer", "method", "target", "spearman", "spearman_authors", "n_tokens"]
     rows = []
@@ -52,7 +57,7 @@ def spearman_table(tokens: pd.DataFrame, min_tokens: int = 3) -> pd.DataFrame:
                         "method": method,
                         "target": target,
                         "spearman": rho,
-                        "spearman_authors": 0.0 if undefined else authors_spearman(scores, importance),
+                        "spearman_authors": authors_spearman(scores, importance),
                         "n_tokens": len(g),
                     }
                 )
@@ -61,10 +66,30 @@ def spearman_table(tokens: pd.DataFrame, min_tokens: int = 3) -> pd.DataFrame:
     )
 
 
+def common_inputs(per_input: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the inputs that every method of the table was computed on, per target and layer
+    (flow's subsample when flow was computed on fewer inputs)."""
+    methods = per_input.groupby(["target", "layer", "id"]).method.transform("nunique")
+    return per_input[methods == per_input.method.nunique()]
+
+
 def summary_table(per_input: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
     """Per (target, layer, method): inputs, mean (with its bootstrap 95% interval) / median /
-    quartiles of the Spearman correlations, the share above zero; NaN correlations (constant
-    vectors) are counted, not averaged."""
+    quartiles of the Spearman correlations, the share above zero, the mean under the authors'
+    formula (``mean_authors_formula``); NaN correlations (constant vectors) are counted, not
+    averaged. ``subset`` ``common``: every method on the inputs they all have (:func:`common_inputs`;
+    the same inputs in the same order, so the same bootstrap draws: paired); ``all``: a method on
+    every input it has, only where those are more (raw and rollout when flow ran on a subsample)."""
+    if per_input.empty:
+        return pd.DataFrame()
+    common = _summaries(common_inputs(per_input), n_boot, seed).assign(subset="common")
+    full = _summaries(per_input, n_boot, seed).assign(subset="all")
+    keys = ["target", "layer", "method"]
+    inputs_common = full[keys].merge(common[[*keys, "inputs"]], on=keys, how="left").inputs
+    return _ordered(pd.concat([common, full[(full.inputs > inputs_common.fillna(0)).to_numpy()]], ignore_index=True))
+
+
+def _summaries(per_input: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
     rows = []
     for (target, layer, method), g in per_input.groupby(["target", "layer", "method"], sort=False):
         rho = g["spearman"]
@@ -82,9 +107,10 @@ def summary_table(per_input: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFra
                 "q75": ok.quantile(0.75),
                 "share_positive": float((ok > 0).mean()) if len(ok) else np.nan,
                 **dict(zip(("mean_ci95_low", "mean_ci95_high"), bootstrap_ci(ok.to_numpy(), n_boot, seed))),
+                "mean_authors_formula": g["spearman_authors"].mean(),
             }
         )
-    return _ordered(pd.DataFrame(rows))
+    return pd.DataFrame(rows)
 
 
 def bootstrap_ci(values: np.ndarray, n_boot: int, seed: int) -> tuple[float, float]:
@@ -127,12 +153,43 @@ def paired_table(per_input: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFram
     return _ordered(pd.DataFrame(rows))
 
 
+AUTHORS_LOG_COLUMNS = ("task", "protocol", "target", "layer", "method", "mean", "sd", "inputs")
+
+
+def authors_log(path) -> pd.DataFrame:
+    """The authors' own logged run (config ``beyond_papers.rollout.paper_numbers``, e.g.
+    config/paper_numbers/abnar_zuidema_sst2.csv): one row per task, protocol, target, layer, method."""
+    table = pd.read_csv(path, comment="#")
+    missing = set(AUTHORS_LOG_COLUMNS) - set(table.columns)
+    if missing:
+        raise ValueError(f"config beyond_papers.rollout.paper_numbers: {path} lacks the columns {sorted(missing)}")
+    return table
+
+
+def with_authors_log(summary: pd.DataFrame, paired: pd.DataFrame, log: pd.DataFrame, task: str, protocol: str):
+    """(summary, paired) with the authors' logged numbers of the same task and protocol beside:
+    ``authors_log_mean`` / ``_sd`` / ``_inputs`` per target, layer and method, and in the paired
+    table ``authors_log_difference``, the difference of their two means (their methods ran on the
+    same sentences: the mean paired difference); NaN where their log has no such row."""
+    keys = ["target", "layer", "method"]
+    ref = log[(log.task == task) & (log.protocol == protocol)][[*keys, "mean", "sd", "inputs"]]
+    ref = ref.rename(columns={c: f"authors_log_{c}" for c in ("mean", "sd", "inputs")})
+    if not summary.empty:
+        summary = summary.merge(ref, on=keys, how="left")
+    means = ref.set_index(keys).authors_log_mean.to_dict()
+    if not paired.empty:
+        pairs = paired[["target", "layer", "first", "second"]].itertuples(index=False)
+        diff = [means.get((t, layer, a), np.nan) - means.get((t, layer, b), np.nan) for t, layer, a, b in pairs]
+        paired = paired.assign(authors_log_difference=diff)
+    return summary, paired
+
+
 def _ordered(table: pd.DataFrame) -> pd.DataFrame:
-    """Targets in ``TARGETS`` order, then layers, methods in ``METHODS`` order."""
+    """Targets in ``TARGETS`` order, then layers, methods in ``METHODS`` order, the common subset first."""
     if table.empty:
         return table
-    key = {"target": TARGETS.index, "method": METHODS.index, "first": METHODS.index}
-    by = [c for c in ("target", "layer", "method", "first") if c in table]
+    key = {"target": TARGETS.index, "method": METHODS.index, "first": METHODS.index, "subset": SUBSETS.index}
+    by = [c for c in ("target", "layer", "method", "first", "subset") if c in table]
     return table.sort_values(by, key=lambda s: s.map(key[s.name]) if s.name in key else s, ignore_index=True)
 
 

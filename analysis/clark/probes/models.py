@@ -10,15 +10,40 @@ Each scores, for every dependent j, every candidate head i (the root and every o
   static word vectors (GloVe; a learned vector for the root, zeros for out-of-vocabulary
   words, the rate reported), so s(j, i) = sum_k w_k(i, j) A_k[j, i] + u_k(i, j) A_k[i, j]
   (the root's attention as above)
-- MLP baseline (no attention), as the authors': s(j, i) = c . tanh(M [v_i ; v_j] + E[d(i, j)] + b),
-  one hidden layer (256 units by default, as theirs) on both words' vectors and the distance, d the
-  signed distance bucket (a learned vector per offset -10..10, the root its own; the authors used
-  the length-normalised distance and indicators of offsets up to 2).
+- MLP baseline (no attention), as the authors': s(j, i) = c . tanh(M [v_i ; v_j] + D f(i, j) + b),
+  one hidden layer (256 units by default, as theirs) on both words' vectors and the distance: by
+  default f = the authors' 8 distance features (``authors_distance_features``; the root's word
+  vector zeros); ``clark_probes.mlp_distance: buckets`` instead adds a learned vector per signed
+  offset -10..10 (the root its own, and a learned root vector).
+
+Which vector v_i scores candidate i (``clark_probes.word_alignment``): ``paper`` (the default) the
+candidate's own, as the paper defines both probes; ``notebook`` as the authors' notebook runs them,
+whose word-pair tensor puts the root's zero vector after the last word while the attention, the
+distance features and the gold heads put the root first, so candidate i gets the vector of word
+i + 1 (the root the first word's, the last word zeros; ``candidate_vectors``). The dependent's own
+vector is aligned either way.
 """
 
 from __future__ import annotations
 
 import torch
+
+WORD_ALIGNMENTS = ("paper", "notebook")
+
+
+def check_alignment(alignment: str) -> str:
+    if alignment not in WORD_ALIGNMENTS:
+        raise ValueError(f"clark_probes.word_alignment: {alignment!r} is neither paper nor notebook")
+    return alignment
+
+
+def candidate_vectors(v: torch.Tensor, alignment: str) -> torch.Tensor:
+    """The vector that scores each candidate unit (B, W1, d) of the units' vectors ``v`` (0 = the
+    root, i = word i, zeros past a sentence's end): ``paper`` v itself; ``notebook`` v shifted one
+    unit left, zeros last (candidate i gets unit i + 1's vector: the authors' notebook)."""
+    if check_alignment(alignment) == "paper":
+        return v
+    return torch.cat([v[:, 1:], torch.zeros_like(v[:, :1])], dim=1)
 
 
 def root_attention(batch, root_mix: torch.Tensor) -> torch.Tensor:
@@ -39,14 +64,17 @@ class AttnProbe(torch.nn.Module):
 
     needs_attn, needs_vec = True, False
 
-    def __init__(self, n_heads: int, dim: int | None = None):
+    def __init__(self, n_heads: int, dim: int | None = None, word_alignment: str = "paper"):
         super().__init__()
-        self.words = dim is not None
+        self.words, self.alignment = dim is not None, check_alignment(word_alignment)
         # weights of [CLS] and [SEP] in the root's attention (the authors' ROOT_start, ROOT_end)
         self.root_mix = torch.nn.Parameter(torch.ones(2))
         if self.words:
             self.needs_vec = True
-            self.root = torch.nn.Parameter(torch.zeros(dim))
+            if word_alignment == "paper":
+                self.root = torch.nn.Parameter(torch.zeros(dim))
+            else:  # the root is scored with the first word's vector: its own never enters a score
+                self.register_buffer("root", torch.zeros(dim))
             # W, U: (v_i ; v_j) -> per-head weights, as two halves (candidate, dependent)
             self.w_cand = torch.nn.Linear(dim, n_heads, bias=True)
             self.w_dep = torch.nn.Linear(dim, n_heads, bias=False)
@@ -68,7 +96,8 @@ class AttnProbe(torch.nn.Module):
             return torch.cat([(root @ wu)[:, :, None], (f @ wu)[:, :, 1:]], dim=2)
         v = batch["vec"].clone()
         v[:, 0] = self.root
-        cand = torch.cat([self.w_cand(v), self.u_cand(v)], -1)  # (B, W1, 2K): from v_i
+        vc = candidate_vectors(v, self.alignment)
+        cand = torch.cat([self.w_cand(vc), self.u_cand(vc)], -1)  # (B, W1, 2K): from v_i
         dep = torch.cat([self.w_dep(v), self.u_dep(v)], -1)  # from v_j
         words = (f * (cand[:, None, :, :] + dep[:, :, None, :])).sum(-1)
         return torch.cat([(root * (cand[:, None, 0] + dep)).sum(-1)[:, :, None], words[:, :, 1:]], dim=2)
@@ -95,12 +124,16 @@ class MLPProbe(torch.nn.Module):
     """One tanh hidden layer on (v_i ; v_j) plus the distance between the two words: ``distance``
     ``authors`` (Clark et al.'s 8 features, :func:`authors_distance_features`, linear into the
     hidden layer; the root's word vector all zeros, as theirs) or ``buckets`` (a learned vector per
-    signed offset -10..10, the root its own bucket and a learned vector)."""
+    signed offset -10..10, the root its own bucket and a learned vector); ``word_alignment`` as
+    :func:`candidate_vectors`."""
 
     needs_attn, needs_vec = False, True
 
-    def __init__(self, dim: int, hidden: int = 256, max_dist: int = 10, distance: str = "authors"):
+    def __init__(
+        self, dim: int, hidden: int = 256, max_dist: int = 10, distance: str = "authors", word_alignment: str = "paper"
+    ):
         super().__init__()
+        self.alignment = check_alignment(word_alignment)
         if distance not in ("authors", "buckets"):
             raise ValueError(f"clark_probes.mlp_distance: {distance!r} is neither authors nor buckets")
         self.max_dist, self.distance = max_dist, distance
@@ -127,5 +160,7 @@ class MLPProbe(torch.nn.Module):
             d = (idx[None, :] - idx[:, None]).clamp(-self.max_dist, self.max_dist) + self.max_dist  # [j, i]: i - j
             d[:, 0] = 2 * self.max_dist + 1  # candidate 0 is the root
             dist = self.dist(d)  # positions only: one (W1, W1, hidden) table for the whole batch
-        h = self.cand(v)[:, None, :, :] + self.dep(v)[:, :, None, :] + dist  # (B, j, i, hidden)
+        h = (
+            self.cand(candidate_vectors(v, self.alignment))[:, None, :, :] + self.dep(v)[:, :, None, :] + dist
+        )  # (B, j, i, hidden)
         return self.out(torch.tanh(h)).squeeze(-1)

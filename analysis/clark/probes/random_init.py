@@ -25,12 +25,15 @@ def random_init_probe(
     heldout_fraction: float,
     seed: int,
     log=log,
+    word_alignment: str = "paper",
 ) -> tuple[dict, list[dict], object, list[str]]:
     """Train and score the control on ``sents`` (train / dev sentences with the random model's
-    maps of ``n_heads`` heads and word vectors of size ``dim``). Returns (row of the probes table,
+    maps of ``n_heads`` heads and word vectors of size ``dim``, aligned as the trained model's
+    probe: ``word_alignment``). Returns (row of the probes table,
     curve rows, per dev sentence: correct and scored words, the dev sentences' ids)."""
     data = split_batches(sents, heldout_fraction, seed, batch_size)
-    row, curve, per_sentence = run_probe(RANDOM_INIT, lambda: AttnProbe(n_heads, dim=dim), data, lrs, epochs, seed, log)
+    probe = lambda: AttnProbe(n_heads, dim=dim, word_alignment=word_alignment)  # noqa: E731
+    row, curve, per_sentence = run_probe(RANDOM_INIT, probe, data, lrs, epochs, seed, log)
     return row, curve, per_sentence, [s.id for s in sents["dev"]]
 
 
@@ -55,6 +58,7 @@ def random_init_control(
     log=log,
     device: str | None = None,
     precision: str = "fp32",
+    word_alignment: str = "paper",
 ) -> tuple[dict, list[dict], object, list[str]]:
     """The whole control: the sentences of ``records`` with the maps of a randomly initialised model
     of ``spec``'s ``shape`` (``batch_size`` inputs at a time, on ``device`` in ``precision``: that of
@@ -66,4 +70,6 @@ def random_init_control(
     for split in sents:
         attach_vectors(sents[split], vectors)
         log.info("%s (random init): %s", split, counts[f"{split}_random_init"])
-    return random_init_probe(sents, n_heads, vectors.dim, lrs, epochs, probe_batch_size, heldout_fraction, seed, log)
+    return random_init_probe(
+        sents, n_heads, vectors.dim, lrs, epochs, probe_batch_size, heldout_fraction, seed, log, word_alignment
+    )

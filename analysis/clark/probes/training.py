@@ -252,16 +252,17 @@ def train_probes(
     heldout_fraction: float,
     log=log,
     mlp_distance: str = "authors",
+    word_alignment: str = "paper",
 ) -> tuple[list[dict], list[dict], dict]:
-    """The probes on the trained model's maps, in the order of Clark's Table 3 (word vectors of
-    size ``dim``); ``lrs``: probe name -> learning rates tried. Returns (rows of the probes table,
-    curve rows, sentences per part: fit / held-out / dev, per probe the correct and scored words of
-    every dev sentence)."""
-    n_heads = sents["train"][0].attn.shape[0]
+    """The probes on the trained model's maps, in Clark's Table 3 order (word vectors of size ``dim``,
+    aligned with the candidates as ``word_alignment`` says: ``models.candidate_vectors``); ``lrs``:
+    probe name -> learning rates tried. Returns (rows of the probes table, curve rows, sentences per
+    part: fit / held-out / dev, per probe the correct and scored words of every dev sentence)."""
+    n_heads, words = sents["train"][0].attn.shape[0], {"dim": dim, "word_alignment": word_alignment}
     make = {
         "attention-only": lambda: AttnProbe(n_heads),
-        "attention-and-words": lambda: AttnProbe(n_heads, dim=dim),
-        "word-vectors MLP + distance": lambda: MLPProbe(dim, hidden=mlp_hidden, distance=mlp_distance),
+        "attention-and-words": lambda: AttnProbe(n_heads, **words),
+        "word-vectors MLP + distance": lambda: MLPProbe(hidden=mlp_hidden, distance=mlp_distance, **words),
     }
     data = split_batches(sents, heldout_fraction, seed, batch_size)
     results, curves, per_sentence = [], [], {}

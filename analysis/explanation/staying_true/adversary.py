@@ -24,8 +24,8 @@ of what the optimiser minimises, regulariser included), then the epoch of the lo
 ``init: copy`` is the earlier start: a copy of M with a freshly initialised (seeded) attention layer
 (at an exact copy the KL term has zero gradient).
 
-The adversaries' curves read at one JSD level common to all models ("equal JSD"):
-:mod:`analysis.explanation.staying_true.curves`.
+The adversaries' curves are read at fixed JSD levels, the same for every model (``jsd_levels``,
+default 0.3 and 0.5 nats; "equal JSD"): :mod:`analysis.explanation.staying_true.curves`.
 """
 
 from __future__ import annotations

@@ -343,8 +343,8 @@ def test_leave_one_out_by_hand(clf, items, tokenizer):
 
 def test_token_table_is_deterministic_and_skips_special_tokens(clf, items, tokenizer):
     targets = ("gradient", "blankout", "deletion")
-    tokens = token_table(clf, tokenizer, items, {"a", "c"}, 0.5, 2, targets)
-    again = token_table(clf, tokenizer, items, {"a", "c"}, 0.5, 3, targets)
+    tokens = token_table(clf, tokenizer, items, {"a", "c"}, 0.5, 2, targets, "cls_row")
+    again = token_table(clf, tokenizer, items, {"a", "c"}, 0.5, 3, targets, "cls_row")
     pd.testing.assert_frame_equal(tokens, again, atol=1e-10)
     n_layers = shape_of(clf)[0]
     assert sorted(tokens.layer.unique()) == list(range(1, n_layers + 1))
@@ -370,9 +370,11 @@ def test_token_table_is_deterministic_and_skips_special_tokens(clf, items, token
     per_input = spearman_table(tokens)
     assert set(per_input.target) == set(targets) and set(per_input.layer) == set(range(1, n_layers + 1))
     assert set(per_input[per_input.id == "b"].method) == {"raw", "rollout"}  # no flow for b
-    summary = summary_table(per_input, 2000, 0).set_index(["target", "layer", "method"])
-    assert summary.loc[("gradient", n_layers, "flow"), "inputs"] == 2
-    assert summary.loc[("gradient", 1, "raw"), "inputs"] == 3
+    summary = summary_table(per_input, 2000, 0).set_index(["subset", "target", "layer", "method"])
+    assert summary.loc[("common", "gradient", n_layers, "flow"), "inputs"] == 2
+    assert summary.loc[("common", "gradient", 1, "raw"), "inputs"] == 2  # on flow's inputs
+    assert summary.loc[("all", "gradient", 1, "raw"), "inputs"] == 3
+    assert ("all", "gradient", 1, "flow") not in summary.index
     # the authors' SST-2 protocol: every position scored, special tokens blanked too
     every = token_table(clf, tokenizer, items, {"b"}, 0.5, 2, ("blankout",), "authors_sst2")
     assert every.scored.all() and every.blankout.notna().all() and "gradient" not in every
@@ -407,10 +409,13 @@ def test_spearman_and_summary_by_hand():
     assert np.isnan(per_input["y", 1, "raw", "blankout"])  # constant blank-out
     assert ("x", 1, "flow", "gradient") not in per_input.index  # flow not computed for x
     authors = spearman_table(two).set_index(["id", "layer", "method", "target"]).spearman_authors
-    assert authors["y", 1, "flow", "gradient"] == 0.0  # constant: counted as 0, as their code does
+    # constant flow 0.2, 0.1, 0.1, 0.1 over the scored tokens 0.1, 0.1, 0.1: dense ranks 0, 0, 0 vs gradient
+    # 0.1, 0.2, 0.3: 0, 1, 2; d = 0, -1, -2: 1 - 6 x 5 / (3 x 8) = -0.25, finite, as in their SST-2 script
+    assert authors["y", 1, "flow", "gradient"] == pytest.approx(-0.25)
     assert authors["x", 1, "raw", "gradient"] == pytest.approx(1.0)
     table = spearman_table(two)
-    summary = summary_table(table, 2000, 0).set_index(["target", "layer", "method"])
+    summary = summary_table(table, 2000, 0).query("subset == 'all' or method == 'flow'")
+    summary = summary.set_index(["target", "layer", "method"])
     row = summary.loc["gradient", 1, "raw"]
     assert row["mean"] == pytest.approx(0.0) and row["share_positive"] == 0.5
     assert (row["mean_ci95_low"], row["mean_ci95_high"]) == pytest.approx((-1.0, 1.0))  # resamples of +1 / -1
