@@ -59,10 +59,3 @@ def units_of(boots, spec) -> float:
     except KeyError:  # a condition on a column only the point table has
         rows = boot
     return float(pd.to_numeric((rows if len(rows) else boot)[RESAMPLED], errors="coerce").min())
-
-
-def too_few(units: float) -> str:
-    """Why a table resampled by ``units`` clusters gives no firm verdict ('' where it can)."""
-    if np.isfinite(units) and units < MIN_CLUSTERS:
-        return f"{units:.0f} clusters resampled: too few for a firm verdict (at least {MIN_CLUSTERS})"
-    return ""

@@ -166,31 +166,3 @@ def interval_of(reps: pd.Series, share: float = 0.975) -> tuple:
     the 2.5th and 97.5th percentiles by default."""
     x = pd.to_numeric(reps, errors="coerce").dropna()
     return (float(np.quantile(x, 1 - share)), float(np.quantile(x, share))) if len(x) else (np.nan, np.nan)
-
-
-def interval_text(reps: pd.Series, share: float = 0.975) -> str:
-    if pd.to_numeric(reps, errors="coerce").notna().sum() == 0:  # categorical values (==): the modal share
-        top = reps.value_counts(normalize=True)
-        return f"{top.index[0]} in {top.iloc[0]:.0%} of replicates" if len(top) else "no replicate"
-    lo, hi = interval_of(reps, share)
-    return f"[{fmt(lo)}, {fmt(hi)}]"
-
-
-def fmt(x) -> str:
-    if isinstance(x, (float, np.floating)):
-        return f"{x:.3g}"
-    if isinstance(x, (np.integer,)):
-        return str(int(x))
-    return str(x)
-
-
-def distinct_texts(values: list) -> list[str]:
-    """``fmt`` of each value, with more digits where two different values would print alike
-    (0.05652 and 0.05648 both print as 0.0565)."""
-    texts = [fmt(v) for v in values]
-    for digits in (4, 5, 6, 8):
-        clash = any(t == u and v != w for t, u, v, w in zip(texts, texts[1:], values, values[1:]))
-        if not clash:
-            break
-        texts = [f"{v:.{digits}g}" if isinstance(v, float | np.floating) else fmt(v) for v in values]
-    return texts
