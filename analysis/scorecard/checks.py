@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from analysis.scorecard.few_units import MIN_CLUSTERS, few_unit_p, required_share, units_of
+from analysis.scorecard.few_units import MIN_CLUSTERS, required_share, units_of
+from analysis.scorecard.pvalues import combined, direction_p, t_p
 from analysis.scorecard.run import Run
 from analysis.scorecard.values import OPS, TIE, NoRows, interval_of, replicate_values, select, specs_of, value
 
@@ -52,7 +53,11 @@ class Judgement:
     replicates: int = 0
     basis: str = "point only"
     seeds: int = 0  # k: the values are the means of k trainings (basis seeds)
-    p_value: float = np.nan
+    # one-sided p of each direction (holds / does not hold), few clusters corrected; an order or a
+    # per-level check: over its pairs or levels (the largest when all must hold, Bonferroni when one
+    # failing is enough)
+    p_holds: float = np.nan
+    p_fails: float = np.nan
     strength: pd.Series | None = None
     strength_point: float = np.nan
     why: tuple = ()  # why a verdict is not firm beyond its interval: ("undefined", share) | ("tie",) | ("few", units, floor)
@@ -62,19 +67,18 @@ class Judgement:
     marks: dict = field(default_factory=dict)  # level -> a note beside its value (e.g. a task not learnt)
     units: float = np.inf  # independent units (clusters) the replicates drew; inf: many
 
+    @property
+    def p_value(self) -> float:
+        """The two-sided p: twice the smaller one-sided p (of holds, of does not hold), at most 1."""
+        p = min(self.p_holds, self.p_fails)
+        return float(min(1.0, 2 * p)) if np.isfinite(p) else np.nan
+
     def firm_at(self, level: float = AGREEMENT) -> bool | None:
         """Whether the verdict is firm when ``level`` of the replicates must agree (seeds: their t
         interval), corrected for few resampled clusters (:func:`required_share`)."""
         if self.basis != "bootstrap":  # no replicates (None), or seeds: their t interval decided it
             return self.firm
         return not self.why and bool(self.agreement >= required_share((1 - level) / self.divisor, self.units))
-
-
-def _p_value(outcomes: pd.Series, ok: bool, units: float = np.inf) -> float:
-    """Bootstrap p of the point verdict ``ok``: (1 + replicates against it) / (1 + replicates),
-    corrected for few clusters (:func:`few_unit_p`)."""
-    known = outcomes.dropna()
-    return few_unit_p(float((1 + (known != ok).sum()) / (1 + len(known))), units) if len(known) else np.nan
 
 
 def _bounds(reps: pd.Series, units: float):
@@ -156,8 +160,9 @@ def _check_threshold(check: dict, run: Run, extra_where) -> Judgement:
         mean, lo, hi = _seed_interval(reps)
         ok = _holds(mean, op, threshold)
         firm = bool(np.isfinite(lo)) and (_holds(lo, op, threshold) == _holds(hi, op, threshold) == ok)
+        p_holds, p_fails = t_p(reps, op, threshold)
         return Judgement(
-            ok, [(None, 1, mean)], False, threshold, firm, [(lo, hi)], k, "seeds", k,
+            ok, [(None, 1, mean)], False, threshold, firm, [(lo, hi)], k, "seeds", k, p_holds, p_fails,
             strength=reps.map(lambda r: _strength(r, op, threshold)), strength_point=_strength(mean, op, threshold),
         )  # fmt: skip
     ok = _holds(v, op, threshold)
@@ -175,8 +180,8 @@ def _check_threshold(check: dict, run: Run, extra_where) -> Judgement:
     units = units_of(boots, check["value"])
     why = why or _too_few(units)
     judged = Judgement(
-        ok, [(None, 1, v)], False, threshold, None, [_bounds(reps, units)], len(reps), "bootstrap",
-        p_value=_p_value(outcomes, ok, units), strength=strength, strength_point=point_strength, why=why,
+        ok, [(None, 1, v)], False, threshold, None, [_bounds(reps, units)], len(reps), "bootstrap", 0,
+        *direction_p(outcomes, units), strength=strength, strength_point=point_strength, why=why,
         agreement=_share(outcomes, ok), units=units,
     )  # fmt: skip
     judged.firm = judged.firm_at()
@@ -209,8 +214,10 @@ def _check_order(check: dict, run: Run, extra_where) -> Judgement:
             all(lo > 0 for lo, _ in bounds) if ok else any(hi < 0 for _, hi in bounds)
         )
         seed_means = [(None, i, _seed_interval(r)[0]) for i, r in enumerate(reps, start=1)]
+        failing = sum(m <= 0 for m in means) or len(means)
+        p_holds, p_fails = combined([t_p(d, ">", 0.0) for d in diffs], failing)
         return Judgement(
-            ok, seed_means, True, margin, firm, bounds, k, "seeds", k, strength=strength, strength_point=min(means)
+            ok, seed_means, True, margin, firm, bounds, k, "seeds", k, p_holds, p_fails, strength, min(means)
         )
     # an order holds firmly when every adjacent difference is firmly above the margin, and does not
     # hold firmly when some difference that fails is firmly below it (Bonferroni over the pairs)
@@ -220,11 +227,13 @@ def _check_order(check: dict, run: Run, extra_where) -> Judgement:
     else:
         failing = [o for (a, b), o in zip(pairs, outcome) if not a > b + margin]
         agreement, divisor = max(_share(o, False) for o in failing), len(failing)
-    all_ok = strength.map(lambda x: x > 0 if pd.notna(x) else np.nan)
     units = min(units_of(boots, spec) for spec in specs)
+    # the p of does not hold is Bonferroni over the failing pairs, as the firm verdict (over every pair
+    # where the order holds at the point: the direction the data do not take)
+    p_holds, p_fails = combined([direction_p(o, units) for o in outcome], divisor if not ok else len(outcome))
     judged = Judgement(
-        ok, shown, True, margin, None, [_bounds(r, units) for r in reps], len(reps[0]), "bootstrap",
-        p_value=_p_value(all_ok, ok, units), strength=strength, strength_point=point_strength, why=_too_few(units),
+        ok, shown, True, margin, None, [_bounds(r, units) for r in reps], len(reps[0]), "bootstrap", 0,
+        p_holds, p_fails, strength=strength, strength_point=point_strength, why=_too_few(units),
         agreement=agreement, divisor=divisor, units=units,
     )  # fmt: skip
     judged.firm = judged.firm_at()
@@ -257,9 +266,9 @@ def run_check(check: dict, run: Run, skip=frozenset(), mark: dict | None = None)
     else:
         strict = 1 - (1 - AGREEMENT) / len(results)
         judged.firm = any(not j.ok and j.firm_at(strict) for _, j in results)
-    p = max(j.p_value for _, j in results) if ok else min(j.p_value for _, j in results if not j.ok) * len(results)
     judged.replicates, judged.basis, judged.seeds = first.replicates, first.basis, first.seeds
-    judged.p_value = min(p, 1.0)
+    # holds at every level: the largest p of holds; fails at one: Bonferroni over the levels
+    judged.p_holds, judged.p_fails = combined([(j.p_holds, j.p_fails) for _, j in results], len(results))
     judged.strength = pd.concat([j.strength for _, j in results], axis=1).min(axis=1, skipna=False)
     judged.units = min(j.units for _, j in results)
     return judged

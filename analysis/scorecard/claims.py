@@ -11,14 +11,14 @@ import pandas as pd
 import yaml
 from jsonschema import Draft202012Validator
 
-from analysis.scorecard.checks import LEVEL
 from analysis.scorecard.control import with_control
-from analysis.scorecard.evaluate import ALSO_RANDOM, VERDICTS, Outcome, evaluate_claim, tables_read
+from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE, Outcome, evaluate_claim, tables_read
+from analysis.scorecard.multiplicity import benjamini_hochberg, decide, levels_held  # noqa: F401 (BH: interface)
 from analysis.scorecard.registry import derive
 from analysis.scorecard.run import Run
 from analysis.scorecard.terms import TERM_COLUMNS, claim_terms, plain
 from analysis.scorecard.trainings import TRAININGS, claim_seeds
-from analysis.scorecard.values import specs_of
+from analysis.scorecard.values import absent_levels, specs_of
 from analysis.scorecard.wording import difference_text, reasons_text
 
 # the training families whose claims are the same for any model (GloVe BiLSTMs: Tutek & Snajder)
@@ -27,6 +27,7 @@ CLAIMS_SCHEMA = yaml.safe_load(
     (Path(__file__).resolve().parents[2] / "config" / "schema" / "claims.schema.yaml").read_text()
 )
 VALUE_COLUMNS = ["id", "group", "position", "value"]  # scorecard.values.csv
+JUDGED = ("holds", ALSO_RANDOM, INCONCLUSIVE, "does not hold")  # verdicts with a basis (a judged check)
 COLUMNS = [
     "id",
     "paper",
@@ -40,8 +41,10 @@ COLUMNS = [
     "seeds",
     "basis",
     "p_value",
+    "q_value",
     "bh",
     "verdict",
+    "levels",
     "reason",
     "control_role",
     "control_value",
@@ -92,15 +95,6 @@ def clusters_drawn(claim: dict, outcome: Outcome):
     return int(outcome.units) if np.isfinite(outcome.units) and claim.get("clustered", True) else pd.NA
 
 
-def benjamini_hochberg(p: pd.Series, q: float = LEVEL) -> pd.Series:
-    """Which of the p-values ``p`` (NaN: none) are discoveries at false-discovery rate ``q``."""
-    known = p.dropna().sort_values()
-    m = len(known)
-    passed = known.to_numpy() <= q * np.arange(1, m + 1) / max(m, 1)
-    k = int(np.max(np.nonzero(passed)[0]) + 1) if passed.any() else 0
-    return pd.Series(p.index.isin(known.index[:k]), index=p.index)
-
-
 class Scorecard(NamedTuple):
     """The scorecard table, its values table (``scorecard.values.csv``) and its terms table (``scorecard.terms.csv``)."""
 
@@ -120,8 +114,10 @@ def scorecard_and_values(claims: list[dict], model: Run, controls: Sequence[Run]
     the verdict and why. With ``controls`` (the random-init control's runs: its first draw, then
     more), each claim that reads attention maps (``reads_maps``) is judged on every draw too, and
     compared with it as a paired difference by its ``control`` role
-    (:func:`analysis.scorecard.control.with_control`). Firm verdicts carry a bootstrap p; ``bh``
-    marks those that stay firm under Benjamini-Hochberg at 5% across the claims.
+    (:func:`analysis.scorecard.control.with_control`). Every claim with an interval carries a
+    two-sided p; Benjamini-Hochberg over them decides (:func:`analysis.scorecard.multiplicity.decide`:
+    ``q_value``, ``bh``, a firm verdict that is no discovery reads ``inconclusive (multiplicity)``);
+    ``levels``: on how many of its levels a per-level claim holds.
 
     Also the numbers each ``our_value`` shows, as numbers (``values``: one row per claim, level
     (``group``: the level of ``per``, empty for none) and position (1, 2, ... in an order), ``value``
@@ -149,9 +145,10 @@ def scorecard_and_values(claims: list[dict], model: Run, controls: Sequence[Run]
                 "replicates": outcome.replicates,
                 "clusters": clusters_drawn(claim, outcome),
                 "seeds": n_seeds,
-                "basis": outcome.basis if outcome.verdict in VERDICTS[:4] else "",
-                "p_value": outcome.p_value if verdict in ("holds", ALSO_RANDOM, "does not hold") else np.nan,
+                "basis": outcome.basis if outcome.verdict in JUDGED else "",
+                "p_value": outcome.p_value,  # two-sided; NaN without an interval
                 "verdict": verdict,
+                "levels": levels_held(outcome.judged, len(absent_levels(claim["check"], model.tables))),
                 "reason": reasons_text([outcome.reason, why]),
                 "control_role": role,
                 "control_value": control.our_value if control else "",
@@ -164,8 +161,8 @@ def scorecard_and_values(claims: list[dict], model: Run, controls: Sequence[Run]
                 "columns": "; ".join(columns_read(claim)),
             }
         )
-    card = pd.DataFrame(rows, columns=COLUMNS)
-    card["bh"] = benjamini_hochberg(pd.to_numeric(card["p_value"], errors="coerce"))
+    card = pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in ("q_value", "bh")])
+    card = decide(card, pd.Series([bool(c.get("extension")) for c in claims], index=card.index))[COLUMNS]
     return Scorecard(
         card, pd.DataFrame(values, columns=VALUE_COLUMNS), pd.DataFrame(terms, columns=TERM_COLUMNS, dtype=object)
     )

@@ -66,7 +66,10 @@ from analysis.scorecard.wording import distinct_texts, interval_text, reasons_te
 # random weights also shows is no evidence of what the model learnt, so it is not counted as support
 ALSO_RANDOM = "holds, also at random init"
 INCONCLUSIVE = "inconclusive"
-VERDICTS = ("holds", ALSO_RANDOM, INCONCLUSIVE, "does not hold", "not applicable", "not run")
+# a firm verdict whose claim is not a Benjamini-Hochberg discovery over all claims with a p
+# (analysis.scorecard.multiplicity): it would be firm alone, not among so many claims
+MULTIPLICITY = "inconclusive (multiplicity)"
+VERDICTS = ("holds", ALSO_RANDOM, INCONCLUSIVE, MULTIPLICITY, "does not hold", "not applicable", "not run")
 
 
 class ClaimError(ValueError):

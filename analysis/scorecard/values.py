@@ -81,6 +81,18 @@ def absent_members(specs, tables) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def absent_levels(check: dict, tables) -> list:
+    """The levels of a per-level check's ``per`` column that its ``where`` names in a list and no row
+    has (e.g. an encoder this run did not train): counted in "holds on u of n"."""
+    per = check.get("per")
+    found = []
+    for spec in specs_of(check):
+        df, named = tables.get(spec["table"]), (spec.get("where") or {}).get(per)
+        if per and df is not None and per in df.columns and isinstance(named, list):
+            found += [m for m in named if not _match(df[per], m).any()]
+    return list(dict.fromkeys(found))
+
+
 def column_values(df: pd.DataFrame, column: str) -> pd.Series:
     """A column, or a pandas expression of columns (e.g. ``entropy / uniform_entropy``)."""
     if column in df.columns:

@@ -134,6 +134,8 @@ def reason_text(item) -> str:
     if kind == "spread":
         n, model, bound = a
         return f"within the spread of {n} random-init draws (model {model:+.3g} vs a new draw's bound {bound:+.3g})"
+    if kind == "multiplicity":
+        return f"not a Benjamini-Hochberg discovery at 5% over the {a[0]} claims with a p (q = {a[1]:.3g})"
     if kind == "control too":
         return f"the random-init control {a[0]} too"
     raise ValueError(f"unknown reason {kind!r}")

@@ -449,7 +449,19 @@ def test_one_seed_and_point_only_are_marked_in_the_generated_views():
     section = blocks.section_block([{**row, "seeds": "1", "control_verdict": ""}], "m")
     assert "- **holds** (1 seed) `a.b`:" in section
     compact = blocks.compact_block(
-        {"a.b": {**row, "seeds": "1", "basis": "bootstrap", "bh": "True", "about": "x"}}, "m"
+        {
+            "a.b": {**row, "seeds": "1", "basis": "bootstrap", "p_value": "0.01", "bh": "True", "about": "x"},
+            "a.c": {
+                **row,
+                "id": "a.c",
+                "verdict": "inconclusive (multiplicity)",
+                "p_value": "0.04",
+                "levels": "1 of 2",
+            },
+        },
+        "m",
     )
     assert "| `a.b` | holds (1 seed) | 0.5 | 1 |" in compact
-    assert "1 of the 1 firm verdicts stay firm under Benjamini-Hochberg" in compact
+    assert "over the 2 claims with a p decides: 1 firm verdicts are no discovery" in compact
+    # a per-level claim that holds on fewer levels than it names says so
+    assert "| `a.c` | inconclusive (multiplicity) (holds on 1 of 2 levels) |" in compact

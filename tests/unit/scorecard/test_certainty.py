@@ -197,7 +197,8 @@ def test_a_table_resampled_by_few_clusters_gets_a_wider_interval():
     assert few.verdict == INCONCLUSIVE and few.units == 15
     # its interval: the 1.321st and 98.679th percentiles, the lower one among the 0.4 replicates
     assert few.interval.startswith("[0.4, ")
-    assert few.p_value > 0.025 > many.p_value
+    # the two-sided p: twice (1 + 20) / 1001 = 0.042 from many units; corrected for 15 clusters above 0.05
+    assert few.p_value > 0.05 > many.p_value == pytest.approx(2 * 21 / 1001)
     card = scorecard([claim(ABOVE)], Run(tables, {"t": boots["t"].assign(resampled_units=15)}))
     assert card.iloc[0].clusters == 15 and pd.isna(scorecard([claim(ABOVE)], Run(tables, boots)).iloc[0].clusters)
 
@@ -300,7 +301,8 @@ def test_units_drawn_one_by_one_read_with_their_degrees_of_freedom():
         drawn = {"t": boots["t"].assign(resampled_units=200)}
         assert evaluate_claim(claim(ABOVE), Run(tables, drawn)).verdict == with_200
     # units drawn one by one (a claim the registry marks unclustered) show no cluster count
-    card = scorecard([claim(ABOVE, clustered=False)], Run(tables, drawn))
+    tables, boots = run(0.6, np.r_[np.full(10, 0.4), np.full(990, 0.6)])
+    card = scorecard([claim(ABOVE, clustered=False)], Run(tables, {"t": boots["t"].assign(resampled_units=200)}))
     assert card.iloc[0].verdict == "holds" and pd.isna(card.iloc[0].clusters)
     # the units of the rows a value reads: task A drew 200, task B 12
     per_task = pd.DataFrame({"task": ["A", "B"], "replicate": [0, 0], "v": [1, 2], "resampled_units": [200, 12]})
