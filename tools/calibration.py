@@ -50,9 +50,11 @@ def weighted_mean(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 def table_and_boot(point: float, reps: np.ndarray, units: int | None = None) -> tuple[dict, dict]:
     """The point table and the replicate table of one value; ``units``: the units each replicate
-    drew, written as the rules write it (None: not written, as before)."""
+    drew, written as the rules write it (None: as before, infinitely many: the plain percentile interval)."""
     boot = pd.DataFrame({"replicate": range(len(reps)), "v": reps})
-    return {"t": pd.DataFrame({"v": [point]})}, {"t": boot if units is None else with_resampled(boot, units)}
+    return {"t": pd.DataFrame({"v": [point]})}, {
+        "t": boot.assign(**{RESAMPLED: np.inf}) if units is None else with_resampled(boot, units)
+    }
 
 
 def on_threshold(rng, n_boot, seed, written=True):
@@ -121,9 +123,9 @@ def clusters_resampled(rng, n_boot, seed, n_clusters=15):
 
 def clusters_percentile(rng, n_boot, seed):
     """15 clusters resampled by cluster, read as the plain percentile interval (as before): a table
-    that does not say how many clusters it drew."""
+    that says it drew infinitely many units (resampled_units inf; one that does not say is an error)."""
     claims, tables, boots = clusters_resampled(rng, n_boot, seed)
-    return claims, tables, {"t": boots["t"].drop(columns=RESAMPLED)}
+    return claims, tables, {"t": boots["t"].assign(**{RESAMPLED: np.inf})}
 
 
 def few_clusters_resampled(rng, n_boot, seed):

@@ -202,12 +202,17 @@ def shorten(text: str, limit: int = CELL_CHARS) -> str:
 
 def compact_block(rows: dict[str, dict], model: str) -> str:
     """The verdict counts and one short row per claim (id, verdict, ours, the paper's number)."""
-    counts = {v: 0 for v in VERDICTS}
-    for row in rows.values():
-        counts[row["verdict"]] = counts.get(row["verdict"], 0) + 1
+    counts, apart = {v: 0 for v in VERDICTS}, {v: 0 for v in VERDICTS}
+    for row in rows.values():  # verdicts on a point value alone (no interval) are counted apart
+        tally = apart if row.get("basis") == "point only" else counts
+        tally[row["verdict"]] = tally.get(row["verdict"], 0) + 1
+    alone = "; ".join(f"{n} {v}" for v, n in apart.items() if n)
     lines = [
         f"Claim scorecard of `{model}` ({len(rows)} claims; written by `tools/scorecard_readme.py` from "
-        f"`results/{model}/tables/scorecard.csv`): " + "; ".join(f"{n} {v}" for v, n in counts.items() if n) + ".",
+        f"`results/{model}/tables/scorecard.csv`): "
+        + "; ".join(f"{n} {v}" for v, n in counts.items() if n)
+        + (f"; on their point value alone (no interval): {alone}" if alone else "")
+        + ".",
         "Ours are fractions (0.796 = 79.6%), the papers' numbers as printed there; a cell longer than "
         f"{CELL_CHARS} characters is cut and ends in `...`.",
         "",

@@ -1,6 +1,6 @@
 from analysis.scorecard.claims import read_claims, scorecard_and_values
 from analysis.scorecard.evaluate import load_table
-from analysis.scorecard.pages import plot_scorecard, scorecard_html, scorecard_markdown, value_notes, verdict_counts
+from analysis.scorecard.pages import headline, plot_scorecard, scorecard_html, scorecard_markdown, value_notes
 from analysis.scorecard.run import Run
 from analysis.scorecard.trainings import pool_trainings
 from analysis.shared.rule_io import save_figure, setup_logging, write_table, write_text
@@ -35,13 +35,13 @@ own = pool_trainings(
 controls = [read_run(runs["control"])] if "control" in runs else []
 controls += [read_run(r) for name, r in runs.items() if name.startswith("control-")]
 card, values, terms = scorecard_and_values(claims, own, controls)
-log.info("verdicts: %s", verdict_counts(card))
+log.info("verdicts: %s", headline(card))
 write_table(card, snakemake.output.table)
 # the numbers of our_value as numbers, and every claim's named numbers, for tools/scorecard_readme.py
 # (no number is parsed out of text)
 write_table(values, snakemake.output.values, float_format=None)  # every digit
 write_table(terms, snakemake.output.terms, float_format=None)
-title = f"Do the papers' claims hold for {model}? ({', '.join(f'{n} {v}' for v, n in verdict_counts(card).items())})"
+title = f"Do the papers' claims hold for {model}? ({headline(card, zeros=True)})"
 columns = {"verdict": model, **({"control_verdict": "random-init control"} if controls else {})}
 fig = plot_scorecard(card.set_index("id")[list(columns)].rename(columns=columns), title, value_notes(card))
 save_figure(fig, snakemake.output.figure)

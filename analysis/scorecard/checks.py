@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from analysis.scorecard.few_units import MIN_CLUSTERS, required_share, units_of
 from analysis.scorecard.pvalues import combined, direction_p, t_p
@@ -19,7 +20,6 @@ from analysis.scorecard.values import OPS, TIE, NoRows, interval_of, replicate_v
 
 AGREEMENT = 0.975  # share of replicates that must agree with a verdict (one side of a 95% interval)
 LEVEL = 0.05  # two-sided: each direction of a firm verdict at 2.5%
-T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}  # t(0.975, df)
 
 
 def basic(reps: pd.Series, point) -> pd.Series:
@@ -133,7 +133,7 @@ def _seed_interval(reps: pd.Series) -> tuple[float, float, float]:
     k = len(x)
     if k < 2:
         return (float(x.mean()) if k else np.nan), np.nan, np.nan
-    half = T_975.get(k - 1, 1.96) * float(x.std(ddof=1)) / np.sqrt(k)
+    half = float(stats.t.ppf(AGREEMENT, k - 1)) * float(x.std(ddof=1)) / np.sqrt(k)
     return float(x.mean()), float(x.mean()) - half, float(x.mean()) + half
 
 
@@ -210,12 +210,14 @@ def _check_order(check: dict, run: Run, extra_where) -> Judgement:
         bounds = [_seed_interval(d)[1:] for d in diffs]
         means = [_seed_interval(d)[0] for d in diffs]
         ok = all(m > 0 for m in means)
-        firm = all(np.isfinite(lo) for lo, _ in bounds) and (
-            all(lo > 0 for lo, _ in bounds) if ok else any(hi < 0 for _, hi in bounds)
-        )
         seed_means = [(None, i, _seed_interval(r)[0]) for i, r in enumerate(reps, start=1)]
         failing = sum(m <= 0 for m in means) or len(means)
         p_holds, p_fails = combined([t_p(d, ">", 0.0) for d in diffs], failing)
+        # holds: every difference's t interval above 0; does not hold: a failing one below 0 at the
+        # Bonferroni level over the failing pairs (its t test's p x their number <= 2.5%)
+        firm = all(np.isfinite(lo) for lo, _ in bounds) and (
+            all(lo > 0 for lo, _ in bounds) if ok else p_fails <= 1 - AGREEMENT
+        )
         return Judgement(
             ok, seed_means, True, margin, firm, bounds, k, "seeds", k, p_holds, p_fails, strength, min(means)
         )

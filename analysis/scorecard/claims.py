@@ -27,6 +27,8 @@ CLAIMS_SCHEMA = yaml.safe_load(
     (Path(__file__).resolve().parents[2] / "config" / "schema" / "claims.schema.yaml").read_text()
 )
 VALUE_COLUMNS = ["id", "group", "position", "value"]  # scorecard.values.csv
+# a claim read off maps is compared with the random-init control by a role it must state (no default)
+NO_ROLE = "it reads attention maps, so it needs a control role: control: learned | absence | descriptive"
 JUDGED = ("holds", ALSO_RANDOM, INCONCLUSIVE, "does not hold")  # verdicts with a basis (a judged check)
 COLUMNS = [
     "id",
@@ -80,6 +82,8 @@ def read_claims(path, registry: dict | None = None, trainings=TRAININGS) -> list
             )
         if claim["id"] in ids:
             raise ValueError(f"{path}: claim id {claim['id']!r} used twice")
+        if claim.get("reads_maps") and "control" not in claim:
+            raise ValueError(f"{path}: claim {claim['id']}: " + NO_ROLE)
         ids.add(claim["id"])
     return claims
 
@@ -128,7 +132,9 @@ def scorecard_and_values(claims: list[dict], model: Run, controls: Sequence[Run]
         outcome = evaluate_claim(claim, model)
         draws = [evaluate_claim(claim, c) for c in controls] if claim.get("reads_maps") else []
         control = draws[0] if draws else None
-        role = claim.get("control", "learned") if claim.get("reads_maps") else ""
+        if claim.get("reads_maps") and "control" not in claim:
+            raise ValueError(f"claim {claim['id']}: " + NO_ROLE)
+        role = claim["control"] if claim.get("reads_maps") else ""
         verdict, difference, why = with_control(outcome, draws, role)
         stems = tables_read(claim)
         n_seeds = claim_seeds(claim, model.seeds, stems)

@@ -137,7 +137,17 @@ def unlearnt_tasks(tables) -> dict[str, dict]:
     """Task -> why its fine-tuned model did not learn it: the learnt test's metric (accuracy for an
     F1 task, MCC for CoLA: column learnt_metric, where the table has it), score and gain interval."""
     df = tables[LEARNT_TABLE]
-    rows = df[df["main"].astype(bool) & ~df["learnt"].astype(bool)]
+    if "learnt" not in df.columns:
+        raise ValueError(f"{LEARNT_TABLE} has no column learnt (the learnt test of rule finetune): rerun it")
+    main = df[df["main"].astype(bool)]
+    # a missing value is no "learnt": a task read as learnt without its test would be judged
+    learnt = main["learnt"].map({True: True, False: False, "True": True, "False": False})
+    if learnt.isna().any():
+        raise ValueError(
+            f"{LEARNT_TABLE}: no learnt value for task {', '.join(map(str, main.loc[learnt.isna(), 'task']))} "
+            "(the learnt test of rule finetune): rerun it"
+        )
+    rows = main[~learnt.astype(bool)]
     out = {}
     for r in rows.itertuples():
         metric = getattr(r, "learnt_metric", r.metric)

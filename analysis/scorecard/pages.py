@@ -75,7 +75,7 @@ def firm_note(table: pd.DataFrame) -> str:
         f"{int(bh.sum())} are discoveries (columns q_value, bh), and {demoted} firm verdicts that are not read "
         f"'{MULTIPLICITY}'. {len(own)} claims are about your model; "
         f"{len(table) - len(own)} are the same for any model (Tutek & Snajder's GloVe BiLSTMs): "
-        + ", ".join(f"{n} {v}" for v, n in verdict_counts(own).items() if n)
+        + headline(own)
         + " about your model."
     )
 
@@ -117,9 +117,23 @@ def has_control(table: pd.DataFrame) -> bool:
     return bool(table["control_verdict"].fillna("").astype(str).ne("").any())
 
 
-def verdict_counts(table: pd.DataFrame) -> dict[str, int]:
-    counts = table["verdict"].value_counts()
+def point_only(table: pd.DataFrame) -> pd.Series:
+    """Which claims' verdicts rest on their point value alone (no interval): counted apart."""
+    return table.get("basis", pd.Series("", index=table.index)).fillna("").eq("point only")
+
+
+def verdict_counts(table: pd.DataFrame, apart: bool = False) -> dict[str, int]:
+    """Claims per verdict, those on their point value alone left out (``apart``: those alone)."""
+    counts = table.loc[point_only(table) == apart, "verdict"].value_counts()
     return {v: int(counts.get(v, 0)) for v in VERDICT_COLOURS}
+
+
+def headline(table: pd.DataFrame, zeros: bool = False) -> str:
+    """The verdict counts, with the verdicts on a point value alone (no interval) counted apart:
+    "20 holds, 5 does not hold; on their point value alone: 2 holds" (``zeros``: every verdict)."""
+    text = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items() if n or zeros)
+    apart = ", ".join(f"{n} {v}" for v, n in verdict_counts(table, apart=True).items() if n)
+    return text + (f"; on their point value alone (no interval): {apart}" if apart else "")
 
 
 NOTE_CHARS = 60  # the figure's value column: longer texts end in "..." (scorecard.csv has them whole)
@@ -178,7 +192,7 @@ def plot_scorecard(matrix: pd.DataFrame, title: str, notes: pd.Series | None = N
 
 def scorecard_html(table: pd.DataFrame, model: str) -> str:
     """A self-contained page: the counts, then every claim with both numbers and the verdict."""
-    counts = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items())
+    counts = headline(table, zeros=True)
     head = [
         "claim",
         "paper",
@@ -239,7 +253,7 @@ def scorecard_html(table: pd.DataFrame, model: str) -> str:
 
 def scorecard_markdown(table: pd.DataFrame, model: str) -> str:
     """The full scorecard table of docs/scorecard.md: one line per claim, every number from the scorecard."""
-    counts = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items() if n)
+    counts = headline(table)
     lines = [
         f"Claim scorecard of `{model}` (generated from `results/{model}/tables/scorecard.csv` by",
         "`tools/scorecard_readme.py`; claims and criteria in `config/paper_claims.yaml`): " + counts + ".",

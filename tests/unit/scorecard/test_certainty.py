@@ -19,7 +19,8 @@ def claim(check, **kw):
 
 
 def boot(values, **columns):
-    return pd.DataFrame({"replicate": range(len(values)), "v": values, **columns})
+    # resampled_units inf: read as the plain percentile interval (a table must say how many units it drew)
+    return pd.DataFrame({"replicate": range(len(values)), "v": values, "resampled_units": np.inf, **columns})
 
 
 ABOVE = {"value": {"table": "t", "column": "v"}, "op": ">", "threshold": 0.5}
@@ -98,7 +99,9 @@ def test_an_order_with_one_pair_firmly_reversed_does_not_hold():
     """a > b > c with a > b undecided and b < c on every replicate: the order firmly fails."""
     spec = lambda col: {"table": "t", "column": col}  # noqa: E731
     tables = {"t": pd.DataFrame({"a": [0.6], "b": [0.5], "c": [0.7]})}
-    reps = pd.DataFrame({"replicate": range(40), "a": [0.45, 0.55] * 20, "b": [0.5] * 40, "c": [0.7] * 40})
+    reps = pd.DataFrame({"replicate": range(40), "a": [0.45, 0.55] * 20, "b": [0.5] * 40, "c": [0.7] * 40}).assign(
+        resampled_units=np.inf
+    )
     out = evaluate_claim(claim({"greater": [spec("a"), spec("b"), spec("c")]}), Run(tables, {"t": reps}))
     assert out.verdict == "does not hold"
     # b > c undecided as well: no firm verdict either way
@@ -115,7 +118,7 @@ def test_per_level_failure_is_bonferroni_corrected():
     tables = {"t": pd.DataFrame({"v": [0.8, 0.4], "task": ["a", "b"]})}
     reps = pd.DataFrame(
         {"replicate": list(range(40)) * 2, "task": ["a"] * 40 + ["b"] * 40, "v": [0.8] * 40 + [0.4] * 39 + [0.6]}
-    )
+    ).assign(resampled_units=np.inf)
     c = claim({**ABOVE, "per": "task"})
     assert evaluate_claim(c, Run(tables, {"t": reps})).verdict == INCONCLUSIVE
     reps.loc[79, "v"] = 0.4  # every replicate fails at b: firm

@@ -21,7 +21,9 @@ def claim(cid, check, **kw):
 def against(n, table="t"):
     """A table at 0.6 whose replicates fall below the 0.5 threshold ``n`` times of B."""
     reps = np.r_[np.full(n, 0.4), np.full(B - n, 0.6)]
-    return {table: pd.DataFrame({"v": [0.6]})}, {table: pd.DataFrame({"replicate": range(B), "v": reps})}
+    return {table: pd.DataFrame({"v": [0.6]})}, {
+        table: pd.DataFrame({"replicate": range(B), "v": reps, "resampled_units": np.inf})
+    }
 
 
 def above(table):
@@ -92,6 +94,7 @@ def test_a_per_level_claim_says_on_how_many_of_its_levels_it_holds():
     point = pd.DataFrame({"task": ["A", "B"], "v": [0.6, 0.6]})
     reps = [np.full(B, 0.6), np.r_[np.full(4, 0.4), np.full(B - 4, 0.6)]]
     boot = pd.DataFrame({"replicate": list(range(B)) * 2, "task": ["A"] * B + ["B"] * B, "v": np.concatenate(reps)})
+    boot["resampled_units"] = np.inf
     check = {"per": "task", "value": {"table": "t", "column": "v", "where": {"task": ["A", "B", "D"]}}}
     row = scorecard([claim("c.x", {**check, "op": ">", "threshold": 0.5})], Run({"t": point}, {"t": boot})).iloc[0]
     assert (row.verdict, row.levels) == ("holds", "1 of 3")

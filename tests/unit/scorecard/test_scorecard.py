@@ -183,8 +183,8 @@ def test_random_init_control_verdicts():
     """A claim that reads maps is judged on the control too: holding for both is no support."""
     sep_high = {"value": {"table": "by_layer", "column": "sep", "agg": "max"}, "op": ">", "threshold": 0.5}
     claims = [
-        claim(sep_high, id="maps", reads_maps=True),
-        claim(sep_high, id="maps_control_fails", reads_maps=True),
+        claim(sep_high, id="maps", reads_maps=True, control="learned"),
+        claim(sep_high, id="maps_control_fails", reads_maps=True, control="learned"),
         claim(sep_high, id="no_maps"),
     ]
     control_holds = {"by_layer": BY_LAYER}  # max sep 0.7 > 0.5
@@ -369,7 +369,7 @@ def test_explorer_examples_are_shared_between_shards():
 
 def boot_of(values, **columns):
     """A replicate table: one row per replicate with the given values (and constant columns)."""
-    return pd.DataFrame({"replicate": range(len(values)), "v": values, **columns})
+    return pd.DataFrame({"replicate": range(len(values)), "v": values, "resampled_units": np.inf, **columns})
 
 
 def test_interval_verdicts_at_the_threshold_edges():
@@ -428,6 +428,7 @@ def test_per_level_intervals_and_replicates_by_group():
             "replicate": np.repeat(reps, 3),
             "task": ["A", "A", "B"] * 40,
             "v": np.ravel([[0.9, 0.1, 0.3 + 0.01 * r] for r in reps]),
+            "resampled_units": np.inf,
         }
     )
     out = evaluate_claim(c, Run(tables, {"t": boot}))

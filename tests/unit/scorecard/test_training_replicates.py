@@ -45,8 +45,8 @@ def test_trainings_without_bootstrap_are_one_replicate_each():
 
 
 def test_bootstraps_of_every_seed_are_pooled_with_distinct_ids():
-    boot_a = pd.DataFrame({"replicate": [0, 0, 1, 1], "v": [0.6, 0.8, 0.7, 0.9]})
-    boot_b = pd.DataFrame({"replicate": [5, 7], "v": [0.2, 0.3]})
+    boot_a = pd.DataFrame({"replicate": [0, 0, 1, 1], "v": [0.6, 0.8, 0.7, 0.9], "resampled_units": 2})
+    boot_b = pd.DataFrame({"replicate": [5, 7], "v": [0.2, 0.3], "resampled_units": 2})
     runs = [
         Run({"t": pd.DataFrame({"v": [0.7]})}, {"t": boot_a}),
         Run({"t": pd.DataFrame({"v": [0.25]})}, {"t": boot_b}),
