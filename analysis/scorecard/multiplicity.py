@@ -50,14 +50,18 @@ def holm_rejections(p: list[float], alpha: float = LEVEL) -> int:
 
 def levels_held(judged: Judgement | None, absent: int = 0) -> str:
     """``u of n`` for a per-level claim: n the levels it names (those with no row counted, ``absent``),
-    u those on which it holds: with an interval, firmly (each level's two-sided p of holds, Holm over
-    the n: "holds on at least u of n" at 5%); on its point value alone, where the point holds."""
+    u those on which it holds, by the claim's own test (before Benjamini-Hochberg across the claims):
+    where it holds firmly, every level present (its intersection-union test shows them all);
+    otherwise those that hold firmly with Holm over the n (each level's two-sided p of holds:
+    "holds on at least u of n" at 5%); on its point value alone, where the point holds."""
     if judged is None or not judged.levels:
         return ""
     levels = list(judged.levels.values())
     n = len(levels) + absent
     if judged.firm is None:
         return f"{sum(j.ok for j in levels)} of {n}"
+    if judged.ok and judged.firm:
+        return f"{len(levels)} of {n}"
     p = [min(1.0, 2 * j.p_holds) if j.ok else 1.0 for j in levels] + [1.0] * absent
     return f"{holm_rejections(p)} of {n}"
 

@@ -89,16 +89,20 @@ def test_bh_adjusted_and_holm_by_hand():
 
 def test_a_per_level_claim_says_on_how_many_of_its_levels_it_holds():
     """Levels A (0 of 199 against: two-sided p 0.01) and B (4 against: 0.05), and D named but absent:
-    it holds on every level present, and Holm over the 3 named levels rejects 0.01 <= 0.05 / 3 but
-    not 0.05 > 0.05 / 2: holds on 1 of 3."""
+    it holds firmly on both levels present: 2 of 3. With B undecided (10 against: 0.11), Holm over the
+    3 named levels rejects 0.01 <= 0.05 / 3 and stops at 0.11: holds on 1 of 3."""
     point = pd.DataFrame({"task": ["A", "B"], "v": [0.6, 0.6]})
     reps = [np.full(B, 0.6), np.r_[np.full(4, 0.4), np.full(B - 4, 0.6)]]
     boot = pd.DataFrame({"replicate": list(range(B)) * 2, "task": ["A"] * B + ["B"] * B, "v": np.concatenate(reps)})
     boot["resampled_units"] = np.inf
     check = {"per": "task", "value": {"table": "t", "column": "v", "where": {"task": ["A", "B", "D"]}}}
-    row = scorecard([claim("c.x", {**check, "op": ">", "threshold": 0.5})], Run({"t": point}, {"t": boot})).iloc[0]
-    assert (row.verdict, row.levels) == ("holds", "1 of 3")
+    c = claim("c.x", {**check, "op": ">", "threshold": 0.5})
+    row = scorecard([c], Run({"t": point}, {"t": boot})).iloc[0]
+    assert (row.verdict, row.levels) == ("holds", "2 of 3")
     assert "no row: task = D" in row.reason
+    boot.loc[B : B + 9, "v"] = 0.4  # B: 10 of 199 against
+    row = scorecard([c], Run({"t": point}, {"t": boot})).iloc[0]
+    assert (row.verdict, row.levels) == (INCONCLUSIVE, "1 of 3")
     # without replicates: the levels whose point holds
     row = scorecard([claim("c.x", {**check, "op": ">", "threshold": 0.5})], Run({"t": point})).iloc[0]
     assert (row.levels, row.basis) == ("2 of 3", "point only")
