@@ -6,7 +6,8 @@ Every claim with an interval (a bootstrap or a t interval over seeds) has a two-
 (5%) runs over all of them, the paper's claims as one family and this project's extensions
 (``extension: true`` in config/paper_claims.yaml) as another; a firm verdict (``holds``, ``holds,
 also at random init``, ``does not hold``) whose claim is not a discovery reads ``inconclusive
-(multiplicity)``. Claims judged on their point value alone have no p and are counted apart."""
+(multiplicity)`` (``inconclusive`` where its p alone is above 5%). Claims judged on their point
+value alone have no p and are counted apart."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.scorecard.checks import LEVEL, Judgement
-from analysis.scorecard.evaluate import ALSO_RANDOM, MULTIPLICITY
+from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE, MULTIPLICITY
 from analysis.scorecard.wording import reason_text
 
 FIRM = ("holds", ALSO_RANDOM, "does not hold")  # the verdicts that need a discovery
@@ -69,17 +70,22 @@ def levels_held(judged: Judgement | None, absent: int = 0) -> str:
 def decide(card: pd.DataFrame, extension: pd.Series) -> pd.DataFrame:
     """``card`` with ``q_value`` (Benjamini-Hochberg within its family: the paper's claims, or the
     extensions) and ``bh`` (a discovery at 5%) for every claim with a p, and every firm verdict that is
-    not a discovery demoted to MULTIPLICITY, its reason saying so."""
+    not a discovery demoted to MULTIPLICITY, its reason saying so; one whose own p is above 5% (its
+    interval decides, but a bootstrap p counts the point itself, (1 + against) / (1 + replicates),
+    which a share of replicates does not) reads INCONCLUSIVE, as no multiplicity is involved."""
     p = pd.to_numeric(card["p_value"], errors="coerce")
     q = pd.Series(np.nan, index=card.index)
     for family in (False, True):
         members = extension.astype(bool) == family
         q[members] = bh_adjusted(p[members])
     card = card.assign(q_value=q, bh=q <= LEVEL)
-    demoted = card["verdict"].isin(FIRM) & p.notna() & ~card["bh"]
+    firm = card["verdict"].isin(FIRM) & p.notna()
     sizes = {f: int(p[extension.astype(bool) == f].notna().sum()) for f in (False, True)}
-    for i in card.index[demoted]:
-        why = reason_text(("multiplicity", sizes[bool(extension[i])], q[i]))
+    for i in card.index[firm & ~card["bh"]]:
+        if p[i] > LEVEL:  # its interval decides, its p does not: no multiplicity involved
+            why, verdict = reason_text(("p above", p[i])), INCONCLUSIVE
+        else:
+            why, verdict = reason_text(("multiplicity", sizes[bool(extension[i])], q[i])), MULTIPLICITY
         card.loc[i, "reason"] = "; ".join(filter(None, [why, card.loc[i, "reason"]]))
-        card.loc[i, "verdict"] = MULTIPLICITY
+        card.loc[i, "verdict"] = verdict
     return card

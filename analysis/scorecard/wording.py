@@ -136,6 +136,8 @@ def reason_text(item) -> str:
         return f"within the spread of {n} random-init draws (model {model:+.3g} vs a new draw's bound {bound:+.3g})"
     if kind == "multiplicity":
         return f"not a Benjamini-Hochberg discovery at 5% over the {a[0]} claims with a p (q = {a[1]:.3g})"
+    if kind == "p above":
+        return f"its two-sided p {a[0]:.3g} is above 5% (a bootstrap p counts the point value too)"
     if kind == "control too":
         return f"the random-init control {a[0]} too"
     raise ValueError(f"unknown reason {kind!r}")

@@ -64,6 +64,18 @@ def test_benjamini_hochberg_rejects_fewer_than_all_and_decides():
     assert (alone.verdict, alone.bh) == ("holds", True)
 
 
+def test_a_firm_interval_with_a_p_above_five_percent_is_inconclusive():
+    """4 of 160 replicates against: 97.5% agree (firm by its interval), but the two-sided p is
+    2 x (1 + 4) / 161 = 0.062 > 0.05: alone, with no multiplicity at all, it reads inconclusive."""
+    reps = np.r_[np.full(4, 0.4), np.full(156, 0.6)]
+    boots = {"t": pd.DataFrame({"replicate": range(160), "v": reps, "resampled_units": np.inf})}
+    tables = {"t": pd.DataFrame({"v": [0.6]})}
+    assert evaluate_claim(claim("c.x", above("t")), Run(tables, boots)).verdict == "holds"
+    row = scorecard([claim("c.x", above("t"))], Run(tables, boots)).iloc[0]
+    assert row.p_value == pytest.approx(10 / 161) and row.verdict == INCONCLUSIVE
+    assert row.reason.startswith("its two-sided p 0.0621 is above 5%")
+
+
 def test_extensions_are_a_family_of_their_own():
     """The claim at p 0.05 among the extensions alone is a discovery; among the paper's claims it is not."""
     counts = {"c.a": 0, "c.b": 0, "c.c": 1, "c.e": 100, "c.d": 4}
