@@ -13,8 +13,10 @@ rule scorecard:
         claims=CLAIMS_FILE,
     output:
         table=table("scorecard"),
-        # our_value's numbers at full precision, one per claim, level and position (tools/scorecard_readme.py)
+        # our_value's numbers at full precision, one per claim, level and position
         values=table("scorecard", "values"),
+        # every claim's named numbers (value, threshold, bounds, p, units, seeds): tools/scorecard_readme.py
+        terms=table("scorecard", "terms"),
         figure=figure("scorecard", category=SCORECARD_CATEGORY),
         page=report(
             "results/{model}/scorecard.html",

@@ -26,6 +26,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the analysis package, installed or not
 from analysis.scorecard.claims import scorecard  # noqa: E402
 from analysis.scorecard.evaluate import evaluate_claim  # noqa: E402
+from analysis.scorecard.run import Run  # noqa: E402
 from analysis.scorecard.trainings import pool_trainings  # noqa: E402
 from analysis.shared.bootstrap import RESAMPLED, unit_weights, with_resampled  # noqa: E402
 from analysis.shared.head_selection import two_fold  # noqa: E402
@@ -49,9 +50,11 @@ def weighted_mean(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 def table_and_boot(point: float, reps: np.ndarray, units: int | None = None) -> tuple[dict, dict]:
     """The point table and the replicate table of one value; ``units``: the units each replicate
-    drew, written as the rules write it (None: not written, as before)."""
+    drew, written as the rules write it (None: as before, infinitely many: the plain percentile interval)."""
     boot = pd.DataFrame({"replicate": range(len(reps)), "v": reps})
-    return {"t": pd.DataFrame({"v": [point]})}, {"t": boot if units is None else with_resampled(boot, units)}
+    return {"t": pd.DataFrame({"v": [point]})}, {
+        "t": boot.assign(**{RESAMPLED: np.inf}) if units is None else with_resampled(boot, units)
+    }
 
 
 def on_threshold(rng, n_boot, seed, written=True):
@@ -120,9 +123,9 @@ def clusters_resampled(rng, n_boot, seed, n_clusters=15):
 
 def clusters_percentile(rng, n_boot, seed):
     """15 clusters resampled by cluster, read as the plain percentile interval (as before): a table
-    that does not say how many clusters it drew."""
+    that says it drew infinitely many units (resampled_units inf; one that does not say is an error)."""
     claims, tables, boots = clusters_resampled(rng, n_boot, seed)
-    return claims, tables, {"t": boots["t"].drop(columns=RESAMPLED)}
+    return claims, tables, {"t": boots["t"].assign(**{RESAMPLED: np.inf})}
 
 
 def few_clusters_resampled(rng, n_boot, seed):
@@ -142,9 +145,8 @@ def _seeds(rng, k=3):
 
 def seeds_t_interval(rng, n_boot, seed):
     """Three seeds, no bootstrap: the seeds' mean and a t interval (now)."""
-    runs = [({"t": pd.DataFrame({"v": [v]})}, {}) for v in _seeds(rng)]
-    boots, _ = pool_trainings(runs)
-    return [claim(ABOVE)], runs[0][0], boots
+    pooled = pool_trainings([Run({"t": pd.DataFrame({"v": [v]})}) for v in _seeds(rng)])
+    return [claim(ABOVE)], pooled.tables, pooled.boots
 
 
 def seeds_agreement(rng, n_boot, seed):
@@ -198,9 +200,9 @@ def verdict(case) -> str:
     claims, *rest = case
     if len(rest) == 2 and isinstance(rest[0], tuple):  # model and control runs
         (tables, boots), (c_tables, c_boots) = rest
-        return scorecard(claims, tables, control_tables=c_tables, boots=boots, control_boots=c_boots).iloc[0].verdict
+        return scorecard(claims, Run(tables, boots), [Run(c_tables, c_boots)]).iloc[0].verdict
     tables, boots = rest
-    return evaluate_claim(claims[0], tables, boots=boots).verdict
+    return evaluate_claim(claims[0], Run(tables, boots)).verdict
 
 
 def calibrate(datasets: int, resamples: int, seed: int = 0) -> pd.DataFrame:

@@ -83,8 +83,11 @@ def section_rows(patterns: list[str], rows: dict[str, dict]) -> list[dict]:
 
 
 def basis_mark(row: dict) -> str:
-    """`` (1 seed)`` / `` (point only)``: what a verdict rests on, in every view of the scorecard."""
+    """`` (1 seed)`` / `` (point only)`` / `` (holds on 1 of 2 levels)``: what a verdict rests on, in
+    every view of the scorecard (the levels where a per-level claim holds on fewer than it names)."""
     marks = ["1 seed"] * (str(row.get("seeds", "")) == "1") + ["point only"] * (row.get("basis") == "point only")
+    held, _, named = str(row.get("levels") or "").partition(" of ")
+    marks += [f"holds on {held} of {named} levels"] * bool(named and held != named)
     return f" ({', '.join(marks)})" if marks else ""
 
 
@@ -173,7 +176,16 @@ COMPACT = Block("compact scorecard block", "<!-- scorecard:begin -->", "<!-- sco
 # the whole table with intervals and the random-init control: results/<model>/scorecard.md
 FULL = Block("full scorecard block", "<!-- scorecard:full -->", "<!-- /scorecard:full -->")
 
-VERDICTS = ("holds", "holds, also at random init", "inconclusive", "does not hold", "not applicable", "not run")
+# the scorecard's verdicts, in its order (analysis.scorecard.evaluate.VERDICTS)
+VERDICTS = (
+    "holds",
+    "holds, also at random init",
+    "inconclusive",
+    "inconclusive (multiplicity)",
+    "does not hold",
+    "not applicable",
+    "not run",
+)
 CELL_CHARS = 48  # a compact cell longer than this is cut (at a "; ", ", " or space) and ends in "..."
 
 
@@ -190,24 +202,30 @@ def shorten(text: str, limit: int = CELL_CHARS) -> str:
 
 def compact_block(rows: dict[str, dict], model: str) -> str:
     """The verdict counts and one short row per claim (id, verdict, ours, the paper's number)."""
-    counts = {v: 0 for v in VERDICTS}
-    for row in rows.values():
-        counts[row["verdict"]] = counts.get(row["verdict"], 0) + 1
+    counts, apart = {v: 0 for v in VERDICTS}, {v: 0 for v in VERDICTS}
+    for row in rows.values():  # verdicts on a point value alone (no interval) are counted apart
+        tally = apart if row.get("basis") == "point only" else counts
+        tally[row["verdict"]] = tally.get(row["verdict"], 0) + 1
+    alone = "; ".join(f"{n} {v}" for v, n in apart.items() if n)
     lines = [
         f"Claim scorecard of `{model}` ({len(rows)} claims; written by `tools/scorecard_readme.py` from "
-        f"`results/{model}/tables/scorecard.csv`): " + "; ".join(f"{n} {v}" for v, n in counts.items() if n) + ".",
+        f"`results/{model}/tables/scorecard.csv`): "
+        + "; ".join(f"{n} {v}" for v, n in counts.items() if n)
+        + (f"; on their point value alone (no interval): {alone}" if alone else "")
+        + ".",
         "Ours are fractions (0.796 = 79.6%), the papers' numbers as printed there; a cell longer than "
         f"{CELL_CHARS} characters is cut and ends in `...`.",
         "",
         "| claim | verdict | ours | paper's |",
         "|---|---|---|---|",
     ]
-    firm = [r for r in rows.values() if r["verdict"] in ("holds", "does not hold") and r.get("basis") == "bootstrap"]
-    if firm and "bh" in firm[0]:
-        bh = sum(str(r["bh"]) == "True" for r in firm)
+    with_p = [r for r in rows.values() if r.get("p_value", "") not in ("", "nan")]
+    if with_p:
+        demoted = sum(r["verdict"] == "inconclusive (multiplicity)" for r in rows.values())
         alike = sum(r.get("about") == "model-independent" for r in rows.values())
-        lines.insert(1, f"{bh} of the {len(firm)} firm verdicts stay firm under Benjamini-Hochberg at 5%; {alike} claims "
-                     "are the same for any model; `1 seed`: the verdict rests on one training seed.")  # fmt: skip
+        lines.insert(1, f"Benjamini-Hochberg at 5% over the {len(with_p)} claims with a p decides: {demoted} firm "
+                     f"verdicts are no discovery (inconclusive (multiplicity)); {alike} claims are the same for any "
+                     "model; `1 seed`: the verdict rests on one training seed.")  # fmt: skip
     for row in rows.values():
         ours = shorten(row["our_value"]) or "-"
         verdict = row["verdict"] + basis_mark(row)

@@ -14,15 +14,15 @@ Four kinds of generated text, all filled from <results>/<model>/ (written by rul
 - a section block ``<!-- scorecard:section clark4.* !clark4.coref_* -->`` ...
   ``<!-- /scorecard:section -->`` lists, with our value and verdict, the claims whose id matches
   one of the words (shell-style patterns) and none of the words starting with ``!``;
-- an inline span ``<!-- claim:ID[@GROUP][#PICK] [FORMAT] -->75.7<!-- /claim -->`` (one line,
-  invisible markers when rendered) becomes the claim's our_value (column of scorecard.csv):
-  ``@GROUP`` picks the part ``GROUP: ...`` of a per-group value ("SST-2: 0.216; MRPC: 0.3");
-  ``#PICK`` picks a number of it: ``#2`` the second (1-based; default the first),
-  ``#min`` / ``#max`` the smallest / largest; FORMAT is omitted (the text as written there;
-  without ``#PICK`` the whole value or group), ``pct`` (x 100, 1 decimal), ``pctN`` (x 100, N
-  decimals) or ``fN`` (N decimals), rounded half up. A picked or formatted number comes at full
-  precision from tables/scorecard.values.csv (written beside scorecard.csv by rule scorecard),
-  never out of our_value's 3-digit text; without FORMAT it is shown to 3 significant digits.
+- an inline span ``<!-- claim:ID[@GROUP][:TERM] [FORMAT] -->75.7<!-- /claim -->`` (one line,
+  invisible markers when rendered): without TERM, the claim's our_value (column of
+  scorecard.csv), ``@GROUP`` its part ``GROUP: ...`` of a per-group value ("SST-2: 0.216; MRPC:
+  0.3"); with TERM, the claim's named number from tables/scorecard.terms.csv (written beside
+  scorecard.csv by rule scorecard, at full precision; ``value``, ``value2``, ``low``, ``p``, ...:
+  analysis/scorecard/terms.py), of the level ``@GROUP``, or the smallest / largest over the levels
+  (``@min`` / ``@max``). FORMAT (with a term) is omitted (3 significant digits, an integer whole),
+  ``pct`` (x 100, 1 decimal), ``pctN`` (x 100, N decimals) or ``fN`` (N decimals), rounded half
+  up. A span names a term, never a position in a text (``#2`` is an error).
 
 Markers quoted in a `code span` (and block markers not alone at the start of a line) are
 documentation, left alone. The parsing and the generated text are in tools/scorecard_blocks.py.

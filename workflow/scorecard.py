@@ -1,6 +1,7 @@
 from analysis.scorecard.claims import read_claims, scorecard_and_values
 from analysis.scorecard.evaluate import load_table
-from analysis.scorecard.pages import plot_scorecard, scorecard_html, scorecard_markdown, value_notes, verdict_counts
+from analysis.scorecard.pages import headline, plot_scorecard, scorecard_html, scorecard_markdown, value_notes
+from analysis.scorecard.run import Run
 from analysis.scorecard.trainings import pool_trainings
 from analysis.shared.rule_io import save_figure, setup_logging, write_table, write_text
 
@@ -13,40 +14,35 @@ if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule
 log = setup_logging(snakemake)
 model = snakemake.wildcards.model
 claims = read_claims(snakemake.input.claims, snakemake.params.registry)
+not_selected = frozenset(snakemake.params.rules_left_out)
 
 
-def read_run(run: dict) -> tuple[dict, dict]:
-    """(tables, replicate tables) by stem of one run (stem -> {table, boot} paths, params runs):
+def read_run(run: dict) -> Run:
+    """The tables and replicate tables by stem of one run (stem -> {table, boot} paths, params runs):
     only the declared inputs are read, so a table lying around from another run never enters a verdict."""
     tables = {stem: load_table(paths["table"]) for stem, paths in run.items()}
     boots = {stem: load_table(paths["boot"]) for stem, paths in run.items() if paths["boot"]}
-    return tables, boots
+    return Run(tables, boots, not_selected=not_selected)
 
 
 runs = snakemake.params.runs
 # the model's own run, then its training runs (config trainings): pooled into the intervals
-trainings = [read_run(runs["model"])] + [read_run(run) for name, run in runs.items() if name.startswith("training-")]
-boots, seeds = pool_trainings(trainings)
-# the random-init control's tables (overview.random_init_control), for the claims that read maps; its
-# further draws (random_init.draws: control-2, ...)
-control, control_boots = read_run(runs["control"]) if "control" in runs else (None, None)
-more_controls = [read_run(run) for name, run in runs.items() if name.startswith("control-")]
-card, values = scorecard_and_values(
-    claims,
-    trainings[0][0],
-    set(snakemake.params.rules_left_out),
-    control,
-    boots,
-    control_boots,
-    seeds,
-    more_controls,
+own = pool_trainings(
+    [read_run(runs["model"])] + [read_run(r) for name, r in runs.items() if name.startswith("training-")]
 )
-log.info("verdicts: %s", verdict_counts(card))
+# the random-init control's runs (overview.random_init_control), for the claims that read maps: its
+# first draw, then its further draws (random_init.draws: control-2, ...)
+controls = [read_run(runs["control"])] if "control" in runs else []
+controls += [read_run(r) for name, r in runs.items() if name.startswith("control-")]
+card, values, terms = scorecard_and_values(claims, own, controls)
+log.info("verdicts: %s", headline(card))
 write_table(card, snakemake.output.table)
-# the numbers of our_value as numbers, for tools/scorecard_readme.py (no number is parsed out of text)
+# the numbers of our_value as numbers, and every claim's named numbers, for tools/scorecard_readme.py
+# (no number is parsed out of text)
 write_table(values, snakemake.output.values, float_format=None)  # every digit
-title = f"Do the papers' claims hold for {model}? ({', '.join(f'{n} {v}' for v, n in verdict_counts(card).items())})"
-columns = {"verdict": model, **({"control_verdict": "random-init control"} if control is not None else {})}
+write_table(terms, snakemake.output.terms, float_format=None)
+title = f"Do the papers' claims hold for {model}? ({headline(card, zeros=True)})"
+columns = {"verdict": model, **({"control_verdict": "random-init control"} if controls else {})}
 fig = plot_scorecard(card.set_index("id")[list(columns)].rename(columns=columns), title, value_notes(card))
 save_figure(fig, snakemake.output.figure)
 for path, text in (

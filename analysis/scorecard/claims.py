@@ -2,27 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 import yaml
 from jsonschema import Draft202012Validator
-from scipy import stats
 
-from analysis.scorecard.checks import AGREEMENT, LEVEL
-from analysis.scorecard.evaluate import (
-    ALSO_RANDOM,
-    INCONCLUSIVE,
-    VERDICTS,
-    Outcome,
-    evaluate_claim,
-    tables_read,
-)
-from analysis.scorecard.few_units import MIN_CLUSTERS, few_unit_p, required_share
+from analysis.scorecard.control import with_control
+from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE, Outcome, evaluate_claim, tables_read
+from analysis.scorecard.multiplicity import benjamini_hochberg, decide, levels_held  # noqa: F401 (BH: interface)
 from analysis.scorecard.registry import derive
+from analysis.scorecard.run import Run
+from analysis.scorecard.terms import TERM_COLUMNS, claim_terms, plain
 from analysis.scorecard.trainings import TRAININGS, claim_seeds
-from analysis.scorecard.values import specs_of
+from analysis.scorecard.values import absent_levels, specs_of
+from analysis.scorecard.wording import difference_text, reasons_text
 
 # the training families whose claims are the same for any model (GloVe BiLSTMs: Tutek & Snajder)
 MODEL_INDEPENDENT = {"staying_true"}
@@ -30,6 +27,9 @@ CLAIMS_SCHEMA = yaml.safe_load(
     (Path(__file__).resolve().parents[2] / "config" / "schema" / "claims.schema.yaml").read_text()
 )
 VALUE_COLUMNS = ["id", "group", "position", "value"]  # scorecard.values.csv
+# a claim read off maps is compared with the random-init control by a role it must state (no default)
+NO_ROLE = "it reads attention maps, so it needs a control role: control: learned | absence | descriptive"
+JUDGED = ("holds", ALSO_RANDOM, INCONCLUSIVE, "does not hold")  # verdicts with a basis (a judged check)
 COLUMNS = [
     "id",
     "paper",
@@ -43,8 +43,10 @@ COLUMNS = [
     "seeds",
     "basis",
     "p_value",
+    "q_value",
     "bh",
     "verdict",
+    "levels",
     "reason",
     "control_role",
     "control_value",
@@ -80,6 +82,8 @@ def read_claims(path, registry: dict | None = None, trainings=TRAININGS) -> list
             )
         if claim["id"] in ids:
             raise ValueError(f"{path}: claim id {claim['id']!r} used twice")
+        if claim.get("reads_maps") and "control" not in claim:
+            raise ValueError(f"{path}: claim {claim['id']}: " + NO_ROLE)
         ids.add(claim["id"])
     return claims
 
@@ -89,155 +93,56 @@ def columns_read(claim: dict) -> list[str]:
     return list(dict.fromkeys(s["column"] for s in specs_of(claim["check"])))
 
 
-def paired_difference(model: Outcome, control: Outcome) -> tuple[str, bool | None, float]:
-    """The model's lead over its random-init control in the claim's direction (> 0: further on the
-    claim's side), on the same resamples (their replicate tables resample the same units with the
-    same seeds): (text, firmly above 0 or None without replicates, its bootstrap p)."""
-    if not np.isfinite(model.strength_point) or not np.isfinite(control.strength_point):
-        return "", None, np.nan
-    point = model.strength_point - control.strength_point
-    if model.strength is None or control.strength is None:
-        return f"{point:+.3g} (point only)", None, np.nan
-    reps = (model.strength - control.strength.reindex(model.strength.index)).dropna()
-    if reps.empty:
-        return f"{point:+.3g}", None, np.nan
-    # as the model's own verdict: widened where its tables resample few clusters
-    share = required_share(1 - AGREEMENT, model.units)
-    if not np.isfinite(share) or model.units < MIN_CLUSTERS:
-        return f"{point:+.3g} ({model.units:.0f} clusters)", False, np.nan
-    lo, hi = np.quantile(reps, [1 - share, share])
-    above = float((reps > 0).sum() / len(model.strength))
-    p = few_unit_p(float((1 + (reps <= 0).sum()) / (1 + len(reps))), model.units)
-    return f"{point:+.3g} [{lo:+.3g}, {hi:+.3g}]", above >= share, p
-
-
 def clusters_drawn(claim: dict, outcome: Outcome):
     """The clusters its replicates drew (the interval is widened for few of them); NA where its
     units were drawn one by one (a claim not derived from the registry: as its tables say)."""
     return int(outcome.units) if np.isfinite(outcome.units) and claim.get("clustered", True) else pd.NA
 
 
-def beyond_draws(model: Outcome, controls: list[Outcome], side: int = 1) -> tuple[bool, str]:
-    """Whether the model is further on the claim's side than a new random-init draw would be: its
-    strength (how far on the claim's side) above the upper end of the 95% t prediction interval of
-    the draws' strengths, mean + t(0.975, k - 1) sd sqrt(1 + 1/k), over the k >= 2 draws with a
-    strength; and that bound, as text. ``side`` -1: further *against* the claim's side (below the
-    lower end). Fewer than 2 such draws: no test (True, '')."""
-    x = np.array([c.strength_point for c in controls], dtype=float)
-    x = x[np.isfinite(x)]
-    k = len(x)
-    if k < 2 or not np.isfinite(model.strength_point):
-        return True, ""
-    bound = x.mean() + side * stats.t.ppf(0.975, k - 1) * x.std(ddof=1) * np.sqrt(1 + 1 / k)
-    beyond = side * model.strength_point > side * bound
-    return bool(beyond), f"model {model.strength_point:+.3g} vs a new draw's bound {bound:+.3g}"
+class Scorecard(NamedTuple):
+    """The scorecard table, its values table (``scorecard.values.csv``) and its terms table (``scorecard.terms.csv``)."""
+
+    card: pd.DataFrame
+    values: pd.DataFrame
+    terms: pd.DataFrame
 
 
-def _draw_name(d: int) -> str:
-    return "the random-init control" if d == 1 else f"random-init draw {d}"
+def scorecard(claims: list[dict], model: Run, controls: Sequence[Run] = ()) -> pd.DataFrame:
+    """The scorecard table alone (:func:`scorecard_and_values`)."""
+    return scorecard_and_values(claims, model, controls).card
 
 
-def _absence(outcome: Outcome, controls: list[Outcome], diff: str) -> tuple[str, str, str]:
-    """An ``absence`` claim that holds: it stands where the model has firmly more of the structure
-    than every comparable control draw (it learnt some, not enough for the claim: a finding about
-    training); where it has no more than a random network, the absence is a random network's too
-    (ALSO_RANDOM), as for a random-init model judged as the main model."""
-    against = [paired_difference(c, outcome) for c in controls]  # control minus model, on the claim's side
-    comparable = [(d, text, firm) for d, (text, firm, _) in enumerate(against, start=1) if firm is not None]
-    if not comparable:
-        return outcome.verdict, diff, ""
-    for d, text, firm in comparable:
-        if not firm:
-            return ALSO_RANDOM, diff, f"no more of the structure than {_draw_name(d)} (it minus the model {text})"
-    beyond, text = beyond_draws(outcome, controls, side=-1)
-    if not beyond:
-        return ALSO_RANDOM, diff, f"within the spread of {len(controls)} random-init draws ({text})"
-    return "holds", diff, ""
+def scorecard_and_values(claims: list[dict], model: Run, controls: Sequence[Run] = ()) -> Scorecard:
+    """One row per claim: the paper's number, ours with its 95% interval (from the replicate tables
+    of ``model``, training runs pooled in: :func:`analysis.scorecard.trainings.pool_trainings`),
+    the verdict and why. With ``controls`` (the random-init control's runs: its first draw, then
+    more), each claim that reads attention maps (``reads_maps``) is judged on every draw too, and
+    compared with it as a paired difference by its ``control`` role
+    (:func:`analysis.scorecard.control.with_control`). Every claim with an interval carries a
+    two-sided p; Benjamini-Hochberg over them decides (:func:`analysis.scorecard.multiplicity.decide`:
+    ``q_value``, ``bh``, a firm verdict that is no discovery reads ``inconclusive (multiplicity)``);
+    ``levels``: on how many of its levels a per-level claim holds.
 
-
-def _with_control(outcome: Outcome, controls: list[Outcome], role: str) -> tuple[str, str, str]:
-    """(verdict, control difference text, why) of a claim read off maps, by its control role:
-    ``learned`` supports the claim only when the model is firmly further on its side than every
-    control draw that can be compared with it (a paired difference; with 2 or more draws also beyond
-    their spread, :func:`beyond_draws`; else ALSO_RANDOM; no draw comparable: as ``descriptive``);
-    ``absence`` keeps it where the model has firmly more of the structure than every draw, still
-    too little (:func:`_absence`; a random network lacking the structure does not weaken a claim
-    that a trained one lacks it), else ALSO_RANDOM; ``descriptive`` keeps it unless a control draw holds or is undecided too
-    (ALSO_RANDOM)."""
-    if not controls:
-        return outcome.verdict, "", ""
-    pairs = [paired_difference(outcome, c) for c in controls]
-    diff = pairs[0][0]
-    if outcome.verdict != "holds":
-        return outcome.verdict, diff, ""
-    if role == "absence":
-        return _absence(outcome, controls, diff)
-    comparable = [(d, text, firm) for d, (text, firm, _) in enumerate(pairs, start=1) if firm is not None]
-    if role == "learned" and comparable:
-        for d, text, firm in comparable:
-            if not firm:
-                return ALSO_RANDOM, diff, f"not firmly further than {_draw_name(d)} (model minus it {text})"
-        beyond, text = beyond_draws(outcome, controls)
-        if not beyond:
-            return ALSO_RANDOM, diff, f"within the spread of {len(controls)} random-init draws ({text})"
-        return "holds", diff, ""
-    undecided = [c.verdict for c in controls if c.verdict in ("holds", INCONCLUSIVE)]
-    if undecided:
-        return ALSO_RANDOM, diff, f"the random-init control {undecided[0]} too"
-    return "holds", diff, ""
-
-
-def benjamini_hochberg(p: pd.Series, q: float = LEVEL) -> pd.Series:
-    """Which of the p-values ``p`` (NaN: none) are discoveries at false-discovery rate ``q``."""
-    known = p.dropna().sort_values()
-    m = len(known)
-    passed = known.to_numpy() <= q * np.arange(1, m + 1) / max(m, 1)
-    k = int(np.max(np.nonzero(passed)[0]) + 1) if passed.any() else 0
-    return pd.Series(p.index.isin(known.index[:k]), index=p.index)
-
-
-def scorecard(*args, **kwargs) -> pd.DataFrame:
-    """The scorecard alone (:func:`scorecard_and_values`)."""
-    return scorecard_and_values(*args, **kwargs)[0]
-
-
-def scorecard_and_values(
-    claims: list[dict],
-    tables: dict[str, pd.DataFrame],
-    not_selected=frozenset(),
-    control_tables: dict[str, pd.DataFrame] | None = None,
-    boots: dict[str, pd.DataFrame] | None = None,
-    control_boots: dict[str, pd.DataFrame] | None = None,
-    seeds: dict[str, int] | None = None,
-    more_controls: list[tuple[dict, dict]] | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """One row per claim: the paper's number, ours with its 95% interval (from ``boots``, the
-    replicate tables by stem, training runs pooled in), the verdict and why; ``seeds``: the
-    trainings behind each table (:func:`analysis.scorecard.trainings.pool_trainings`). With
-    ``control_tables`` (the random-init control's), each claim that reads attention maps
-    (``reads_maps``) is judged on the control too, and compared with it as a paired difference by
-    its ``control`` role (:func:`_with_control`). Firm verdicts carry a bootstrap p; ``bh`` marks
-    those that stay firm under Benjamini-Hochberg at 5% across the claims.
-
-    Also the numbers each ``our_value`` shows, as numbers (``scorecard.values.csv``, what the docs
-    generator reads): one row per claim, level (``group``: the level of ``per``, empty for none) and
-    position (1, 2, ... in an order), ``value`` at full precision (text for a categorical value)."""
-    rows, values = [], []
+    Also the numbers each ``our_value`` shows, as numbers (``values``: one row per claim, level
+    (``group``: the level of ``per``, empty for none) and position (1, 2, ... in an order), ``value``
+    at full precision, text for a categorical value), and every claim's named numbers (``terms``:
+    :mod:`analysis.scorecard.terms`, what the docs generator reads)."""
+    rows, values, terms = [], [], []
     for claim in claims:
-        outcome = evaluate_claim(claim, tables, not_selected, boots)
-        controls = []
-        if control_tables is not None and claim.get("reads_maps"):
-            draws = [(control_tables, control_boots), *(more_controls or [])]
-            controls = [evaluate_claim(claim, t, not_selected, b) for t, b in draws]
-        control = controls[0] if controls else None
-        role = claim.get("control", "learned") if claim.get("reads_maps") else ""
-        verdict, difference, why = _with_control(outcome, controls, role)
+        outcome = evaluate_claim(claim, model)
+        draws = [evaluate_claim(claim, c) for c in controls] if claim.get("reads_maps") else []
+        control = draws[0] if draws else None
+        if claim.get("reads_maps") and "control" not in claim:
+            raise ValueError(f"claim {claim['id']}: " + NO_ROLE)
+        role = claim["control"] if claim.get("reads_maps") else ""
+        verdict, difference, why = with_control(outcome, draws, role)
         stems = tables_read(claim)
-        n_seeds = claim_seeds(claim, seeds or {}, stems)
+        n_seeds = claim_seeds(claim, model.seeds, stems)
         values += [
-            {"id": claim["id"], "group": "" if lvl is None else lvl, "position": pos, "value": _plain(x)}
+            {"id": claim["id"], "group": "" if lvl is None else lvl, "position": pos, "value": plain(x)}
             for lvl, pos, x in outcome.values
         ]
+        terms += claim_terms(claim["id"], outcome.judged, n_seeds, difference)
         rows.append(
             {
                 **{k: claim[k] for k in ("id", "paper", "where", "claim", "paper_value", "criterion", "figure")},
@@ -246,30 +151,24 @@ def scorecard_and_values(
                 "replicates": outcome.replicates,
                 "clusters": clusters_drawn(claim, outcome),
                 "seeds": n_seeds,
-                "basis": outcome.basis if outcome.verdict in VERDICTS[:4] else "",
-                "p_value": outcome.p_value if verdict in ("holds", ALSO_RANDOM, "does not hold") else np.nan,
+                "basis": outcome.basis if outcome.verdict in JUDGED else "",
+                "p_value": outcome.p_value,  # two-sided; NaN without an interval
                 "verdict": verdict,
-                "reason": "; ".join(filter(None, [outcome.reason, why])),
+                "levels": levels_held(outcome.judged, len(absent_levels(claim["check"], model.tables))),
+                "reason": reasons_text([outcome.reason, why]),
                 "control_role": role,
                 "control_value": control.our_value if control else "",
                 "control_verdict": control.verdict if control else "",
-                "control_difference": difference,
-                "control_draws": len(controls) if controls else pd.NA,
+                "control_difference": difference_text(difference),
+                "control_draws": len(draws) if draws else pd.NA,
                 "about": "model-independent" if claim.get("trained") in MODEL_INDEPENDENT else "your model",
                 "criterion": claim["criterion"],
                 "tables": "; ".join(stems),
                 "columns": "; ".join(columns_read(claim)),
             }
         )
-    card = pd.DataFrame(rows, columns=COLUMNS)
-    card["bh"] = benjamini_hochberg(pd.to_numeric(card["p_value"], errors="coerce"))
-    return card, pd.DataFrame(values, columns=VALUE_COLUMNS)
-
-
-def _plain(x):
-    """A value as plain Python (a numpy number as float or int; text as is)."""
-    if isinstance(x, (np.integer, int)) and not isinstance(x, bool):
-        return int(x)
-    if isinstance(x, (np.floating, float)):
-        return float(x)
-    return x
+    card = pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in ("q_value", "bh")])
+    card = decide(card, pd.Series([bool(c.get("extension")) for c in claims], index=card.index))[COLUMNS]
+    return Scorecard(
+        card, pd.DataFrame(values, columns=VALUE_COLUMNS), pd.DataFrame(terms, columns=TERM_COLUMNS, dtype=object)
+    )

@@ -49,16 +49,16 @@ import numpy as np
 import pandas as pd
 
 from analysis.scorecard.checks import Judgement, check_once, levels_of, run_check
-from analysis.scorecard.values import (  # noqa: F401 (distinct_texts, replicate_values, value: this module's interface too)
+from analysis.scorecard.run import Run
+from analysis.scorecard.values import (  # noqa: F401 (replicate_values, value: this module's interface too)
     NoRows,
     absent_members,
-    distinct_texts,
-    fmt,
     replicate_values,
     specs_of,
     value,
     with_depth,
 )
+from analysis.scorecard.wording import distinct_texts, interval_text, reasons_text, value_text  # noqa: F401
 
 # "holds, also at random init": the claim holds, but the model is not firmly further in the claim's
 # direction than its random-init control (a claim that reads attention maps, control role
@@ -66,7 +66,10 @@ from analysis.scorecard.values import (  # noqa: F401 (distinct_texts, replicate
 # random weights also shows is no evidence of what the model learnt, so it is not counted as support
 ALSO_RANDOM = "holds, also at random init"
 INCONCLUSIVE = "inconclusive"
-VERDICTS = ("holds", ALSO_RANDOM, INCONCLUSIVE, "does not hold", "not applicable", "not run")
+# a firm verdict whose claim is not a Benjamini-Hochberg discovery over all claims with a p
+# (analysis.scorecard.multiplicity): it would be firm alone, not among so many claims
+MULTIPLICITY = "inconclusive (multiplicity)"
+VERDICTS = ("holds", ALSO_RANDOM, INCONCLUSIVE, MULTIPLICITY, "does not hold", "not applicable", "not run")
 
 
 class ClaimError(ValueError):
@@ -75,17 +78,49 @@ class ClaimError(ValueError):
 
 @dataclass
 class Outcome:
+    """A claim's verdict on one model, with the judgement of its check (None: not judged) and the
+    reasons (text as given, or a reason's numbers and judgements: :func:`analysis.scorecard.wording.reason_text`).
+    Its texts (``our_value``, ``interval``, ``reason``) are the wording's of these numbers."""
+
     verdict: str
-    our_value: str = ""
-    reason: str = ""
-    interval: str = ""  # our value's 95% interval(s), or why there is none
-    replicates: int = 0  # replicates the interval came from (0: none)
-    basis: str = ""  # what the verdict rests on: bootstrap | seeds | point only (no replicates)
-    p_value: float = np.nan  # bootstrap p of the verdict's direction (NaN: none)
-    strength: pd.Series | None = None  # per replicate: > 0 where the claim holds (for the paired control)
-    strength_point: float = np.nan
-    units: float = np.inf  # independent units (clusters) its replicates drew; inf: many
-    values: list = field(default_factory=list)  # the numbers our_value shows: (level or None, position, value)
+    judged: Judgement | None = None
+    reasons: list = field(default_factory=list)
+    bare: list = field(default_factory=list)  # the check's tables without replicates (a point-only judgement)
+
+    @property
+    def our_value(self) -> str:
+        return value_text(self.judged) if self.judged is not None else ""
+
+    @property
+    def reason(self) -> str:
+        return reasons_text(self.reasons)
+
+    @property
+    def interval(self) -> str:
+        """Our value's 95% interval(s), or why there is none."""
+        if self.judged is None:
+            return ""
+        if self.judged.firm is None:
+            return f"none (no replicates of {', '.join(self.bare)})"
+        return interval_text(self.judged)
+
+    @property
+    def basis(self) -> str:
+        """What the verdict rests on: bootstrap | seeds | point only (no replicates)."""
+        if self.judged is None:
+            return ""
+        return "point only" if self.judged.firm is None else self.judged.basis
+
+    def _number(self, name: str, none):
+        return getattr(self.judged, name) if self.judged is not None else none
+
+    # the judgement's numbers, passed on (their value where the claim was not judged)
+    replicates = property(lambda self: self._number("replicates", 0))
+    p_value = property(lambda self: self._number("p_value", np.nan))
+    strength = property(lambda self: self._number("strength", None))
+    strength_point = property(lambda self: self._number("strength_point", np.nan))
+    units = property(lambda self: self._number("units", np.inf))
+    values = property(lambda self: self._number("values", []))
 
 
 def tables_read(claim: dict) -> list[str]:
@@ -98,11 +133,21 @@ def tables_read(claim: dict) -> list[str]:
 LEARNT_TABLE = "finetune_scores"
 
 
-def unlearnt_tasks(tables) -> dict[str, str]:
+def unlearnt_tasks(tables) -> dict[str, dict]:
     """Task -> why its fine-tuned model did not learn it: the learnt test's metric (accuracy for an
     F1 task, MCC for CoLA: column learnt_metric, where the table has it), score and gain interval."""
     df = tables[LEARNT_TABLE]
-    rows = df[df["main"].astype(bool) & ~df["learnt"].astype(bool)]
+    if "learnt" not in df.columns:
+        raise ValueError(f"{LEARNT_TABLE} has no column learnt (the learnt test of rule finetune): rerun it")
+    main = df[df["main"].astype(bool)]
+    # a missing value is no "learnt": a task read as learnt without its test would be judged
+    learnt = main["learnt"].map({True: True, False: False, "True": True, "False": False})
+    if learnt.isna().any():
+        raise ValueError(
+            f"{LEARNT_TABLE}: no learnt value for task {', '.join(map(str, main.loc[learnt.isna(), 'task']))} "
+            "(the learnt test of rule finetune): rerun it"
+        )
+    rows = main[~learnt.astype(bool)]
     out = {}
     for r in rows.itertuples():
         metric = getattr(r, "learnt_metric", r.metric)
@@ -110,49 +155,48 @@ def unlearnt_tasks(tables) -> dict[str, str]:
         row = next(row.itertuples()) if len(row) else r
         low = getattr(r, "learnt_gain_ci95_low", r.gain_ci95_low)
         high = getattr(r, "learnt_gain_ci95_high", r.gain_ci95_high)
-        out[r.task] = (
-            f"{r.task} {metric} {fmt(row.finetuned)} vs majority class {fmt(row.majority)}, "
-            f"gain 95% CI [{fmt(low)}, {fmt(high)}]"
-        )
+        out[r.task] = {
+            "task": r.task, "metric": metric, "finetuned": row.finetuned, "majority": row.majority,
+            "low": low, "high": high,
+        }  # fmt: skip
     return out
 
 
-def _not_learnt(claim: dict, tables) -> tuple[Outcome | None, dict[str, str], dict[str, str]]:
+def _not_learnt(claim: dict, run: Run) -> tuple[Outcome | None, dict, dict[str, str]]:
     """(an Outcome when the claim is not applicable for want of a learnt task, tasks to leave out,
     tasks to mark): ``learnt_tasks: mark`` judges every task and marks those not learnt."""
     needs = claim.get("learnt_tasks")
     if not needs:
         return None, {}, {}
-    unlearnt = unlearnt_tasks(tables)
-    why = "the fine-tuned model did not learn its task (the gain's interval is not above 0): "
+    unlearnt = unlearnt_tasks(run.tables)
     if needs == "mark":
         return None, {}, {t: "not learnt" for t in unlearnt}
     if needs != "per":
         failed = [unlearnt[t] for t in needs if t in unlearnt]
-        return (Outcome("not applicable", reason=why + "; ".join(failed)) if failed else None), {}, {}
+        return (Outcome("not applicable", reasons=[("not learnt", failed)]) if failed else None), {}, {}
     check = claim["check"]
-    skip = {t: text for t, text in unlearnt.items() if t in levels_of(check, tables)}
-    if skip and len(skip) == len(levels_of(check, tables)):
-        return Outcome("not applicable", reason=why + "; ".join(skip.values())), skip, {}
+    skip = {t: test for t, test in unlearnt.items() if t in levels_of(check, run.tables)}
+    if skip and len(skip) == len(levels_of(check, run.tables)):
+        return Outcome("not applicable", reasons=[("not learnt", list(skip.values()))]), skip, {}
     return None, skip, {}
 
 
-def _refuted(judged: Judgement, refute: dict, tables, skip, boots) -> tuple[bool, str]:
+def _refuted(judged: Judgement, refute: dict, run: Run, skip) -> tuple[bool, list]:
     """Whether the claim's failure is evidence of absence: its refutation holds (firmly, where it
     has replicates); with ``per``, at some level where the check itself does not hold (one level
-    firmly refuted is enough to refute "at every level")."""
+    firmly refuted is enough to refute "at every level"). Also what it measured: (level, judgement)."""
     if not refute.get("per"):
-        j = run_check(refute, tables, skip, boots)
-        return j.ok and j.firm is not False, j.text
-    texts = []
-    for level in [lvl for lvl in levels_of(refute, tables) if lvl not in skip]:
+        j = run_check(refute, run, skip)
+        return j.ok and j.firm is not False, [(None, j)]
+    measured = []
+    for level in [lvl for lvl in levels_of(refute, run.tables) if lvl not in skip]:
         if level in judged.levels and judged.levels[level].ok:
             continue
-        j = check_once(refute, tables, {refute["per"]: level}, boots)
-        texts.append(f"{level}: {j.text}")
+        j = check_once(refute, run, {refute["per"]: level})
+        measured.append((level, j))
         if j.ok and j.firm is not False:
-            return True, "; ".join(texts)
-    return False, "; ".join(texts)
+            return True, measured
+    return False, measured
 
 
 def load_table(path) -> pd.DataFrame:
@@ -170,66 +214,46 @@ def load_tables(stems, table_dir: Path, suffix: str = "") -> dict[str, pd.DataFr
     }
 
 
-def evaluate_claim(
-    claim: dict, tables: dict[str, pd.DataFrame], not_selected: set[str] = frozenset(), boots=None
-) -> Outcome:
-    """The verdict of one claim on one model's tables (``boots``: their replicate tables, by stem)."""
+def evaluate_claim(claim: dict, run: Run) -> Outcome:
+    """The verdict of one claim on one run's tables and replicate tables."""
+    tables, boots = run.tables, run.boots
     missing = [t for t in tables_read(claim) if t not in tables]
     if missing:
-        why = (
-            "not selected (overview.scorecard_rules)"
-            if {m.split(".")[0] for m in missing} & not_selected
-            else "not produced"
-        )
-        return Outcome("not run", reason=f"table {', '.join(missing)} {why}")
+        left_out = bool({m.split(".")[0] for m in missing} & run.not_selected)
+        return Outcome("not run", reasons=[("not run", missing, left_out)])
     premise = claim.get("applies_if")
     try:
         if premise:
-            met = run_check(premise, tables)
+            met = run_check(premise, Run(tables))
             if not met.ok:
-                return Outcome("not applicable", reason=f"{premise['reason']} (measured: {met.text})")
-        not_learnt, skip, mark = _not_learnt(claim, tables)
+                return Outcome("not applicable", reasons=[("premise", premise["reason"], met)])
+        not_learnt, skip, mark = _not_learnt(claim, run)
         if not_learnt:
             return not_learnt
-        judged = run_check(claim["check"], tables, skip, boots, mark)
+        judged = run_check(claim["check"], run, skip, mark)
         refute = claim.get("refuted_if")
-        refuted = _refuted(judged, refute, tables, skip, boots) if refute and not judged.ok else None
+        refuted = _refuted(judged, refute, run, skip) if refute and not judged.ok else None
         resolved = claim.get("resolved_if")
-        unresolved = run_check(resolved, tables) if resolved else None
+        unresolved = run_check(resolved, Run(tables)) if resolved else None
     except NoRows as e:
         if claim.get("optional"):
-            return Outcome("not run", reason=f"{e}: {claim['optional']}")
+            return Outcome("not run", reasons=[f"{e}: {claim['optional']}"])
         raise ClaimError(
             f"claim {claim['id']}: {e}; fix its where, or say why its rows may be absent with `optional: <why>`"
         ) from None
-    left_out = "; ".join(skip.values())
-    absent = absent_members(specs_of(claim["check"]), tables)
-    reasons = [
-        f"left out, not learnt: {left_out}" if left_out else "",
-        f"no row: {', '.join(absent)}" if absent else "",
-    ]
+    reasons = [("left out", list(skip.values())), ("no row", absent_members(specs_of(claim["check"]), tables))]
     verdict = "holds" if judged.ok else "does not hold"
     if judged.firm is False:
         verdict = INCONCLUSIVE
-        reasons.insert(
-            0, f"the 95% interval {judged.interval} does not decide it" + (f" ({judged.why})" if judged.why else "")
-        )
+        reasons.insert(0, ("undecided", judged))
     elif refuted is not None and not refuted[0]:
         # a failed test is no evidence of absence: "does not hold" needs its refutation to hold too
         verdict = INCONCLUSIVE
-        reasons.insert(0, f"{refute['reason']} (measured: {refuted[1]})")
+        reasons.insert(0, ("refuted", refute["reason"], refuted[1]))
     if unresolved is not None and not unresolved.ok:
         # the data do not resolve the reading (e.g. a curve read between points it lacks)
         verdict = INCONCLUSIVE
-        reasons.insert(0, f"{resolved['reason']} (measured: {unresolved.text})")
-    if judged.firm is None:
-        # the check's tables without replicates (a premise's or the learnt test's do not make the interval)
-        bare = [t for t in dict.fromkeys(s["table"] for s in specs_of(claim["check"])) if t not in (boots or {})]
-        interval, basis = f"none (no replicates of {', '.join(bare)})", "point only"
-    else:
-        interval, basis = judged.interval, judged.basis
-    return Outcome(
-        verdict, our_value=judged.text, reason="; ".join(filter(None, reasons)), interval=interval,
-        replicates=judged.replicates, basis=basis, p_value=judged.p_value, strength=judged.strength,
-        strength_point=judged.strength_point, units=judged.units, values=judged.values,
-    )  # fmt: skip
+        reasons.insert(0, ("resolved", resolved["reason"], unresolved))
+    # the check's tables without replicates (a premise's or the learnt test's do not make the interval)
+    bare = [t for t in dict.fromkeys(s["table"] for s in specs_of(claim["check"])) if t not in boots]
+    return Outcome(verdict, judged, reasons, bare)

@@ -50,19 +50,20 @@ def few_unit_p(p: float, units: float = np.inf) -> float:
 def units_of(boots, spec) -> float:
     """How many independent units (clusters, or units drawn one by one) the replicates of
     ``spec``'s rows drew (column ``resampled_units``; the fewest over the rows its ``where``
-    selects, else over the table); inf where the table does not say."""
+    selects, else over the table; inf where the table says inf: read as the plain percentile
+    interval). A replicate table that does not say, or leaves it empty, is an error naming it: taken
+    as infinitely many units it would skip the few-cluster widening and the 10-cluster floor."""
     boot = (boots or {}).get(spec["table"])
-    if boot is None or RESAMPLED not in boot.columns:
+    if boot is None:
         return np.inf
+    fix = "rerun its rule (analysis.shared.bootstrap.with_resampled writes it)"
+    if RESAMPLED not in boot.columns:
+        raise ValueError(f"replicate table {spec['table']}.boot.csv has no column {RESAMPLED}: {fix}")
     try:
         rows = select(boot, spec.get("where"))
     except KeyError:  # a condition on a column only the point table has
         rows = boot
-    return float(pd.to_numeric((rows if len(rows) else boot)[RESAMPLED], errors="coerce").min())
-
-
-def too_few(units: float) -> str:
-    """Why a table resampled by ``units`` clusters gives no firm verdict ('' where it can)."""
-    if np.isfinite(units) and units < MIN_CLUSTERS:
-        return f"{units:.0f} clusters resampled: too few for a firm verdict (at least {MIN_CLUSTERS})"
-    return ""
+    units = pd.to_numeric((rows if len(rows) else boot)[RESAMPLED], errors="coerce")
+    if units.isna().any():
+        raise ValueError(f"replicate table {spec['table']}.boot.csv: column {RESAMPLED} has empty rows: {fix}")
+    return float(units.min())

@@ -6,13 +6,14 @@ import html
 
 import pandas as pd
 
-from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE
+from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE, MULTIPLICITY
 from analysis.shared.plots import new_figure
 
 VERDICT_COLOURS = {
     "holds": "#1a9850",
     ALSO_RANDOM: "#a6d96a",
     INCONCLUSIVE: "#fee08b",
+    MULTIPLICITY: "#ffffbf",
     "does not hold": "#d73027",
     "not applicable": "#9e9e9e",
     "not run": "#ffffff",
@@ -21,6 +22,7 @@ VERDICT_MARKS = {
     "holds": "yes",
     ALSO_RANDOM: "yes, rand.",
     INCONCLUSIVE: "?",
+    MULTIPLICITY: "?, mult.",
     "does not hold": "no",
     "not applicable": "n/a",
     "not run": "-",
@@ -60,17 +62,20 @@ def interval_note(table: pd.DataFrame) -> str:
 
 
 def firm_note(table: pd.DataFrame) -> str:
-    """How many firm verdicts stay firm under Benjamini-Hochberg across the claims, and the split
-    between claims about the model and claims the same for any model."""
-    firm = table[table["verdict"].isin(["holds", "does not hold"]) & table["basis"].isin(["bootstrap"])]
-    bh = int(table.loc[firm.index, "bh"].fillna(False).astype(bool).sum()) if len(firm) else 0
+    """What Benjamini-Hochberg decided across the claims with a p, and the split between claims
+    about the model and claims the same for any model."""
+    p = pd.to_numeric(table.get("p_value", pd.Series(dtype=float)), errors="coerce")
+    bh = table.get("bh", pd.Series(False, index=table.index)).fillna(False).astype(bool)
+    demoted = int((table["verdict"] == MULTIPLICITY).sum())
     about = table.get("about", pd.Series("", index=table.index))
     own = table[about == "your model"]
     return (
-        f"Of the {len(firm)} firm verdicts on a bootstrap interval, {bh} stay firm under Benjamini-Hochberg at a "
-        f"5% false-discovery rate across the claims (column bh). {len(own)} claims are about your model; "
+        f"{int(p.notna().sum())} claims carry a two-sided p (every claim with an interval); Benjamini-Hochberg at a "
+        f"5% false-discovery rate over them (the paper's claims, and this project's extensions apart) decides: "
+        f"{int(bh.sum())} are discoveries (columns q_value, bh), and {demoted} firm verdicts that are not read "
+        f"'{MULTIPLICITY}'. {len(own)} claims are about your model; "
         f"{len(table) - len(own)} are the same for any model (Tutek & Snajder's GloVe BiLSTMs): "
-        + ", ".join(f"{n} {v}" for v, n in verdict_counts(own).items() if n)
+        + headline(own)
         + " about your model."
     )
 
@@ -97,11 +102,14 @@ def seeds_text(seeds) -> str:
 
 def basis_text(r) -> str:
     """What a verdict rests on, after its interval: `` (point only)`` where it has no replicates,
-    `` (14 clusters)`` where its replicates drew few clusters (the interval is widened for them)."""
+    `` (14 clusters)`` where its replicates drew few clusters (the interval is widened for them),
+    `` (holds on 1 of 2 levels)`` for a per-level claim (:func:`analysis.scorecard.multiplicity.levels_held`)."""
+    levels = getattr(r, "levels", "")
+    levels = f" (holds on {levels} levels)" if isinstance(levels, str) and levels else ""
     if getattr(r, "basis", "") == "point only":
-        return " (point only)"
+        return " (point only)" + levels
     clusters = pd.to_numeric(pd.Series([getattr(r, "clusters", None)]), errors="coerce").iloc[0]
-    return f" ({int(clusters)} clusters)" if pd.notna(clusters) else ""
+    return (f" ({int(clusters)} clusters)" if pd.notna(clusters) else "") + levels
 
 
 def has_control(table: pd.DataFrame) -> bool:
@@ -109,9 +117,23 @@ def has_control(table: pd.DataFrame) -> bool:
     return bool(table["control_verdict"].fillna("").astype(str).ne("").any())
 
 
-def verdict_counts(table: pd.DataFrame) -> dict[str, int]:
-    counts = table["verdict"].value_counts()
+def point_only(table: pd.DataFrame) -> pd.Series:
+    """Which claims' verdicts rest on their point value alone (no interval): counted apart."""
+    return table.get("basis", pd.Series("", index=table.index)).fillna("").eq("point only")
+
+
+def verdict_counts(table: pd.DataFrame, apart: bool = False) -> dict[str, int]:
+    """Claims per verdict, those on their point value alone left out (``apart``: those alone)."""
+    counts = table.loc[point_only(table) == apart, "verdict"].value_counts()
     return {v: int(counts.get(v, 0)) for v in VERDICT_COLOURS}
+
+
+def headline(table: pd.DataFrame, zeros: bool = False) -> str:
+    """The verdict counts, with the verdicts on a point value alone (no interval) counted apart:
+    "20 holds, 5 does not hold; on their point value alone: 2 holds" (``zeros``: every verdict)."""
+    text = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items() if n or zeros)
+    apart = ", ".join(f"{n} {v}" for v, n in verdict_counts(table, apart=True).items() if n)
+    return text + (f"; on their point value alone (no interval): {apart}" if apart else "")
 
 
 NOTE_CHARS = 60  # the figure's value column: longer texts end in "..." (scorecard.csv has them whole)
@@ -170,7 +192,7 @@ def plot_scorecard(matrix: pd.DataFrame, title: str, notes: pd.Series | None = N
 
 def scorecard_html(table: pd.DataFrame, model: str) -> str:
     """A self-contained page: the counts, then every claim with both numbers and the verdict."""
-    counts = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items())
+    counts = headline(table, zeros=True)
     head = [
         "claim",
         "paper",
@@ -180,7 +202,7 @@ def scorecard_html(table: pd.DataFrame, model: str) -> str:
         "95% interval",
         "verdict",
         "why / criterion",
-        "basis (bootstrap p; BH)",
+        "basis (two-sided p; Benjamini-Hochberg q)",
         "random-init control (model minus control)",
         "table",
         "figure",
@@ -199,7 +221,11 @@ def scorecard_html(table: pd.DataFrame, model: str) -> str:
             r.verdict,
             why,
             f"{r.basis}"
-            + (f" (p {r.p_value:.3g}; {'BH firm' if r.bh else 'not BH firm'})" if pd.notna(r.p_value) else ""),
+            + (
+                f" (p {r.p_value:.3g}; q {r.q_value:.3g}{', a discovery' if r.bh else ''})"
+                if pd.notna(r.p_value)
+                else ""
+            ),
             f"{r.control_verdict}: {r.control_value} ({r.control_difference})" if r.control_verdict else "",
             r.tables,
             r.figure,
@@ -227,7 +253,7 @@ def scorecard_html(table: pd.DataFrame, model: str) -> str:
 
 def scorecard_markdown(table: pd.DataFrame, model: str) -> str:
     """The full scorecard table of docs/scorecard.md: one line per claim, every number from the scorecard."""
-    counts = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items() if n)
+    counts = headline(table)
     lines = [
         f"Claim scorecard of `{model}` (generated from `results/{model}/tables/scorecard.csv` by",
         "`tools/scorecard_readme.py`; claims and criteria in `config/paper_claims.yaml`): " + counts + ".",

@@ -10,8 +10,11 @@ replicate per seed: the interval then spans both the choice of inputs and the tr
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 
+from analysis.scorecard.run import Run
 from analysis.scorecard.values import REPLICATE
 
 # the training families a claim can name (``trained:`` in config/paper_claims.yaml), each a key of
@@ -26,28 +29,28 @@ def _renumbered(boot: pd.DataFrame, offset: int) -> tuple[pd.DataFrame, int]:
     return boot.assign(**{REPLICATE: boot[REPLICATE].map(mapping)}), offset + len(ids)
 
 
-def pool_trainings(runs: list[tuple[dict, dict]]) -> tuple[dict[str, pd.DataFrame], dict[str, int]]:
-    """Pool the trainings of each table: ``runs`` holds (tables, replicate tables) by stem for each
-    training seed, the model's own run first. Returns the pooled replicate tables by stem and the
-    number of trainings (seeds) behind each table of the first run."""
-    own_tables, own_boots = runs[0]
-    boots, seeds = dict(own_boots), {}
-    for stem in own_tables:
-        trained = [(tables, b) for tables, b in runs if stem in tables]
+def pool_trainings(runs: list[Run]) -> Run:
+    """Pool the trainings of each table: ``runs`` holds one Run (tables, replicate tables) for each
+    training seed, the model's own run first. Returns the model's own run with the pooled replicate
+    tables and the number of trainings (seeds) behind each of its tables."""
+    own = runs[0]
+    boots, seeds = dict(own.boots), {}
+    for stem in own.tables:
+        trained = [run for run in runs if stem in run.tables]
         seeds[stem] = len(trained)
         if len(trained) == 1:
             continue
         parts, offset = [], 0
-        if all(stem in b for _, b in trained):
-            for _, b in trained:
-                part, offset = _renumbered(b[stem], offset)
+        if all(stem in run.boots for run in trained):
+            for run in trained:
+                part, offset = _renumbered(run.boots[stem], offset)
                 parts.append(part)
             boots[stem] = pd.concat(parts, ignore_index=True)
         else:  # no bootstrap of this table: each training's own table is one value, read by a t interval
-            parts = [tables[stem].assign(**{REPLICATE: i}) for i, (tables, _) in enumerate(trained)]
+            parts = [run.tables[stem].assign(**{REPLICATE: i}) for i, run in enumerate(trained)]
             boots[stem] = pd.concat(parts, ignore_index=True)
             boots[stem].attrs["seeds"] = len(trained)
-    return boots, seeds
+    return replace(own, boots=boots, seeds=seeds)
 
 
 def claim_seeds(claim: dict, seeds: dict[str, int], stems: list[str]) -> int:

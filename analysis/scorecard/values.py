@@ -81,6 +81,18 @@ def absent_members(specs, tables) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def absent_levels(check: dict, tables) -> list:
+    """The levels of a per-level check's ``per`` column that its ``where`` names in a list and no row
+    has (e.g. an encoder this run did not train): counted in "holds on u of n"."""
+    per = check.get("per")
+    found = []
+    for spec in specs_of(check):
+        df, named = tables.get(spec["table"]), (spec.get("where") or {}).get(per)
+        if per and df is not None and per in df.columns and isinstance(named, list):
+            found += [m for m in named if not _match(df[per], m).any()]
+    return list(dict.fromkeys(found))
+
+
 def column_values(df: pd.DataFrame, column: str) -> pd.Series:
     """A column, or a pandas expression of columns (e.g. ``entropy / uniform_entropy``)."""
     if column in df.columns:
@@ -166,31 +178,3 @@ def interval_of(reps: pd.Series, share: float = 0.975) -> tuple:
     the 2.5th and 97.5th percentiles by default."""
     x = pd.to_numeric(reps, errors="coerce").dropna()
     return (float(np.quantile(x, 1 - share)), float(np.quantile(x, share))) if len(x) else (np.nan, np.nan)
-
-
-def interval_text(reps: pd.Series, share: float = 0.975) -> str:
-    if pd.to_numeric(reps, errors="coerce").notna().sum() == 0:  # categorical values (==): the modal share
-        top = reps.value_counts(normalize=True)
-        return f"{top.index[0]} in {top.iloc[0]:.0%} of replicates" if len(top) else "no replicate"
-    lo, hi = interval_of(reps, share)
-    return f"[{fmt(lo)}, {fmt(hi)}]"
-
-
-def fmt(x) -> str:
-    if isinstance(x, (float, np.floating)):
-        return f"{x:.3g}"
-    if isinstance(x, (np.integer,)):
-        return str(int(x))
-    return str(x)
-
-
-def distinct_texts(values: list) -> list[str]:
-    """``fmt`` of each value, with more digits where two different values would print alike
-    (0.05652 and 0.05648 both print as 0.0565)."""
-    texts = [fmt(v) for v in values]
-    for digits in (4, 5, 6, 8):
-        clash = any(t == u and v != w for t, u, v, w in zip(texts, texts[1:], values, values[1:]))
-        if not clash:
-            break
-        texts = [f"{v:.{digits}g}" if isinstance(v, float | np.floating) else fmt(v) for v in values]
-    return texts

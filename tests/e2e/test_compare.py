@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE
+from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE, MULTIPLICITY
 from conftest import ROOT, WORKFLOW, copy_into
 
 WIKI = ROOT / "tests" / "fixtures" / "mirror" / "wikitext-2-raw" / "wiki.test.raw"
@@ -128,7 +128,7 @@ def test_compare_three_models(roberta_dir, tmp_path):
     probes = matrix[matrix["id"] == "clark5.probe_order"]
     assert (probes["verdict"] == "not run").all() and probes["reason"].str.contains("not selected").all()
     surface = matrix[matrix["id"] == "clark3.current_token_low"]
-    assert set(surface["verdict"]) <= {"holds", ALSO_RANDOM, INCONCLUSIVE, "does not hold"}
+    assert set(surface["verdict"]) <= {"holds", ALSO_RANDOM, INCONCLUSIVE, MULTIPLICITY, "does not hold"}
     # RoBERTa's <s> and </s> are its [CLS] and [SEP]: attention to them is measured, not zero
     rob = special[special["model"] == "tiny-roberta"]
     assert (rob["cls"] > 0).all() and (rob["sep"] > 0).all()

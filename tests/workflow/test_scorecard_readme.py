@@ -37,8 +37,8 @@ def blocks_tool():
 
 
 def scorecard_rows(**claims):
-    """Hand-made scorecard rows: claim id -> (our_value ("" = not applicable), its numbers as the
-    scorecard rule writes them to scorecard.values.csv: (group, position, value) at full precision)."""
+    """Hand-made scorecard rows: claim id -> (our_value ("" = not applicable), its named numbers as the
+    scorecard rule writes them to scorecard.terms.csv: (group, term, value) at full precision)."""
     return {
         cid: {
             "id": cid,
@@ -47,7 +47,7 @@ def scorecard_rows(**claims):
             "our_value": text,
             "verdict": "holds" if text else "not applicable",
             "reason": "" if text else "no [SEP] sink",
-            "values": [{"id": cid, "group": g, "position": str(pos), "value": v} for g, pos, v in numbers],
+            "terms": {(g, term): v for g, term, v in numbers},
         }
         for cid, (text, numbers) in claims.items()
     }
@@ -56,22 +56,27 @@ def scorecard_rows(**claims):
 ROWS = scorecard_rows(
     **{
         # full precision behind the text: spans round the number itself, not its 3-digit text
-        "c.coref": ("0.757 > 0.525", [("", 1, "0.75714"), ("", 2, "0.52500")]),
-        "c.det": ("0.796", [("", 1, "0.7955")]),
+        "c.coref": ("0.757 > 0.525", [("", "value1", "0.75714"), ("", "value2", "0.52500"), ("", "p", "0.001")]),
+        "c.det": ("0.796", [("", "value", "0.7955"), ("", "low", "0.71"), ("", "threshold", "0.75")]),
         "k.share": (
             "SST-2: 0.216; MRPC: 0.3; STS-B: 0.125",
-            [("SST-2", 1, "0.21551"), ("MRPC", 1, "0.3"), ("STS-B", 1, "0.125")],
+            [("SST-2", "value", "0.21551"), ("MRPC", "value", "0.3"), ("STS-B", "value", "0.125"), ("", "p", "0.2")],
         ),
-        "k.kind": ("SST-2: Vertical; RTE: Diagonal", [("SST-2", 1, "Vertical"), ("RTE", 1, "Diagonal")]),
+        "k.kind": ("SST-2: Vertical; RTE: Diagonal", [("SST-2", "value", "Vertical"), ("RTE", "value", "Diagonal")]),
         "s.sooner": (
             "cnn: 0.517 > 0.107; lstm: 0.52 > 0.147",
-            [("cnn", 1, "0.517"), ("cnn", 2, "0.107"), ("lstm", 1, "0.52"), ("lstm", 2, "0.1466")],
+            [
+                ("cnn", "value1", "0.517"),
+                ("cnn", "value2", "0.107"),
+                ("lstm", "value1", "0.52"),
+                ("lstm", "value2", "0.1466"),
+            ],
         ),
         "c.sep": ("", []),
-        "c.neg": ("0.287 > -0.0667", [("", 1, "0.287"), ("", 2, "-0.06667")]),
-        # a mean of 3 seeds: the "3" of its text is no value of the claim
-        "m.seeds": ("0.5 (mean of 3 seeds)", [("", 1, "0.5")]),
-        "m.count": ("1234", [("", 1, "1234")]),
+        "c.neg": ("0.287 > -0.0667", [("", "value1", "0.287"), ("", "value2", "-0.06667")]),
+        # a mean of 3 seeds: the "3" of its text is no value of the claim; its seeds are a term of their own
+        "m.seeds": ("0.5 (mean of 3 seeds)", [("", "value", "0.5"), ("", "seeds", "3")]),
+        "m.count": ("1234", [("", "value", "1234")]),
     }
 )
 
@@ -93,27 +98,33 @@ def test_blocks_are_spliced():
     "spec, shown",
     [
         ("c.det", "0.796"),  # as written in the csv
-        ("c.det pct", "79.6"),  # 79.55 at full precision, half up
-        ("c.det pct0", "80"),
-        ("c.det f2", "0.80"),
-        ("c.det f4", "0.7955"),  # more digits than the text has: the full value's
+        ("c.det:value pct", "79.6"),  # 79.55 at full precision, half up
+        ("c.det:value pct0", "80"),
+        ("c.det:value f2", "0.80"),
+        ("c.det:value f4", "0.7955"),  # more digits than the text has: the full value's
+        ("c.det:low pct", "71.0"),  # the interval's lower bound, by name
+        ("c.det:threshold", "0.75"),
         ("c.coref", "0.757 > 0.525"),  # the whole value
-        ("c.coref pct", "75.7"),  # the first number
-        ("c.coref#2 pct", "52.5"),
-        ("c.coref#2", "0.525"),
-        ("c.neg#2 f3", "-0.067"),  # a negative number, rounded half up
-        ("c.neg#2 f1", "-0.1"),
-        ("k.share@MRPC pct0", "30"),
-        ("k.share@STS-B pct0", "13"),  # 12.5 rounds half up, not to even
-        ("k.share@SST-2", "0.216"),  # the group label's "-2" is never a number
-        ("k.share#min pct", "12.5"),
-        ("k.share#max pct", "30.0"),
+        ("c.coref:value1 pct", "75.7"),  # the order's first value
+        ("c.coref:value2 pct", "52.5"),
+        ("c.coref:value2", "0.525"),
+        ("c.coref:p", "0.001"),
+        ("c.neg:value2 f3", "-0.067"),  # a negative number, rounded half up
+        ("c.neg:value2 f1", "-0.1"),
+        ("k.share@MRPC:value pct0", "30"),
+        ("k.share@STS-B:value pct0", "13"),  # 12.5 rounds half up, not to even
+        ("k.share@SST-2", "0.216"),  # the group's part of the text
+        ("k.share@min:value pct", "12.5"),  # over the levels
+        ("k.share@max:value pct", "30.0"),
+        ("k.share:p", "0.2"),  # the claim's own term, beside its levels'
         ("k.kind@RTE", "Diagonal"),
+        ("k.kind@RTE:value", "Diagonal"),  # a categorical term, as written
         ("k.kind", "SST-2: Vertical; RTE: Diagonal"),
-        ("s.sooner@lstm#2 pct0", "15"),
-        ("s.sooner@lstm#2", "0.147"),  # no format: 3 significant digits, as the scorecard's text
-        ("m.seeds#1 pct0", "50"),
-        ("m.count#1", "1234"),  # an integer stays whole, as in the text
+        ("s.sooner@lstm:value2 pct0", "15"),
+        ("s.sooner@lstm:value2", "0.147"),  # no format: 3 significant digits, as the scorecard's text
+        ("m.seeds:value pct0", "50"),
+        ("m.seeds:seeds", "3"),
+        ("m.count:value", "1234"),  # an integer stays whole, as in the text
     ],
 )
 def test_span_shows_its_part_of_the_value(spec, shown):
@@ -129,26 +140,32 @@ def test_zero_has_no_sign():
 
 def test_stale_spans_are_filled_and_named_by_line():
     mod = blocks_tool()
-    readme = f"title\n\nhead {span('c.coref pct', '70.0')} vs {span('c.coref#2 pct', '52.5')}\n"
+    readme = f"title\n\nhead {span('c.coref:value1 pct', '70.0')} vs {span('c.coref:value2 pct', '52.5')}\n"
     text, stale = mod.fill_spans(readme, ROWS, "R.md")
-    assert text == f"title\n\nhead {span('c.coref pct', '75.7')} vs {span('c.coref#2 pct', '52.5')}\n"
-    assert stale == ["R.md:3: c.coref: '70.0' -> '75.7'"]
+    assert text == f"title\n\nhead {span('c.coref:value1 pct', '75.7')} vs {span('c.coref:value2 pct', '52.5')}\n"
+    assert stale == ["R.md:3: c.coref:value1: '70.0' -> '75.7'"]
     assert mod.fill_spans(text, ROWS, "R.md") == (text, [])
 
 
 @pytest.mark.parametrize(
     "spec, error",
     [
-        ("c.nothere pct", "R.md:2: unknown claim id 'c.nothere'"),
+        ("c.nothere:value pct", "R.md:2: unknown claim id 'c.nothere'"),
         ("c.sep", "R.md:2: claim 'c.sep' has no value \\(not applicable: no \\[SEP\\] sink\\)"),
-        ("c.coref#3", "R.md:2: #3 asked, but '0.757 > 0.525' has 2 number"),
-        ("m.seeds#2", "R.md:2: #2 asked, but '0.5 \\(mean of 3 seeds\\)' has 1 number"),
-        ("c.coref#0", "R.md:2: malformed span"),
-        ("c.det pct1x", "R.md:2: unknown format 'pct1x'"),
-        ("k.share pct", "R.md:2: .* is per group \\(SST-2, MRPC, STS-B\\): pick one with @GROUP"),
-        ("k.share@RTE pct", "R.md:2: no group 'RTE'"),
+        ("c.coref:value3", "R.md:2: claim 'c.coref' has no term 'value3' \\(terms: p, value1, value2\\)"),
+        ("m.seeds:value2", "R.md:2: claim 'm.seeds' has no term 'value2'"),
+        ("c.coref#2", "R.md:2: malformed span 'c.coref#2': a span names a term, not a position in a text"),
+        ("c.det pct", "R.md:2: span 'c.det' has a format but no term"),
+        ("c.det:value pct1x", "R.md:2: unknown format 'pct1x'"),
+        (
+            "k.share:value pct",
+            "R.md:2: term 'value' of claim 'k.share' is per level \\(SST-2, MRPC, STS-B\\): pick one",
+        ),
+        ("k.share@RTE:value pct", "R.md:2: claim 'k.share' has no term 'value' at 'RTE'"),
+        ("k.share@RTE", "R.md:2: no group 'RTE'"),
+        ("k.share@min", "R.md:2: span 'k.share@min': @min needs a term"),
         ("c.det@SST-2", "R.md:2: no group 'SST-2' in '0.796' \\(groups: none"),
-        ("k.kind@RTE pct", "R.md:2: no number in 'Diagonal'"),
+        ("k.kind@RTE:value pct", "R.md:2: term 'value' of claim 'k.kind' is no number: 'Diagonal'"),
     ],
 )
 def test_span_errors_name_the_line(spec, error):
@@ -160,7 +177,7 @@ def test_span_errors_name_the_line(spec, error):
 def test_markers_quoted_in_code_are_documentation():
     mod = blocks_tool()
     readme = (
-        f"syntax: `{span('c.nothere pct', '1')}`, `<!-- claim:` and `<!-- scorecard:section c.* -->`\n"
+        f"syntax: `{span('c.nothere:value pct', '1')}`, `<!-- claim:` and `<!-- scorecard:section c.* -->`\n"
         f"real {span('c.det', '0')}\n"
     )
     text, stale = mod.fill_spans(readme, ROWS, "R.md")
@@ -189,19 +206,23 @@ def test_section_block_lists_matching_claims():
 
 
 def write_results(root, model="m", summary="| summary |\n", rows=ROWS, folder="results"):
-    """<folder>/<model>/scorecard.md, tables/scorecard.csv and scorecard.values.csv of ``rows`` under ``root``."""
+    """<folder>/<model>/scorecard.md, tables/scorecard.csv and scorecard.terms.csv of ``rows`` under ``root``."""
     tables = root / folder / model / "tables"
     tables.mkdir(parents=True)
     (root / folder / model / "scorecard.md").write_text(summary)
-    fields = [k for k in next(iter(rows.values())) if k != "values"]
+    fields = [k for k in next(iter(rows.values())) if k != "terms"]
     with open(tables / "scorecard.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=fields)
         writer.writeheader()
         writer.writerows({k: row[k] for k in fields} for row in rows.values())
-    with open(tables / "scorecard.values.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=["id", "group", "position", "value"])
+    with open(tables / "scorecard.terms.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=["id", "group", "term", "value"])
         writer.writeheader()
-        writer.writerows(v for row in rows.values() for v in row.get("values", []))
+        writer.writerows(
+            {"id": cid, "group": g, "term": t, "value": v}
+            for cid, row in rows.items()
+            for (g, t), v in row.get("terms", {}).items()
+        )
 
 
 def compact(rows=ROWS, model="m"):
@@ -213,14 +234,14 @@ def test_check_then_write(tmp_path, monkeypatch, capsys):
     mod = readme_tool()
     write_results(tmp_path)
     readme = tmp_path / "README.md"
-    readme.write_text(f"det {span('c.det pct', '90.0')}\n{mod.COMPACT.begin}\nold\n{mod.COMPACT.end}\n")
+    readme.write_text(f"det {span('c.det:value pct', '90.0')}\n{mod.COMPACT.begin}\nold\n{mod.COMPACT.end}\n")
     monkeypatch.chdir(tmp_path)
     assert mod.main(["--model", "m", "--check"]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[:2] == ["README.md:1: c.det: '90.0' -> '79.6'", "README.md:2: compact scorecard block"]
+    assert out[:2] == ["README.md:1: c.det:value: '90.0' -> '79.6'", "README.md:2: compact scorecard block"]
     assert out[2].startswith("1 of 1 page(s) stale against results/m/tables/scorecard.csv: README.md")
     assert mod.main(["--model", "m"]) == 0
-    expected = f"det {span('c.det pct', '79.6')}\n{mod.COMPACT.begin}\n{compact()}{mod.COMPACT.end}\n"
+    expected = f"det {span('c.det:value pct', '79.6')}\n{mod.COMPACT.begin}\n{compact()}{mod.COMPACT.end}\n"
     assert readme.read_text() == expected
     assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "results"]  # no .part left
     capsys.readouterr()
@@ -302,23 +323,23 @@ def test_docs_pages_are_filled_and_named_by_their_own_lines(tmp_path, monkeypatc
     named alone."""
     mod = readme_tool()
     write_results(tmp_path)
-    readme = f"intro {span('c.det pct', '79.6')}\n{mod.COMPACT.begin}\n{compact()}{mod.COMPACT.end}\n"
+    readme = f"intro {span('c.det:value pct', '79.6')}\n{mod.COMPACT.begin}\n{compact()}{mod.COMPACT.end}\n"
     (tmp_path / "README.md").write_text(readme)
     docs = tmp_path / "docs"
     docs.mkdir()
     page = docs / "syntax.md"
     page.write_text(
-        f"# Syntax\n\nquoted: `{mod.COMPACT.begin}`\ndet {span('c.det pct', '90.0')}\n"
+        f"# Syntax\n\nquoted: `{mod.COMPACT.begin}`\ndet {span('c.det:value pct', '90.0')}\n"
         "<!-- scorecard:section c.det -->\nold\n<!-- /scorecard:section -->\n"
         f"{mod.FULL.begin}\nold\n{mod.FULL.end}\n"
     )
     fine = docs / "fine.md"
-    fine.write_text(f"# Fine\n\ncoref {span('c.coref pct', '75.7')}\n")
+    fine.write_text(f"# Fine\n\ncoref {span('c.coref:value1 pct', '75.7')}\n")
     monkeypatch.chdir(tmp_path)
     assert mod.main(["--model", "m", "--check"]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out[:3] == [
-        "docs/syntax.md:4: c.det: '90.0' -> '79.6'",
+        "docs/syntax.md:4: c.det:value: '90.0' -> '79.6'",
         "docs/syntax.md:5: section block c.det",
         "docs/syntax.md:8: full scorecard block",
     ]
@@ -326,9 +347,9 @@ def test_docs_pages_are_filled_and_named_by_their_own_lines(tmp_path, monkeypatc
     assert mod.main(["--model", "m", "--check", "docs/fine.md"]) == 0  # one page alone
     assert mod.main(["--model", "m"]) == 0
     assert (tmp_path / "README.md").read_text() == readme
-    assert fine.read_text() == f"# Fine\n\ncoref {span('c.coref pct', '75.7')}\n"
+    assert fine.read_text() == f"# Fine\n\ncoref {span('c.coref:value1 pct', '75.7')}\n"
     text = page.read_text()
-    assert span("c.det pct", "79.6") in text and "- **holds** `c.det`" in text
+    assert span("c.det:value pct", "79.6") in text and "- **holds** `c.det`" in text
     assert f"{mod.FULL.begin}\n| summary |\n{mod.FULL.end}" in text
     assert sorted(p.name for p in docs.iterdir()) == ["fine.md", "syntax.md"]  # no .part left
     assert mod.main(["--model", "m", "--check"]) == 0
@@ -340,7 +361,7 @@ def test_readme_without_the_compact_block_fails_and_nothing_is_written(tmp_path,
     full = f"{mod.FULL.begin}\nx\n{mod.FULL.end}\n"  # the full block is no stand-in for the compact one
     (tmp_path / "README.md").write_text(f"no block here, only `{mod.COMPACT.begin}` quoted\n{full}")
     (tmp_path / "docs").mkdir()
-    stale = f"# Page\n\ndet {span('c.det pct', '90.0')}\n"
+    stale = f"# Page\n\ndet {span('c.det:value pct', '90.0')}\n"
     (tmp_path / "docs" / "page.md").write_text(stale)
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit, match=f"README.md has no {re.escape(mod.COMPACT.begin)}"):
@@ -425,7 +446,19 @@ def test_one_seed_and_point_only_are_marked_in_the_generated_views():
     section = blocks.section_block([{**row, "seeds": "1", "control_verdict": ""}], "m")
     assert "- **holds** (1 seed) `a.b`:" in section
     compact = blocks.compact_block(
-        {"a.b": {**row, "seeds": "1", "basis": "bootstrap", "bh": "True", "about": "x"}}, "m"
+        {
+            "a.b": {**row, "seeds": "1", "basis": "bootstrap", "p_value": "0.01", "bh": "True", "about": "x"},
+            "a.c": {
+                **row,
+                "id": "a.c",
+                "verdict": "inconclusive (multiplicity)",
+                "p_value": "0.04",
+                "levels": "1 of 2",
+            },
+        },
+        "m",
     )
     assert "| `a.b` | holds (1 seed) | 0.5 | 1 |" in compact
-    assert "1 of the 1 firm verdicts stay firm under Benjamini-Hochberg" in compact
+    assert "over the 2 claims with a p decides: 1 firm verdicts are no discovery" in compact
+    # a per-level claim that holds on fewer levels than it names says so
+    assert "| `a.c` | inconclusive (multiplicity) (holds on 1 of 2 levels) |" in compact

@@ -6,8 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.scorecard.claims import benjamini_hochberg, paired_difference, scorecard
+from analysis.scorecard.claims import benjamini_hochberg, scorecard
+from analysis.scorecard.control import paired_difference, with_control
 from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE, evaluate_claim
+from analysis.scorecard.run import Run
+from analysis.scorecard.wording import difference_text, reason_text
 
 
 def claim(check, **kw):
@@ -16,7 +19,8 @@ def claim(check, **kw):
 
 
 def boot(values, **columns):
-    return pd.DataFrame({"replicate": range(len(values)), "v": values, **columns})
+    # resampled_units inf: read as the plain percentile interval (a table must say how many units it drew)
+    return pd.DataFrame({"replicate": range(len(values)), "v": values, "resampled_units": np.inf, **columns})
 
 
 ABOVE = {"value": {"table": "t", "column": "v"}, "op": ">", "threshold": 0.5}
@@ -48,7 +52,7 @@ def test_the_control_is_a_paired_difference_by_role(role, control_reps, verdict)
     tables, boots = run(0.8, np.linspace(0.76, 0.84, 40))
     control_tables, control_boots = run(float(np.mean(control_reps)), control_reps)
     c = claim(ABOVE, reads_maps=True, control=role)
-    row = scorecard([c], tables, control_tables=control_tables, boots=boots, control_boots=control_boots).iloc[0]
+    row = scorecard([c], Run(tables, boots), [Run(control_tables, control_boots)]).iloc[0]
     assert row.verdict == verdict and row.control_role == role
     assert row.control_difference.startswith(f"{0.8 - float(np.mean(control_reps)):+.3g} [")
 
@@ -58,21 +62,22 @@ def test_an_undecided_control_is_no_support_for_a_descriptive_claim():
     undecided = [0.4] * 20 + [0.6] * 20  # half the control's replicates hold
     control_tables, control_boots = run(0.6, undecided)
     c = claim(ABOVE, reads_maps=True, control="descriptive")
-    row = scorecard([c], tables, control_tables=control_tables, boots=boots, control_boots=control_boots).iloc[0]
+    row = scorecard([c], Run(tables, boots), [Run(control_tables, control_boots)]).iloc[0]
     assert (row.control_verdict, row.verdict) == (INCONCLUSIVE, ALSO_RANDOM)
 
 
 def test_paired_difference_by_hand():
     tables, boots = run(0.8, [0.7, 0.8, 0.9, 0.8])
-    model = evaluate_claim(claim(ABOVE), tables, boots=boots)
+    model = evaluate_claim(claim(ABOVE), Run(tables, boots))
     tables, boots = run(0.6, [0.6, 0.5, 0.9, 0.6])
-    control = evaluate_claim(claim(ABOVE), tables, boots=boots)
+    control = evaluate_claim(claim(ABOVE), Run(tables, boots))
     # strengths (v - 0.5): model 0.2, 0.3, 0.4, 0.3; control 0.1, 0.0, 0.4, 0.1 -> differences 0.1, 0.3, 0, 0.2
-    text, firm, p = paired_difference(model, control)
+    d = paired_difference(model, control)
     # 2.5th / 97.5th percentiles of (0, 0.1, 0.2, 0.3): 0 + 0.075 x 0.1 = 0.0075, 0.2 + 0.925 x 0.1 = 0.2925
-    assert text.startswith("+0.2 [+0.0075, +0.29")
-    assert firm is False  # 3 of 4 above 0 (75% < 97.5%)
-    assert p == pytest.approx((1 + 1) / (1 + 4))  # one difference <= 0
+    assert (d.point, d.low, d.high) == pytest.approx((0.2, 0.0075, 0.2925))
+    assert difference_text(d).startswith("+0.2 [+0.0075, +0.29")
+    assert d.firm is False  # 3 of 4 above 0 (75% < 97.5%)
+    assert d.p == pytest.approx((1 + 1) / (1 + 4))  # one difference <= 0
 
 
 def test_a_negative_needs_evidence_of_absence():
@@ -82,25 +87,27 @@ def test_a_negative_needs_evidence_of_absence():
         ABOVE,
         refuted_if={"value": {"table": "t", "column": "upper"}, "op": "<", "threshold": 0.01, "reason": "n too small"},
     )
-    out = evaluate_claim(c, tables)
+    out = evaluate_claim(c, Run(tables))
     assert out.verdict == INCONCLUSIVE and out.reason == "n too small (measured: 0.05)"
     tables["t"]["upper"] = 0.005
-    assert evaluate_claim(c, tables).verdict == "does not hold"
+    assert evaluate_claim(c, Run(tables)).verdict == "does not hold"
     tables["t"]["v"] = 0.7  # a claim that holds needs no refutation
-    assert evaluate_claim(c, tables).verdict == "holds"
+    assert evaluate_claim(c, Run(tables)).verdict == "holds"
 
 
 def test_an_order_with_one_pair_firmly_reversed_does_not_hold():
     """a > b > c with a > b undecided and b < c on every replicate: the order firmly fails."""
     spec = lambda col: {"table": "t", "column": col}  # noqa: E731
     tables = {"t": pd.DataFrame({"a": [0.6], "b": [0.5], "c": [0.7]})}
-    reps = pd.DataFrame({"replicate": range(40), "a": [0.45, 0.55] * 20, "b": [0.5] * 40, "c": [0.7] * 40})
-    out = evaluate_claim(claim({"greater": [spec("a"), spec("b"), spec("c")]}), tables, boots={"t": reps})
+    reps = pd.DataFrame({"replicate": range(40), "a": [0.45, 0.55] * 20, "b": [0.5] * 40, "c": [0.7] * 40}).assign(
+        resampled_units=np.inf
+    )
+    out = evaluate_claim(claim({"greater": [spec("a"), spec("b"), spec("c")]}), Run(tables, {"t": reps}))
     assert out.verdict == "does not hold"
     # b > c undecided as well: no firm verdict either way
     reps["c"] = [0.45, 0.55] * 20
     assert (
-        evaluate_claim(claim({"greater": [spec("a"), spec("b"), spec("c")]}), tables, boots={"t": reps}).verdict
+        evaluate_claim(claim({"greater": [spec("a"), spec("b"), spec("c")]}), Run(tables, {"t": reps})).verdict
         == INCONCLUSIVE
     )
 
@@ -111,11 +118,11 @@ def test_per_level_failure_is_bonferroni_corrected():
     tables = {"t": pd.DataFrame({"v": [0.8, 0.4], "task": ["a", "b"]})}
     reps = pd.DataFrame(
         {"replicate": list(range(40)) * 2, "task": ["a"] * 40 + ["b"] * 40, "v": [0.8] * 40 + [0.4] * 39 + [0.6]}
-    )
+    ).assign(resampled_units=np.inf)
     c = claim({**ABOVE, "per": "task"})
-    assert evaluate_claim(c, tables, boots={"t": reps}).verdict == INCONCLUSIVE
+    assert evaluate_claim(c, Run(tables, {"t": reps})).verdict == INCONCLUSIVE
     reps.loc[79, "v"] = 0.4  # every replicate fails at b: firm
-    assert evaluate_claim(c, tables, boots={"t": reps}).verdict == "does not hold"
+    assert evaluate_claim(c, Run(tables, {"t": reps})).verdict == "does not hold"
 
 
 def test_undefined_replicates_are_never_firm():
@@ -123,7 +130,7 @@ def test_undefined_replicates_are_never_firm():
     tables = {"t": pd.DataFrame({"v": [0.8], "k": ["a"]})}
     reps = boot([0.8] * 40, k=["a"] * 38 + ["z", "z"])
     c = claim({"value": {"table": "t", "column": "v", "where": {"k": "a"}}, "op": ">", "threshold": 0.5})
-    out = evaluate_claim(c, tables, boots={"t": reps})
+    out = evaluate_claim(c, Run(tables, {"t": reps}))
     assert out.verdict == INCONCLUSIVE and "no value on 5% of the resamples" in out.reason
 
 
@@ -141,9 +148,9 @@ def test_not_learnt_tasks_are_judged_and_marked():
         }
     )
     tables = {"t": pd.DataFrame({"v": [0.8, 0.7], "task": ["A", "B"]}), "finetune_scores": scores}
-    out = evaluate_claim(claim({**ABOVE, "per": "task"}, learnt_tasks="mark"), tables)
+    out = evaluate_claim(claim({**ABOVE, "per": "task"}, learnt_tasks="mark"), Run(tables))
     assert (out.verdict, out.our_value) == ("holds", "A: 0.8; B: 0.7 (not learnt)")
-    out = evaluate_claim(claim({**ABOVE, "per": "task"}, learnt_tasks="per"), tables)
+    out = evaluate_claim(claim({**ABOVE, "per": "task"}, learnt_tasks="per"), Run(tables))
     assert out.our_value == "A: 0.8" and "left out, not learnt: B" in out.reason
 
 
@@ -161,9 +168,9 @@ def test_one_level_firmly_refuted_refutes_an_every_level_claim():
     tables = {"t": pd.DataFrame({"v": [0.8, 0.3, 0.3], "upper": [0.2, 0.005, 0.05], "task": ["A", "B", "C"]})}
     refute = {"per": "task", "value": {"table": "t", "column": "upper"}, "op": "<", "threshold": 0.01, "reason": "r"}
     c = claim({**ABOVE, "per": "task"}, refuted_if=refute)
-    assert evaluate_claim(c, tables).verdict == "does not hold"
+    assert evaluate_claim(c, Run(tables)).verdict == "does not hold"
     tables["t"].loc[1, "upper"] = 0.05  # no failing level refuted: inconclusive, naming each failing level's bound
-    out = evaluate_claim(c, tables)
+    out = evaluate_claim(c, Run(tables))
     assert (out.verdict, out.reason) == (INCONCLUSIVE, "r (measured: B: 0.05; C: 0.05)")
 
 
@@ -187,15 +194,16 @@ def test_a_table_resampled_by_few_clusters_gets_a_wider_interval():
     # 1,000 replicates, 98% of them above the threshold: firm from many units, not from 15 clusters
     reps = np.r_[np.full(20, 0.4), np.linspace(0.55, 0.9, 980)]
     tables, boots = run(0.7, reps)
-    many = evaluate_claim(claim(ABOVE), tables, boots=boots)
+    many = evaluate_claim(claim(ABOVE), Run(tables, boots))
     assert many.verdict == "holds" and many.interval == "[0.552, 0.891]"
-    few = evaluate_claim(claim(ABOVE), tables, boots={"t": boots["t"].assign(resampled_units=15)})
+    few = evaluate_claim(claim(ABOVE), Run(tables, {"t": boots["t"].assign(resampled_units=15)}))
     assert few.verdict == INCONCLUSIVE and few.units == 15
     # its interval: the 1.321st and 98.679th percentiles, the lower one among the 0.4 replicates
     assert few.interval.startswith("[0.4, ")
-    assert few.p_value > 0.025 > many.p_value
-    card = scorecard([claim(ABOVE)], tables, boots={"t": boots["t"].assign(resampled_units=15)})
-    assert card.iloc[0].clusters == 15 and pd.isna(scorecard([claim(ABOVE)], tables, boots=boots).iloc[0].clusters)
+    # the two-sided p: twice (1 + 20) / 1001 = 0.042 from many units; corrected for 15 clusters above 0.05
+    assert few.p_value > 0.05 > many.p_value == pytest.approx(2 * 21 / 1001)
+    card = scorecard([claim(ABOVE)], Run(tables, {"t": boots["t"].assign(resampled_units=15)}))
+    assert card.iloc[0].clusters == 15 and pd.isna(scorecard([claim(ABOVE)], Run(tables, boots)).iloc[0].clusters)
 
 
 def test_the_basic_interval_reflects_the_replicates_about_the_point():
@@ -204,8 +212,8 @@ def test_the_basic_interval_reflects_the_replicates_about_the_point():
     reps = np.linspace(0.47, 0.51, 41)
     tables, boots = run(0.46, reps)
     below = {"value": {"table": "t", "column": "v"}, "op": "<", "threshold": 0.5}
-    assert evaluate_claim(claim(below), tables, boots=boots).verdict == INCONCLUSIVE
-    got = evaluate_claim(claim({**below, "interval": "basic"}), tables, boots=boots)
+    assert evaluate_claim(claim(below), Run(tables, boots)).verdict == INCONCLUSIVE
+    got = evaluate_claim(claim({**below, "interval": "basic"}), Run(tables, boots))
     assert got.verdict == "holds" and got.interval == "[0.411, 0.449]"
 
 
@@ -214,7 +222,7 @@ def test_the_values_table_holds_our_values_numbers_at_full_precision():
 
     per_level = pd.DataFrame({"task": ["A", "B"], "a": [0.71234, 0.6], "b": [0.5, 0.65432]})
     order = {"greater": [{"table": "t", "column": "a"}, {"table": "t", "column": "b"}], "per": "task"}
-    card, values = scorecard_and_values([claim(order)], {"t": per_level})
+    card, values, _ = scorecard_and_values([claim(order)], Run({"t": per_level}))
     assert card.iloc[0].our_value == "A: 0.712 > 0.5; B: 0.6 vs 0.654"  # 3 digits in the text
     assert values.to_dict("records") == [
         {"id": "c.x", "group": "A", "position": 1, "value": 0.71234},
@@ -229,7 +237,7 @@ def test_a_widened_interval_says_how_many_clusters_in_every_view():
 
     reps = np.linspace(0.6, 0.9, 400)
     tables, boots = run(0.75, reps)
-    card = scorecard([claim(ABOVE)], tables, boots={"t": boots["t"].assign(resampled_units=14)})
+    card = scorecard([claim(ABOVE)], Run(tables, {"t": boots["t"].assign(resampled_units=14)}))
     assert card.iloc[0].clusters == 14
     assert value_notes(card).iloc[0].endswith("(14 clusters)")
     assert "(14 clusters) | **holds** |" in scorecard_markdown(card, "m")
@@ -245,9 +253,9 @@ def test_a_learned_claim_must_beat_the_spread_of_the_random_draws(model, verdict
     tables, boots = run(model, np.linspace(model - 0.04, model + 0.04, 40))
     draws = [run(v, np.linspace(v - 0.01, v + 0.01, 40)) for v in (0.6, 0.62, 0.64)]
     c = claim(ABOVE, reads_maps=True, control="learned")
-    row = scorecard(
-        [c], tables, control_tables=draws[0][0], boots=boots, control_boots=draws[0][1], more_controls=draws[1:]
-    ).iloc[0]
+    row = scorecard([c], Run(tables, boots), [Run(draws[0][0], draws[0][1]), *(Run(t, b) for t, b in draws[1:])]).iloc[
+        0
+    ]
     assert (row.verdict, row.control_draws) == (verdict, 3)
     if verdict == ALSO_RANDOM:
         assert "within the spread of 3 random-init draws (model +0.2 vs a new draw's bound +0.219)" in row.reason
@@ -256,32 +264,31 @@ def test_a_learned_claim_must_beat_the_spread_of_the_random_draws(model, verdict
 def test_fewer_than_ten_clusters_give_no_firm_verdict():
     # every replicate above the threshold: firm from 10 clusters on, never from 9
     tables, boots = run(0.8, np.linspace(0.7, 0.9, 200))
-    nine = evaluate_claim(claim(ABOVE), tables, boots={"t": boots["t"].assign(resampled_units=9)})
+    nine = evaluate_claim(claim(ABOVE), Run(tables, {"t": boots["t"].assign(resampled_units=9)}))
     assert nine.verdict == INCONCLUSIVE and "9 clusters resampled: too few for a firm verdict" in nine.reason
-    assert evaluate_claim(claim(ABOVE), tables, boots={"t": boots["t"].assign(resampled_units=10)}).verdict == "holds"
+    assert evaluate_claim(claim(ABOVE), Run(tables, {"t": boots["t"].assign(resampled_units=10)})).verdict == "holds"
 
 
 def test_the_draws_are_read_alike_whichever_cannot_be_compared():
     # a draw whose premise fails (not applicable: no strength) is left out of the comparison,
     # first or second, and the comparable draw decides
-    from analysis.scorecard.claims import _with_control
     from analysis.scorecard.evaluate import Outcome
 
     tables, boots = run(0.8, np.linspace(0.76, 0.84, 40))
-    model = evaluate_claim(claim(ABOVE), tables, boots=boots)
+    model = evaluate_claim(claim(ABOVE), Run(tables, boots))
 
     def judged(point, reps):
         t, b = run(point, reps)
-        return evaluate_claim(claim(ABOVE), t, boots=b)
+        return evaluate_claim(claim(ABOVE), Run(t, b))
 
     low = judged(0.6, np.linspace(0.59, 0.61, 40))
-    none = Outcome("not applicable", reason="no sink")
+    none = Outcome("not applicable", reasons=["no sink"])
     for draws in ([none, low], [low, none]):
-        assert _with_control(model, draws, "learned")[0] == "holds"
+        assert with_control(model, draws, "learned")[0] == "holds"
     high = judged(0.8, np.linspace(0.76, 0.84, 40))
     for draws in ([none, high], [high, none]):
-        verdict, _, why = _with_control(model, draws, "learned")
-        assert verdict == ALSO_RANDOM and why.startswith("not firmly further than")
+        verdict, _, why = with_control(model, draws, "learned")
+        assert verdict == ALSO_RANDOM and reason_text(why).startswith("not firmly further than")
 
 
 def test_units_drawn_one_by_one_read_with_their_degrees_of_freedom():
@@ -293,11 +300,12 @@ def test_units_drawn_one_by_one_read_with_their_degrees_of_freedom():
     for above, plain, with_200 in [(975, "holds", INCONCLUSIVE), (976, "holds", "holds")]:
         reps = np.r_[np.full(1000 - above, 0.4), np.full(above, 0.6)]
         tables, boots = run(0.6, reps)
-        assert evaluate_claim(claim(ABOVE), tables, boots=boots).verdict == plain
+        assert evaluate_claim(claim(ABOVE), Run(tables, boots)).verdict == plain
         drawn = {"t": boots["t"].assign(resampled_units=200)}
-        assert evaluate_claim(claim(ABOVE), tables, boots=drawn).verdict == with_200
+        assert evaluate_claim(claim(ABOVE), Run(tables, drawn)).verdict == with_200
     # units drawn one by one (a claim the registry marks unclustered) show no cluster count
-    card = scorecard([claim(ABOVE, clustered=False)], tables, boots=drawn)
+    tables, boots = run(0.6, np.r_[np.full(10, 0.4), np.full(990, 0.6)])
+    card = scorecard([claim(ABOVE, clustered=False)], Run(tables, {"t": boots["t"].assign(resampled_units=200)}))
     assert card.iloc[0].verdict == "holds" and pd.isna(card.iloc[0].clusters)
     # the units of the rows a value reads: task A drew 200, task B 12
     per_task = pd.DataFrame({"task": ["A", "B"], "replicate": [0, 0], "v": [1, 2], "resampled_units": [200, 12]})
@@ -308,25 +316,23 @@ def test_units_drawn_one_by_one_read_with_their_degrees_of_freedom():
 
 
 def test_an_absence_claim_asks_the_model_to_have_more_than_every_draw():
-    from analysis.scorecard.claims import _with_control
-
     tables, boots = run(0.8, np.linspace(0.76, 0.84, 40))
-    model = evaluate_claim(claim(ABOVE), tables, boots=boots)  # strength 0.3 on the claim's side
+    model = evaluate_claim(claim(ABOVE), Run(tables, boots))  # strength 0.3 on the claim's side
 
     def draws(*points):
         out = []
         for x in points:
             t, b = run(x, np.linspace(x - 0.04, x + 0.04, 40))  # the model's replicates + (x - 0.8)
-            out.append(evaluate_claim(claim(ABOVE), t, boots=b))
+            out.append(evaluate_claim(claim(ABOVE), Run(t, b)))
         return out
 
     # strengths 0.39, 0.4, 0.41: mean 0.4, sd 0.01, lower bound 0.4 - t(0.975, 2) 0.01 sqrt(4/3)
     # = 0.4 - 4.303 x 0.01155 = 0.3503; the model's 0.3 lies below it: it has more of the structure
-    assert _with_control(model, draws(0.89, 0.9, 0.91), "absence")[0] == "holds"
+    assert with_control(model, draws(0.89, 0.9, 0.91), "absence")[0] == "holds"
     # strengths 0.32, 0.4, 0.48: sd 0.08, bound 0.4 - 4.303 x 0.0924 = 0.0025; each draw is firmly
     # further on the claim's side than the model, but a new draw could have as much structure
-    verdict, _, why = _with_control(model, draws(0.82, 0.9, 0.98), "absence")
-    assert verdict == ALSO_RANDOM and why.startswith("within the spread of 3 random-init draws")
+    verdict, _, why = with_control(model, draws(0.82, 0.9, 0.98), "absence")
+    assert verdict == ALSO_RANDOM and reason_text(why).startswith("within the spread of 3 random-init draws")
     # one draw with as little as the model (0.8): no more of the structure than a random network
-    verdict, _, why = _with_control(model, draws(0.9, 0.8), "absence")
-    assert verdict == ALSO_RANDOM and why.startswith("no more of the structure than random-init draw 2")
+    verdict, _, why = with_control(model, draws(0.9, 0.8), "absence")
+    assert verdict == ALSO_RANDOM and reason_text(why).startswith("no more of the structure than random-init draw 2")

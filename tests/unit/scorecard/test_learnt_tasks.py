@@ -8,6 +8,7 @@ import pytest
 from analysis.core.glue.metrics import accuracy
 from analysis.kovaleva.finetune.training import majority_predictions, score_intervals
 from analysis.scorecard.evaluate import evaluate_claim, tables_read
+from analysis.scorecard.run import Run
 from analysis.shared.bootstrap import gain_interval, resamples, score_interval
 
 
@@ -67,26 +68,26 @@ def test_per_task_claim_leaves_out_a_task_not_learnt():
     tables = {"patterns": BY_TASK, "finetune_scores": SCORES}
     assert tables_read(claim(check, "per")) == ["patterns", "finetune_scores"]
     # RTE (0.1) would fail the claim; it was not learnt, so only SST-2 is judged
-    out = evaluate_claim(claim(check, "per"), tables)
+    out = evaluate_claim(claim(check, "per"), Run(tables))
     assert (out.verdict, out.our_value) == ("holds", "SST-2: 0.4")
     assert out.reason.startswith("left out, not learnt: RTE accuracy 0.53 vs majority class 0.527")
     assert "[-0.04, 0.05]" in out.reason
     # without the premise RTE is judged, and fails
-    assert evaluate_claim({"id": "k.x", "check": check}, tables).verdict == "does not hold"
+    assert evaluate_claim({"id": "k.x", "check": check}, Run(tables)).verdict == "does not hold"
     # no task learnt: not applicable
     none_learnt = SCORES.assign(learnt=False)
-    out = evaluate_claim(claim(check, "per"), {"patterns": BY_TASK, "finetune_scores": none_learnt})
+    out = evaluate_claim(claim(check, "per"), Run({"patterns": BY_TASK, "finetune_scores": none_learnt}))
     assert out.verdict == "not applicable" and "SST-2 accuracy 0.8" in out.reason and "RTE" in out.reason
 
 
 def test_listed_task_not_learnt_makes_the_claim_not_applicable():
     check = {"value": {"table": "patterns", "column": "share", "where": {"task": "RTE"}}, "op": ">", "threshold": 0}
     tables = {"patterns": BY_TASK, "finetune_scores": SCORES}
-    out = evaluate_claim(claim(check, ["RTE"]), tables)
+    out = evaluate_claim(claim(check, ["RTE"]), Run(tables))
     assert out.verdict == "not applicable" and "did not learn" in out.reason and "RTE accuracy" in out.reason
-    assert evaluate_claim(claim(check, ["SST-2"]), tables).verdict == "holds"
+    assert evaluate_claim(claim(check, ["SST-2"]), Run(tables)).verdict == "holds"
     # the premise table missing: the claim is not run, naming it
-    out = evaluate_claim(claim(check, ["RTE"]), {"patterns": BY_TASK})
+    out = evaluate_claim(claim(check, ["RTE"]), Run({"patterns": BY_TASK}))
     assert out.verdict == "not run" and "finetune_scores" in out.reason
 
 

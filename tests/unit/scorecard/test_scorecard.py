@@ -21,6 +21,7 @@ from analysis.scorecard.evaluate import (
     with_depth,
 )
 from analysis.scorecard.pages import scorecard_html, scorecard_markdown
+from analysis.scorecard.run import Run
 from conftest import ROOT
 
 BY_LAYER = with_depth(
@@ -89,7 +90,7 @@ def test_grouped_argmin_per_task():
         "op": "<=",
         "threshold": 1,
     }
-    out = evaluate_claim(claim(check), {"t": with_depth(change)})
+    out = evaluate_claim(claim(check), Run({"t": with_depth(change)}))
     assert out.verdict == "does not hold"
     assert out.our_value == "A: 0; B: 2"
 
@@ -102,14 +103,14 @@ def test_verdicts():
             {"table": "by_layer", "column": "cls", "agg": "max"},
         ]
     }
-    assert evaluate_claim(claim(order), tables).verdict == "holds"
-    assert evaluate_claim(claim(order), tables).our_value == "0.7 > 0.6"
-    assert evaluate_claim(claim({**order, "margin": 0.2}), tables).verdict == "does not hold"
+    assert evaluate_claim(claim(order), Run(tables)).verdict == "holds"
+    assert evaluate_claim(claim(order), Run(tables)).our_value == "0.7 > 0.6"
+    assert evaluate_claim(claim({**order, "margin": 0.2}), Run(tables)).verdict == "does not hold"
     no_sink = {"by_layer": with_depth(BY_LAYER.assign(sep=0.05))}
-    out = evaluate_claim(claim(order, applies_if=SEP_SINK), no_sink)
+    out = evaluate_claim(claim(order, applies_if=SEP_SINK), Run(no_sink))
     assert (out.verdict, out.reason) == ("not applicable", "no [SEP] sink (measured: 0.05)")
-    assert evaluate_claim(claim(order), {}).verdict == "not run"
-    out = evaluate_claim(claim(order), {}, not_selected={"by_layer"})
+    assert evaluate_claim(claim(order), Run({})).verdict == "not run"
+    out = evaluate_claim(claim(order), Run({}, not_selected=frozenset({"by_layer"})))
     assert "not selected" in out.reason
 
 
@@ -117,8 +118,8 @@ def test_a_where_matching_no_row_names_the_claim_unless_optional():
     tables = {"by_layer": BY_LAYER}
     rows_missing = {"value": {"table": "by_layer", "column": "sep", "where": {"layer": 9}}, "op": ">", "threshold": 0}
     with pytest.raises(ClaimError, match=r"claim x: no row of by_layer matches \{'layer': 9\}.*optional"):
-        evaluate_claim(claim(rows_missing), tables)
-    out = evaluate_claim({**claim(rows_missing), "optional": "layer 9 exists in deep models only"}, tables)
+        evaluate_claim(claim(rows_missing), Run(tables))
+    out = evaluate_claim({**claim(rows_missing), "optional": "layer 9 exists in deep models only"}, Run(tables))
     assert (out.verdict, out.reason) == (
         "not run",
         "no row of by_layer matches {'layer': 9}: layer 9 exists in deep models only",
@@ -128,7 +129,7 @@ def test_a_where_matching_no_row_names_the_claim_unless_optional():
 def test_ops_mean_what_they_say_and_an_argmax_tie_decides_nothing():
     tables = {"by_layer": BY_LAYER}  # max cls 0.6, max sep 0.7
     at = lambda op: claim({"value": {"table": "by_layer", "column": "cls", "agg": "max"}, "op": op, "threshold": 0.6})  # noqa: E731
-    assert [evaluate_claim(at(op), tables).verdict for op in (">=", "<=", ">", "<", "==")] == [
+    assert [evaluate_claim(at(op), Run(tables)).verdict for op in (">=", "<=", ">", "<", "==")] == [
         "holds",
         "holds",
         "does not hold",
@@ -138,11 +139,11 @@ def test_ops_mean_what_they_say_and_an_argmax_tie_decides_nothing():
     # the largest of two tied rows is no single label: the argmax is a tie, which no == holds
     tied = {"by_layer": pd.DataFrame({"label": ["a", "b", "c"], "share": [0.4, 0.4, 0.2]})}
     check = {"value": {"table": "by_layer", "column": "share", "agg": "argmax:label"}, "op": "==", "threshold": "a"}
-    out = evaluate_claim(claim(check), tied)
+    out = evaluate_claim(claim(check), Run(tied))
     assert (out.verdict, out.our_value) == ("does not hold", "tie: a / b")
     # a member of a where list that matches no row (an encoder this run did not train) is said, not dropped silently
     listed = {"value": {"table": "by_layer", "column": "cls", "where": {"layer": [1, 9]}, "agg": "max"}}
-    out = evaluate_claim(claim({**listed, "op": ">", "threshold": 0}), tables)
+    out = evaluate_claim(claim({**listed, "op": ">", "threshold": 0}), Run(tables))
     assert (out.verdict, out.reason) == ("holds", "no row: layer = 9")
 
 
@@ -160,7 +161,7 @@ def test_the_claims_file():
     for c in claims:
         assert tables_read(c), c["id"]
     # with no table at all every claim is "not run", with its table named
-    card = scorecard(claims, {})
+    card = scorecard(claims, Run({}))
     assert set(card["verdict"]) == {"not run"}
     assert card["reason"].str.startswith("table ").all()
 
@@ -168,7 +169,7 @@ def test_the_claims_file():
 def test_pages_and_matrix():
     card = scorecard(
         [claim({"value": {"table": "by_layer", "column": "sep", "agg": "max"}, "op": ">", "threshold": 0.5})],
-        {"by_layer": BY_LAYER},
+        Run({"by_layer": BY_LAYER}),
     )
     assert card.loc[0, "our_value"] == "0.7"
     assert "| **holds** |" in scorecard_markdown(card, "m")
@@ -182,27 +183,27 @@ def test_random_init_control_verdicts():
     """A claim that reads maps is judged on the control too: holding for both is no support."""
     sep_high = {"value": {"table": "by_layer", "column": "sep", "agg": "max"}, "op": ">", "threshold": 0.5}
     claims = [
-        claim(sep_high, id="maps", reads_maps=True),
-        claim(sep_high, id="maps_control_fails", reads_maps=True),
+        claim(sep_high, id="maps", reads_maps=True, control="learned"),
+        claim(sep_high, id="maps_control_fails", reads_maps=True, control="learned"),
         claim(sep_high, id="no_maps"),
     ]
     control_holds = {"by_layer": BY_LAYER}  # max sep 0.7 > 0.5
-    card = scorecard(claims[:1] + claims[2:], {"by_layer": BY_LAYER}, control_tables=control_holds).set_index("id")
+    card = scorecard(claims[:1] + claims[2:], Run({"by_layer": BY_LAYER}), [Run(control_holds)]).set_index("id")
     assert card.loc["maps", "verdict"] == ALSO_RANDOM
     assert card.loc["maps", ["control_value", "control_verdict"]].tolist() == ["0.7", "holds"]
     # a claim that reads no maps is not judged on the control
     assert card.loc["no_maps", "verdict"] == "holds" and card.loc["no_maps", "control_verdict"] == ""
     uniform = {"by_layer": BY_LAYER.assign(sep=0.25)}  # a random model's flat maps: max sep 0.25
-    card = scorecard(claims[1:2], {"by_layer": BY_LAYER}, control_tables=uniform).set_index("id")
+    card = scorecard(claims[1:2], Run({"by_layer": BY_LAYER}), [Run(uniform)]).set_index("id")
     assert card.loc["maps_control_fails", ["verdict", "control_verdict"]].tolist() == ["holds", "does not hold"]
     # without a control (overview.random_init_control: false) nothing changes
-    card = scorecard(claims[:1], {"by_layer": BY_LAYER})
+    card = scorecard(claims[:1], Run({"by_layer": BY_LAYER}))
     assert card.loc[0, "verdict"] == "holds" and card.loc[0, "control_verdict"] == ""
     # the pages say what the control is, and show its verdict
-    card = scorecard(claims[:1], {"by_layer": BY_LAYER}, control_tables=control_holds)
+    card = scorecard(claims[:1], Run({"by_layer": BY_LAYER}), [Run(control_holds)])
     md = scorecard_markdown(card, "m")
     assert f"**{ALSO_RANDOM}**" in md and "| 0.7 (holds; +0 (point only)) |" in md and "random-init copy" in md
-    assert "random-init copy" not in scorecard_markdown(scorecard(claims[:1], {"by_layer": BY_LAYER}), "m")
+    assert "random-init copy" not in scorecard_markdown(scorecard(claims[:1], Run({"by_layer": BY_LAYER})), "m")
 
 
 def test_reads_maps_and_trained_come_from_the_tables(registry, tmp_path):
@@ -368,7 +369,7 @@ def test_explorer_examples_are_shared_between_shards():
 
 def boot_of(values, **columns):
     """A replicate table: one row per replicate with the given values (and constant columns)."""
-    return pd.DataFrame({"replicate": range(len(values)), "v": values, **columns})
+    return pd.DataFrame({"replicate": range(len(values)), "v": values, "resampled_units": np.inf, **columns})
 
 
 def test_interval_verdicts_at_the_threshold_edges():
@@ -376,27 +377,27 @@ def test_interval_verdicts_at_the_threshold_edges():
     c = claim({"value": {"table": "t", "column": "v"}, "op": ">", "threshold": 0.75})
     tables = {"t": pd.DataFrame({"v": [0.8]})}
     # 40 replicates, all above 0.75: holds, interval [2.5th, 97.5th percentile]
-    firm = evaluate_claim(c, tables, boots={"t": boot_of(np.linspace(0.76, 0.84, 40))})
+    firm = evaluate_claim(c, Run(tables, {"t": boot_of(np.linspace(0.76, 0.84, 40))}))
     assert (firm.verdict, firm.replicates) == ("holds", 40)
     lo, hi = np.quantile(np.linspace(0.76, 0.84, 40), [0.025, 0.975])
     assert firm.interval == f"[{lo:.3g}, {hi:.3g}]"
     # 39 of 40 above (97.5%): still holds; 38 of 40 (95%): inconclusive, naming the interval
-    assert evaluate_claim(c, tables, boots={"t": boot_of([0.7] + [0.8] * 39)}).verdict == "holds"
-    out = evaluate_claim(c, tables, boots={"t": boot_of([0.7, 0.7] + [0.8] * 38)})
+    assert evaluate_claim(c, Run(tables, {"t": boot_of([0.7] + [0.8] * 39)})).verdict == "holds"
+    out = evaluate_claim(c, Run(tables, {"t": boot_of([0.7, 0.7] + [0.8] * 38)}))
     assert out.verdict == INCONCLUSIVE and "does not decide it" in out.reason
     # a point below the threshold with every replicate below: does not hold
     below = {"t": pd.DataFrame({"v": [0.6]})}
-    assert evaluate_claim(c, below, boots={"t": boot_of([0.6] * 40)}).verdict == "does not hold"
+    assert evaluate_claim(c, Run(below, {"t": boot_of([0.6] * 40)})).verdict == "does not hold"
     # no replicates: judged on the point value, and the interval column says why there is none
-    out = evaluate_claim(c, tables)
+    out = evaluate_claim(c, Run(tables))
     assert out.verdict == "holds" and out.interval == "none (no replicates of t)" and out.replicates == 0
 
 
 def test_a_value_on_its_threshold_is_never_firm():
     c = claim({"value": {"table": "t", "column": "v"}, "op": ">=", "threshold": 0.5})
-    out = evaluate_claim(c, {"t": pd.DataFrame({"v": [0.5]})}, boots={"t": boot_of([0.4] * 20 + [0.6] * 20)})
+    out = evaluate_claim(c, Run({"t": pd.DataFrame({"v": [0.5]})}, {"t": boot_of([0.4] * 20 + [0.6] * 20)}))
     assert out.verdict == INCONCLUSIVE  # the point is on the threshold (holds under >=), half the replicates fail
-    out = evaluate_claim(c, {"t": pd.DataFrame({"v": [0.5]})}, boots={"t": boot_of([0.5] * 40)})
+    out = evaluate_claim(c, Run({"t": pd.DataFrame({"v": [0.5]})}, {"t": boot_of([0.5] * 40)}))
     assert out.verdict == "holds"
 
 
@@ -407,14 +408,14 @@ def test_orderings_need_every_pairwise_difference_on_one_side():
     tables = {"t": pd.DataFrame({"a": [0.7], "b": [0.5], "c": [0.3]})}
     n = 40
     clear = boot_of([0] * n, a=np.full(n, 0.7), b=np.linspace(0.45, 0.55, n), c=np.full(n, 0.3))
-    assert evaluate_claim(c, tables, boots={"t": clear}).verdict == "holds"
+    assert evaluate_claim(c, Run(tables, {"t": clear})).verdict == "holds"
     # b - c straddles 0 in the replicates (b from 0.2 to 0.4, c = 0.3): inconclusive
     close = clear.assign(b=np.linspace(0.2, 0.4, n))
-    out = evaluate_claim(c, tables, boots={"t": close})
+    out = evaluate_claim(c, Run(tables, {"t": close}))
     assert out.verdict == INCONCLUSIVE and out.interval.count("[") == 3
     # the point order fails and the failing pair is firmly reversed: does not hold
     reversed_ = {"t": pd.DataFrame({"a": [0.7], "b": [0.2], "c": [0.3]})}
-    assert evaluate_claim(c, reversed_, boots={"t": clear.assign(b=0.2)}).verdict == "does not hold"
+    assert evaluate_claim(c, Run(reversed_, {"t": clear.assign(b=0.2)})).verdict == "does not hold"
 
 
 def test_per_level_intervals_and_replicates_by_group():
@@ -427,15 +428,16 @@ def test_per_level_intervals_and_replicates_by_group():
             "replicate": np.repeat(reps, 3),
             "task": ["A", "A", "B"] * 40,
             "v": np.ravel([[0.9, 0.1, 0.3 + 0.01 * r] for r in reps]),
+            "resampled_units": np.inf,
         }
     )
-    out = evaluate_claim(c, tables, boots={"t": boot})
+    out = evaluate_claim(c, Run(tables, {"t": boot}))
     assert out.verdict == INCONCLUSIVE and out.interval.startswith("A: [0.9, 0.9]; B: [")
     firm_b = boot.assign(v=np.where(boot["task"] == "B", 0.8, boot["v"]))
-    assert evaluate_claim(c, tables, boots={"t": firm_b}).verdict == "holds"
+    assert evaluate_claim(c, Run(tables, {"t": firm_b})).verdict == "holds"
     # one level firmly failing decides "does not hold" even beside an undecided one
     c_fail = {**c, "check": {**c["check"], "threshold": 0.95}}
-    assert evaluate_claim(c_fail, tables, boots={"t": boot}).verdict == "does not hold"
+    assert evaluate_claim(c_fail, Run(tables, {"t": boot})).verdict == "does not hold"
 
 
 def test_replicate_values_match_the_point_value_on_each_replicate():
@@ -494,23 +496,23 @@ def test_tutek_claims_on_hand_made_tables():
 
     # concat / residual do not count for the first two; the smaller of tying and mlm must beat base
     t = tables([0.02, 0.0, 0.0, 0.12, 0.05], [0.15, 0.1, 0.1, 0.2, 0.16], [0.2, 0.3, 0.25, 0.21, 0.22])
-    got = {i: evaluate_claim(claims[i], t) for i in ("tutek.permutation_fragile", "tutek.adversary_costlier")}
+    got = {i: evaluate_claim(claims[i], Run(t)) for i in ("tutek.permutation_fragile", "tutek.adversary_costlier")}
     assert [(o.verdict, o.our_value) for o in got.values()] == [
         ("holds", "0.05 > 0.02"),
         ("holds", "0.3: 0.16 > 0.15; 0.5: 0.16 > 0.15"),
     ]
     # mlm's curve does not reach the level 0.5: the reading would extrapolate, so no verdict
     unresolved = tables([0.02] * 5, [0.15, 0.1, 0.1, 0.2, 0.16], [0.2] * 5, bracketed=(1, 1, 1, 1, 0))
-    got = evaluate_claim(claims["tutek.adversary_costlier"], unresolved)
+    got = evaluate_claim(claims["tutek.adversary_costlier"], Run(unresolved))
     assert got.verdict == "inconclusive" and got.reason.startswith("a model's curve has no adversary on one side")
     # concat's unbracketed curve does not matter (not a model of the claim)
     other = tables([0.02] * 5, [0.15, 0.1, 0.1, 0.2, 0.16], [0.2] * 5, bracketed=(1, 0, 1, 1, 1))
-    assert evaluate_claim(claims["tutek.adversary_costlier"], other).verdict == "holds"
-    assert evaluate_claim(claims["tutek.single_token_sharp"], t).our_value == "0.21 > 0.2"
+    assert evaluate_claim(claims["tutek.adversary_costlier"], Run(other)).verdict == "holds"
+    assert evaluate_claim(claims["tutek.single_token_sharp"], Run(t)).our_value == "0.21 > 0.2"
     # mlm's drop equal to base's: a tie never holds; one regularised model below base breaks the spread claim
     t = tables([0.05, 0.0, 0.0, 0.12, 0.05], [0.15, 0.1, 0.1, 0.2, 0.14], [0.2, 0.3, 0.19, 0.21, 0.22])
     for i in ("tutek.permutation_fragile", "tutek.adversary_costlier", "tutek.single_token_sharp"):
-        assert evaluate_claim(claims[i], t).verdict == "does not hold", i
+        assert evaluate_claim(claims[i], Run(t)).verdict == "does not hold", i
 
 
 def test_every_verdict_has_a_colour_and_a_mark(tmp_path):

@@ -7,6 +7,7 @@ import yaml
 
 from analysis.scorecard.claims import read_claims, scorecard
 from analysis.scorecard.evaluate import INCONCLUSIVE
+from analysis.scorecard.run import Run
 from analysis.scorecard.trainings import TRAININGS, claim_seeds, pool_trainings
 from conftest import ROOT
 
@@ -21,43 +22,45 @@ ABOVE = {"value": {"table": "t", "column": "v"}, "op": ">", "threshold": 0.5}
 
 def test_trainings_without_bootstrap_are_one_replicate_each():
     """Three seeds, no replicate table: the seeds' own values are the replicates."""
-    runs = [({"t": pd.DataFrame({"v": [v]})}, {}) for v in (0.6, 0.7, 0.4)]
-    boots, seeds = pool_trainings(runs)
-    assert seeds == {"t": 3}
+    runs = [Run({"t": pd.DataFrame({"v": [v]})}) for v in (0.6, 0.7, 0.4)]
+    pooled = pool_trainings(runs)
+    assert pooled.seeds == {"t": 3} and pooled.tables is runs[0].tables
+    boots = pooled.boots
     assert boots["t"]["replicate"].tolist() == [0, 1, 2] and boots["t"]["v"].tolist() == [0.6, 0.7, 0.4]
     # k seeds, no bootstrap: the seeds' mean, and a t interval over them (2 df): mean 0.5667, sd 0.1528,
     # half-width 4.303 x 0.1528 / sqrt(3) = 0.3796 -> [0.187, 0.946]: it does not decide > 0.5
-    card = scorecard([claim(ABOVE, trained="probes")], runs[0][0], boots=boots, seeds=seeds)
+    card = scorecard([claim(ABOVE, trained="probes")], pooled)
     row = card.iloc[0]
     assert (row.our_value, row.verdict, row.replicates, row.seeds) == ("0.567 (mean of 3 seeds)", "inconclusive", 3, 3)
     assert (row.interval, row.basis) == ("[0.187, 0.946] (t, 3 seeds)", "seeds")
     # every seed above 0.5 is not enough: (0.6, 0.7, 0.55) gives [0.427, 0.806], still undecided ...
-    runs[2] = ({"t": pd.DataFrame({"v": [0.55]})}, {})
-    boots, seeds = pool_trainings(runs)
-    assert (
-        scorecard([claim(ABOVE, trained="probes")], runs[0][0], boots=boots, seeds=seeds).iloc[0].verdict
-        == INCONCLUSIVE
-    )
+    runs[2] = Run({"t": pd.DataFrame({"v": [0.55]})})
+    pooled = pool_trainings(runs)
+    assert scorecard([claim(ABOVE, trained="probes")], pooled).iloc[0].verdict == INCONCLUSIVE
     # ... (0.6, 0.62, 0.61): mean 0.61, sd 0.01, 4.303 x 0.01 / sqrt(3) = 0.0248 -> [0.585, 0.635]: holds
-    runs = [({"t": pd.DataFrame({"v": [v]})}, {}) for v in (0.6, 0.62, 0.61)]
-    boots, seeds = pool_trainings(runs)
-    row = scorecard([claim(ABOVE, trained="probes")], runs[0][0], boots=boots, seeds=seeds).iloc[0]
+    runs = [Run({"t": pd.DataFrame({"v": [v]})}) for v in (0.6, 0.62, 0.61)]
+    pooled = pool_trainings(runs)
+    row = scorecard([claim(ABOVE, trained="probes")], pooled).iloc[0]
     assert (row.verdict, row.interval) == ("holds", "[0.585, 0.635] (t, 3 seeds)")
 
 
 def test_bootstraps_of_every_seed_are_pooled_with_distinct_ids():
-    boot_a = pd.DataFrame({"replicate": [0, 0, 1, 1], "v": [0.6, 0.8, 0.7, 0.9]})
-    boot_b = pd.DataFrame({"replicate": [5, 7], "v": [0.2, 0.3]})
-    runs = [({"t": pd.DataFrame({"v": [0.7]})}, {"t": boot_a}), ({"t": pd.DataFrame({"v": [0.25]})}, {"t": boot_b})]
-    boots, seeds = pool_trainings(runs)
-    assert seeds == {"t": 2}
+    boot_a = pd.DataFrame({"replicate": [0, 0, 1, 1], "v": [0.6, 0.8, 0.7, 0.9], "resampled_units": 2})
+    boot_b = pd.DataFrame({"replicate": [5, 7], "v": [0.2, 0.3], "resampled_units": 2})
+    runs = [
+        Run({"t": pd.DataFrame({"v": [0.7]})}, {"t": boot_a}),
+        Run({"t": pd.DataFrame({"v": [0.25]})}, {"t": boot_b}),
+    ]
+    pooled = pool_trainings(runs)
+    boots = pooled.boots
+    assert pooled.seeds == {"t": 2}
     # seed 0's replicates keep ids 0 and 1; seed 1's 5 and 7 become 2 and 3
     assert boots["t"]["replicate"].tolist() == [0, 0, 1, 1, 2, 3]
     assert boots["t"]["v"].tolist() == [0.6, 0.8, 0.7, 0.9, 0.2, 0.3]
     # a table only the model's own run has (no training changes it) keeps its replicates and one seed
-    runs[0][0]["u"], runs[0][1]["u"] = pd.DataFrame({"v": [1.0]}), boot_b
-    boots, seeds = pool_trainings(runs)
-    assert seeds["u"] == 1 and boots["u"] is boot_b
+    runs[0].tables["u"], runs[0].boots["u"] = pd.DataFrame({"v": [1.0]}), boot_b
+    pooled = pool_trainings(runs)
+    assert pooled.seeds["u"] == 1 and pooled.boots["u"] is boot_b
 
 
 def test_a_claim_counts_the_seeds_of_its_trained_tables():
@@ -92,9 +95,9 @@ def test_every_training_family_is_a_config_trainings_key(registry):
 def test_the_pages_say_how_many_seeds():
     from analysis.scorecard.pages import scorecard_html, scorecard_markdown
 
-    runs = [({"t": pd.DataFrame({"v": [v]})}, {}) for v in (0.6, 0.7, 0.55)]
-    boots, seeds = pool_trainings(runs)
-    card = scorecard([claim(ABOVE, trained="probes"), claim(ABOVE, id="y")], runs[0][0], boots=boots, seeds=seeds)
+    runs = [Run({"t": pd.DataFrame({"v": [v]})}) for v in (0.6, 0.7, 0.55)]
+    pooled = pool_trainings(runs)
+    card = scorecard([claim(ABOVE, trained="probes"), claim(ABOVE, id="y")], pooled)
     md = scorecard_markdown(card, "m")
     # t interval of (0.6, 0.7, 0.55): mean 0.6167, sd 0.0764, 4.303 x 0.0764 / sqrt(3) = 0.1898 -> [0.427, 0.806]
     assert "| [0.427, 0.806] (t, 3 seeds) (3 seeds) | **inconclusive** |" in md

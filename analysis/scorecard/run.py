@@ -1,0 +1,22 @@
+"""What the engine reads of one run of a model: its tables, their replicate tables, the trainings
+behind each table and the rules left out. One object, so the data cross the engine's files one way
+(tables in, judgements with named numeric terms out) instead of as long parameter lists."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run's tables by stem (``tables``), their replicate tables (``boots``: ``<stem>.boot.csv``,
+    training runs pooled in: :func:`analysis.scorecard.trainings.pool_trainings`), the number
+    of trainings (seeds) behind each table (``seeds``) and the stems of the rules not selected
+    (``not_selected``, config overview.scorecard_rules: their claims are 'not run')."""
+
+    tables: dict[str, pd.DataFrame]
+    boots: dict[str, pd.DataFrame] = field(default_factory=dict)
+    seeds: dict[str, int] = field(default_factory=dict)
+    not_selected: frozenset = frozenset()

@@ -1,0 +1,85 @@
+"""The numbers behind each claim's row of the scorecard, by name (``scorecard.terms.csv``: claim id,
+group, term, value at full precision): what the docs' claim spans read (tools/scorecard_values.py),
+so no number is read back out of a text and no span names a position in one.
+
+Terms of a judgement (``group``: the level of ``per``, empty for the claim as a whole):
+``value`` (one value against its ``threshold``) or ``value1``, ``value2``, ... (an order's values,
+in the order of its ``greater`` list, with its ``margin``); their 95% interval ``low`` / ``high``
+(an order: ``low1`` / ``high1``, ...; over k seeds the order's differences: ``difference_low1`` /
+``difference_high1``, ...), ``modal_share`` for a categorical value; ``p`` (the verdict's bootstrap
+or t p), ``units`` (the independent units its replicates drew, where the table says so),
+``replicates``, ``seeds``; the claim's ``control_difference`` (model minus the random-init control
+on the claim's side) with ``control_difference_low`` / ``_high`` / ``_p``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from analysis.scorecard.checks import Judgement
+
+TERM_COLUMNS = ["id", "group", "term", "value"]
+
+
+def plain(x):
+    """A value as plain Python (a numpy number as float or int; text as is)."""
+    if isinstance(x, (np.integer, int)) and not isinstance(x, bool):
+        return int(x)
+    if isinstance(x, (np.floating, float)):
+        return float(x)
+    return x
+
+
+def _known(x) -> bool:
+    return x is not None and not (isinstance(x, (float, np.floating)) and not np.isfinite(x))
+
+
+def judgement_terms(j: Judgement) -> dict:
+    """The named numbers of one judgement (one level of a per-level check, or a check without ``per``)."""
+    out = {}
+    if j.order:
+        out |= {f"value{pos}": x for _, pos, x in j.values} | {"margin": j.threshold}
+    else:
+        out |= {"value": j.values[0][2], "threshold": j.threshold}
+    for i, bound in enumerate(j.bounds, start=1):
+        suffix = str(i) if j.order else ""
+        if bound is None:
+            continue
+        if hasattr(bound, "share"):
+            out[f"modal_share{suffix}"] = bound.share
+        elif j.seeds and j.order:
+            out |= {f"difference_low{suffix}": bound[0], f"difference_high{suffix}": bound[1]}
+        else:
+            out |= {f"low{suffix}": bound[0], f"high{suffix}": bound[1]}
+    return out | _common(j)
+
+
+def _common(j: Judgement) -> dict:
+    return {"p": j.p_value, "units": j.units, "replicates": j.replicates or None, "seeds": j.seeds or None}
+
+
+def claim_terms(claim_id: str, judged: Judgement | None, seeds: int, difference) -> list[dict]:
+    """The terms table's rows of one claim: its judgement's terms (every level's, and the claim's
+    own p and units for a per-level claim), its training seeds, its lead over the control."""
+    groups = []
+    if judged is not None and judged.levels:
+        groups.append(("", _common(judged)))
+        groups += [(lvl, judgement_terms(j)) for lvl, j in judged.levels.items()]
+    elif judged is not None:
+        groups.append(("", judgement_terms(judged)))
+    groups = groups or [("", {})]
+    if seeds:
+        groups[0][1]["seeds"] = seeds
+    if difference is not None:
+        extra = {
+            "control_difference": difference.point,
+            "control_difference_low": difference.low,
+            "control_difference_high": difference.high,
+            "control_difference_p": difference.p,
+        }
+        groups[0][1].update(extra)
+    return [
+        {"id": claim_id, "group": group, "term": term, "value": plain(x)}
+        for group, terms in groups
+        for term, x in terms.items()
+        if _known(x)
+    ]
