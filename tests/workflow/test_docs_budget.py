@@ -15,14 +15,11 @@ TOTAL_BUDGET = 20_000
 # Pages still over PAGE_BUDGET, each with its hand-written count when it was listed as a ceiling:
 # the page may shrink but not grow; once it is within PAGE_BUDGET, take it off the list.
 OVER_BUDGET = {
-    "beyond-papers.md": 2_108,
-    "deviations.md": 4_271,
-    "kovaleva-finetune.md": 1_530,
     "scorecard.md": 3_733,
 }
-# docs/ in all when the budget test came in; the target is TOTAL_BUDGET (20,000): lower this as pages
-# are cut, and set it to TOTAL_BUDGET once the total is within it.
-TOTAL_CEILING = 24_351
+# docs/ in all; it was over TOTAL_BUDGET when the budget test came in (lowered as pages were cut).
+# Within it now: keep it at TOTAL_BUDGET.
+TOTAL_CEILING = TOTAL_BUDGET
 
 # What the generators write (tools/*.py): blocks between two marker lines, and inline claim spans.
 GENERATED = [
