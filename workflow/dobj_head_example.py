@@ -22,7 +22,7 @@ ex = pick_example(
 wm, labels, unit_word = example_map(ex, layer, head, p.how)
 arcs = example_arcs(unit_word, ex.meta["heads"], ex.meta["rels"], direction)
 model = shards.header["model"]
-fig = plot_dobj_head_example(wm, labels, arcs, p.relation, model, layer, head, direction, row["accuracy"], ex.id)
+fig = plot_dobj_head_example(wm, labels, arcs, row, model, ex.id)
 save_figure(fig, snakemake.output.figure)
 write_table(example_table(ex.id, layer, head, wm, labels, arcs), snakemake.output.table)
 log.info("drew head %d-%d (%s) on %s: %s", layer, head, direction, ex.id, " ".join(labels))

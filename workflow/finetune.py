@@ -40,10 +40,7 @@ device = job_device(snakemake)
 model = load_model(spec, head="classification", num_labels=t.num_labels, device=device)
 before = finetune.score(model, task, dev_items, tok.pad_token_id, precision=precision)
 log.info("pre-trained model with its untrained head: %s", before)
-history = finetune.train(
-    model,
-    train_items,
-    tok.pad_token_id,
+recipe = finetune.Recipe(
     epochs=s["epochs"],
     lr=s["lr"],
     batch_size=s["batch_size"],
@@ -53,6 +50,7 @@ history = finetune.train(
     max_steps=s["max_steps"],
     precision=precision,
 )
+history = finetune.train(model, train_items, tok.pad_token_id, recipe)
 gold = [it["label"] for it in dev_items]
 pred = metrics.predictions(task, finetune.predict(model, dev_items, tok.pad_token_id, precision=precision))
 after = metrics.evaluate(task, pred, gold)

@@ -4,7 +4,7 @@ import pandas as pd
 import torch
 
 from analysis.clark.surface.mlm_head import load_mlm
-from analysis.clark.surface.mlm_head_fit import check_resegmented, score_or_fit_head, training_segments
+from analysis.clark.surface.mlm_head_fit import HeadFit, check_resegmented, score_or_fit_head, training_segments
 from analysis.core.corpora.wikipedia import read_articles, segments
 from analysis.core.device import device_record, job_device
 from analysis.core.extraction import encode_records
@@ -52,19 +52,10 @@ train_items, c1 = encode_records(tok, train, p.max_len, "truncate", segments=p.s
 held_items, c2 = encode_records(tok, heldout, p.max_len, "truncate", segments=p.segment_ids)
 counts.update(train_encoding=c1, heldout_encoding=c2)
 
-rows, curve, state = score_or_fit_head(
-    model,
-    info,
-    tok,
-    train_items,
-    held_items,
-    seed=seed,
-    prob=float(p.mask_prob),
-    epochs=int(p.epochs),
-    lr=float(p.lr),
-    batch=int(p.batch_size),
-    log=log,
+fit = HeadFit(
+    seed=seed, mask_prob=float(p.mask_prob), epochs=int(p.epochs), lr=float(p.lr), batch_size=int(p.batch_size)
 )
+rows, curve, state = score_or_fit_head(model, info, tok, train_items, held_items, fit, log=log)
 if curve is not None:
     counts["curve"] = curve
 table = pd.DataFrame(rows)

@@ -3,6 +3,7 @@ import pandas as pd
 from analysis.clark.probes.data import attach_vectors, attach_words, sentences_from_examples, subset_records
 from analysis.clark.probes.random_init import random_init_control
 from analysis.clark.probes.replicates import sentence_table
+from analysis.clark.probes.settings import MapSettings, ProbeSettings
 from analysis.clark.probes.training import RANDOM_INIT, probes_table, train_probes
 from analysis.core.device import device_record, job_device
 from analysis.core.inputs import read_jsonl
@@ -39,50 +40,45 @@ for split in sents:
     counts[split]["vectors"] = attach_vectors(sents[split], vectors)
     log.info("%s words: %s out of vocabulary of %s", split, counts[split]["vectors"], vectors.source)
 
-epochs, batch_size, fraction = int(p.epochs), int(p.probe_batch_size), float(p.heldout_fraction)
-results, curves, sizes, per_sentence = train_probes(
-    sents,
-    vectors.dim,
-    p.lr,
-    epochs,
-    batch_size,
-    int(p.mlp_hidden),
-    seed,
-    fraction,
-    log,
-    p.mlp_distance,
-    p.word_alignment,
+probes = ProbeSettings(
+    lrs=p.lr,
+    epochs=int(p.epochs),
+    batch_size=int(p.probe_batch_size),
+    heldout_fraction=float(p.heldout_fraction),
+    seed=seed,
+    mlp_hidden=int(p.mlp_hidden),
+    mlp_distance=p.mlp_distance,
+    word_alignment=p.word_alignment,
 )
+results, curves, sizes, per_sentence = train_probes(sents, vectors.dim, probes, log)
 dev_ids = {name: [s.id for s in sents["dev"]] for name in per_sentence}
 log.info("sentences: %s (learning rate and epochs chosen on the held-out train sentences)", sizes)
 if p.random_init:
     # maps of a randomly initialised model of the same shape, computed here (not stored as shards)
     dev_shards = Shards(snakemake.input.dev)
-    row, curve, per_sentence[RANDOM_INIT], dev_ids[RANDOM_INIT] = random_init_control(
-        control_draws(p.spec, p.random_init_seed)[0],  # another draw where the model is random-init itself
-        records,
-        (dev_shards.n_layers, dev_shards.n_heads),
-        {s.id for s in sents["dev"]},
-        vectors,
-        counts,
+    maps = MapSettings(
         max_len=p.max_len,
         batch_size=int(p.batch_size),
         punct_pos=punct,
         how=p.how,
-        n_heads=sents["train"][0].attn.shape[0],
-        lrs=p.lr[RANDOM_INIT],
-        epochs=epochs,
-        probe_batch_size=batch_size,
-        heldout_fraction=fraction,
-        seed=seed,
-        log=log,
         device=device,
         # the precision of the trained model's maps, which the control's are compared with
         precision=dev_shards.header["precision"]["used"],
-        word_alignment=p.word_alignment,
     )
-    results.append(row)
-    curves.extend(curve)
+    control = random_init_control(
+        control_draws(p.spec, p.random_init_seed)[0],  # another draw where the model is random-init itself
+        (dev_shards.n_layers, dev_shards.n_heads),
+        records,
+        {s.id for s in sents["dev"]},
+        vectors,
+        maps,
+        probes,
+        log,
+    )
+    counts.update(control.counts)
+    results.append(control.row)
+    curves.extend(control.curve)
+    per_sentence[RANDOM_INIT], dev_ids[RANDOM_INIT] = control.per_sentence, control.dev_ids
 
 table = probes_table(results, p.spec, sizes, vectors.source, vectors.dim)
 log.info("\n%s", table.to_string(index=False))

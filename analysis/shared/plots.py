@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -81,22 +83,24 @@ def layer_scatter(ax, table: pd.DataFrame, col: str, color="C0", label=None, see
     return means
 
 
+@dataclass(frozen=True)
+class ColourScale:
+    """A heatmap's colours: ``cmap`` from ``vmin`` to ``vmax`` (None: the data's), with a colour
+    bar (``bar``) labelled ``label`` (None: the column's name)."""
+
+    vmin: float | None = None
+    vmax: float | None = None
+    cmap: str = "viridis"
+    bar: bool = True
+    label: str | None = None
+
+
 def head_heatmap(
-    ax,
-    table: pd.DataFrame,
-    col: str,
-    vmin=None,
-    vmax=None,
-    cmap="viridis",
-    annotate_above=None,
-    fmt="{:.1f}",
-    cbar=True,
-    cbar_label=None,
-    local=(),
+    ax, table: pd.DataFrame, col: str, scale: ColourScale = ColourScale(), annotate_above=None, fmt="{:.1f}", local=()
 ):
-    """A layer x head grid (both 1-indexed) of one per-head column; cells at or above
-    ``annotate_above`` carry their value (all cells stay in the CSV); ``local``: the 1-indexed
-    local (sliding-window) layers, marked on the layer axis."""
+    """A layer x head grid (both 1-indexed) of one per-head column, coloured as ``scale`` says; cells
+    at or above ``annotate_above`` carry their value (all cells stay in the CSV); ``local``: the
+    1-indexed local (sliding-window) layers, marked on the layer axis."""
     grid = table.pivot(index="layer", columns="head", values=col).sort_index()
     annot = False
     if annotate_above is not None:
@@ -104,14 +108,14 @@ def head_heatmap(
     sns.heatmap(
         grid,
         ax=ax,
-        vmin=vmin,
-        vmax=vmax,
-        cmap=cmap,
+        vmin=scale.vmin,
+        vmax=scale.vmax,
+        cmap=scale.cmap,
         annot=annot,
         fmt="",
         annot_kws={"fontsize": 6},
-        cbar=cbar,
-        cbar_kws={"label": cbar_label or col, "shrink": 0.8},
+        cbar=scale.bar,
+        cbar_kws={"label": scale.label or col, "shrink": 0.8},
         square=False,
         linewidths=0.2,
         linecolor="white",

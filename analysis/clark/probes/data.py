@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from analysis.clark.probes.settings import MapSettings
 from analysis.core.inputs import seeded_subset
 from analysis.core.word_level import unit_of_word, units, word_maps
 
@@ -85,24 +86,14 @@ def make_sentence(sid: str, meta: dict, punct_pos=(), words=None) -> Sentence:
     )
 
 
-def sentences_from_model(
-    model,
-    tokenizer,
-    records: list[dict],
-    max_len: int,
-    batch_size: int,
-    punct_pos,
-    how: str,
-    counts: dict | None = None,
-    precision: str = "fp32",
-):
-    """Like ``sentences_from_examples`` but running ``model`` here in ``precision`` (e.g. a
+def sentences_from_model(model, tokenizer, records: list[dict], maps: MapSettings, counts: dict | None = None):
+    """Like ``sentences_from_examples`` but running ``model`` here as ``maps`` says (e.g. a
     randomly initialised model of the same shape, whose maps are not stored as shards)."""
     from analysis.core.extraction import encode_records, iter_maps
     from analysis.core.storage import Example
 
     counts = counts if counts is not None else {}
-    items, enc = encode_records(tokenizer, records, max_len, "split")
+    items, enc = encode_records(tokenizer, records, maps.max_len, "split")
     counts["encoding"] = enc
     # streamed: each map becomes a small word-level map before the next batch is computed
     # (no padded batch kept alive); sentences back in input order afterwards
@@ -117,10 +108,11 @@ def sentences_from_model(
             attn16=m.copy(),
             meta=items[i]["meta"],
         )
-        for i, m in iter_maps(model, tokenizer, items, batch_size, False, precision, where="random-init maps")
+        for i, m in iter_maps(model, tokenizer, items, maps.batch_size, False, maps.precision, where="random-init maps")
     )
     order = {it["id"]: k for k, it in enumerate(items)}
-    return sorted(sentences_from_examples(examples, punct_pos, how, counts), key=lambda s: order[s.id])
+    sents = sentences_from_examples(examples, maps.punct_pos, maps.how, counts)
+    return sorted(sents, key=lambda s: order[s.id])
 
 
 def subset_records(records: list[dict], n: int | None, seed: int, name: str, counts: dict, log=log) -> list[dict]:
@@ -144,34 +136,21 @@ def attach_words(sents: list[Sentence], records: list[dict]) -> list[Sentence]:
 
 
 def random_init_sentences(
-    spec: str,
-    records: dict[str, list[dict]],
-    shape: tuple[int, int],
-    dev_ids: set,
-    max_len: int,
-    batch_size: int,
-    punct_pos,
-    how: str,
-    counts: dict,
-    device: str | None = None,
-    precision: str = "fp32",
+    spec: str, records: dict[str, list[dict]], shape: tuple[int, int], dev_ids: set, maps: MapSettings, counts: dict
 ) -> dict[str, list[Sentence]]:
     """Per split, the sentences of ``records`` with the maps of a randomly initialised model of
-    ``spec``'s shape (the control probe; its maps are not stored as shards; on ``device``, None:
-    CUDA when present, in ``precision``), words attached. Its dev sentences must be the trained
-    model's (``dev_ids``)."""
+    ``spec``'s shape (the control probe; its maps are not stored as shards; computed as ``maps``
+    says), words attached. Its dev sentences must be the trained model's (``dev_ids``)."""
     from analysis.core.models import load_model, load_tokenizer, shape_of
 
     tok = load_tokenizer(spec)
-    rnd = load_model(spec, random_init=True, device=device)
+    rnd = load_model(spec, random_init=True, device=maps.device)
     if shape_of(rnd) != tuple(shape):
         raise RuntimeError("the randomly initialised model does not have the shape of the trained one")
     out = {}
     for split in ("train", "dev"):
         recs = records[split]
-        rs = sentences_from_model(
-            rnd, tok, recs, max_len, batch_size, punct_pos, how, counts[f"{split}_random_init"], precision
-        )
+        rs = sentences_from_model(rnd, tok, recs, maps, counts[f"{split}_random_init"])
         out[split] = attach_words(rs, recs)
     if {s.id for s in out["dev"]} != dev_ids:
         raise RuntimeError("the random-init model's dev sentences differ from the trained model's")

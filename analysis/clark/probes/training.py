@@ -21,6 +21,7 @@ import torch
 
 from analysis.clark.probes.data import Sentence
 from analysis.clark.probes.models import AttnProbe, MLPProbe
+from analysis.clark.probes.settings import ProbeSettings
 
 log = logging.getLogger(__name__)
 
@@ -242,36 +243,30 @@ RANDOM_INIT = "attention-and-words, random init"
 
 
 def train_probes(
-    sents: dict[str, list[Sentence]],
-    dim: int,
-    lrs: dict,
-    epochs: int,
-    batch_size: int,
-    mlp_hidden: int,
-    seed: int,
-    heldout_fraction: float,
-    log=log,
-    mlp_distance: str = "authors",
-    word_alignment: str = "paper",
-) -> tuple[list[dict], list[dict], dict]:
-    """The probes on the trained model's maps, in Clark's Table 3 order (word vectors of size ``dim``,
-    aligned with the candidates as ``word_alignment`` says: ``models.candidate_vectors``); ``lrs``:
-    probe name -> learning rates tried. Returns (rows of the probes table, curve rows, sentences per
-    part: fit / held-out / dev, per probe the correct and scored words of every dev sentence)."""
-    n_heads, words = sents["train"][0].attn.shape[0], {"dim": dim, "word_alignment": word_alignment}
+    sents: dict[str, list[Sentence]], dim: int, probes: ProbeSettings, log=log
+) -> tuple[list[dict], list[dict], dict, dict]:
+    """The probes on the trained model's maps, in Clark's Table 3 order (word vectors of size ``dim``),
+    trained as ``probes`` says (``probes.lrs``: probe name -> learning rates tried). Returns (rows of
+    the probes table, curve rows, sentences per part: fit / held-out / dev, per probe the correct and
+    scored words of every dev sentence)."""
+    n_heads, words = sents["train"][0].attn.shape[0], {"dim": dim, "word_alignment": probes.word_alignment}
     make = {
         "attention-only": lambda: AttnProbe(n_heads),
         "attention-and-words": lambda: AttnProbe(n_heads, **words),
-        "word-vectors MLP + distance": lambda: MLPProbe(hidden=mlp_hidden, distance=mlp_distance, **words),
+        "word-vectors MLP + distance": lambda: MLPProbe(
+            hidden=probes.mlp_hidden, distance=probes.mlp_distance, **words
+        ),
     }
-    data = split_batches(sents, heldout_fraction, seed, batch_size)
+    data = split_batches(sents, probes.heldout_fraction, probes.seed, probes.batch_size)
     results, curves, per_sentence = [], [], {}
     for name in TABLE_ORDER:
         if name == "right-branching":
             row, per_sentence[name] = right_branching(sents["dev"])
             results.append({"probe": name, **row})
             continue
-        row, curve, per_sentence[name] = run_probe(name, make[name], data, lrs[name], epochs, seed, log)
+        row, curve, per_sentence[name] = run_probe(
+            name, make[name], data, probes.lrs[name], probes.epochs, probes.seed, log
+        )
         results.append(row)
         curves.extend(curve)
     return results, curves, data["sizes"], per_sentence

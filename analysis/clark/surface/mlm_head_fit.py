@@ -10,6 +10,7 @@ use; its held-out loss and accuracy are reported.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -101,33 +102,39 @@ def is_norm(module) -> bool:
     return type(module).__name__.lower().endswith("norm") and isinstance(weight, torch.Tensor) and weight.ndim == 1
 
 
+@dataclass(frozen=True)
+class HeadFit:
+    """How a masked-LM head is fitted (config ``clark_surface.mlm_head``): ``mask_prob`` of the
+    pieces masked, ``epochs`` of Adam at rate ``lr`` on batches of ``batch_size`` masked tokens,
+    seeded by ``seed`` (the masking, the head's initialisation and the batch order)."""
+
+    seed: int
+    mask_prob: float
+    epochs: int
+    lr: float
+    batch_size: int
+
+
 def fit_head(
-    model,
-    hidden: torch.Tensor,
-    targets: torch.Tensor,
-    epochs: int,
-    lr: float,
-    batch: int,
-    seed: int,
-    heldout: tuple | None = None,
-    log=log,
+    model, hidden: torch.Tensor, targets: torch.Tensor, fit: HeadFit, heldout: tuple | None = None, log=log
 ) -> list[dict]:
     """Train the head's own parameters (the encoder and tied embeddings frozen) by Adam on
-    cached hidden states, from ``init_head``; returns the training curve (one row per epoch)."""
+    cached hidden states, from ``init_head``, as ``fit`` says; returns the training curve (one
+    row per epoch)."""
     head = head_module(model)
     device = next(model.parameters()).device
-    params = init_head(model, seed, targets)
+    params = init_head(model, fit.seed, targets)
     for p in params:
         p.requires_grad_(True)
-    opt = torch.optim.Adam(params, lr=lr)
-    g = torch.Generator().manual_seed(seed)
+    opt = torch.optim.Adam(params, lr=fit.lr)
+    g = torch.Generator().manual_seed(fit.seed)
     curve = []
     head.train()
-    for epoch in range(1, epochs + 1):
+    for epoch in range(1, fit.epochs + 1):
         order = torch.randperm(len(targets), generator=g)
         total = 0.0
-        for s in range(0, len(order), batch):
-            sel = order[s : s + batch]
+        for s in range(0, len(order), fit.batch_size):
+            sel = order[s : s + fit.batch_size]
             logits = head(hidden[sel].to(device))
             loss = torch.nn.functional.cross_entropy(logits, targets[sel].to(device))
             opt.zero_grad()
@@ -173,21 +180,12 @@ def check_resegmented(segments: list[dict], evaluation: list[dict], evaluation_p
 
 
 def score_or_fit_head(
-    model,
-    info: dict,
-    tokenizer,
-    train_items: list[dict],
-    held_items: list[dict],
-    seed: int,
-    prob: float,
-    epochs: int,
-    lr: float,
-    batch: int,
-    log=log,
+    model, info: dict, tokenizer, train_items: list[dict], held_items: list[dict], fit: HeadFit, log=log
 ) -> tuple[list[dict], list[dict] | None, dict]:
     """Score the checkpoint's own head on the held-out segments, or (when ``load_mlm`` found
-    none) fit one on the training segments; returns (rows of the mlm_head table, training
-    curve or None, the fitted head's state or {})."""
+    none) fit one on the training segments as ``fit`` says; returns (rows of the mlm_head table,
+    training curve or None, the fitted head's state or {})."""
+    seed, prob = fit.seed, fit.mask_prob
     held = masked_hidden(model, held_items, tokenizer, seed + 1, prob)[:2]
     if info["pretrained_head"]:
         return [{"head": "pre-trained", "split": "held-out", **evaluate_head(model, *held)}], None, {}
@@ -195,7 +193,7 @@ def score_or_fit_head(
     log.info("cached %d masked training tokens, %d held-out", len(tr[1]), len(held[1]))
     init_head(model, seed, tr[1])
     rows = [{"head": "initial (unigram bias)", "split": "held-out", **evaluate_head(model, *held)}]
-    curve = fit_head(model, *tr, epochs=epochs, lr=lr, batch=batch, seed=seed, heldout=held, log=log)
+    curve = fit_head(model, *tr, fit, heldout=held, log=log)
     rows.append({"head": "fitted on frozen encoder", "split": "train", **evaluate_head(model, *tr)})
     rows.append({"head": "fitted on frozen encoder", "split": "held-out", **evaluate_head(model, *held)})
     return rows, curve, head_state(model)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.shared.plots import attention_map, head_heatmap, layer_scatter, new_figure
+from analysis.shared.plots import ColourScale, attention_map, head_heatmap, layer_scatter, new_figure
 
 
 def plot_relative_position(table: pd.DataFrame, model: str, n_segments: int, local=()):
@@ -17,7 +17,7 @@ def plot_relative_position(table: pd.DataFrame, model: str, n_segments: int, loc
     n_layers = table["layer"].nunique()
     fig, axes = new_figure(7.2, 0.45 * n_layers + 1.0, ncols=3, sharey=True)
     for ax, col, name in zip(axes, ["prev", "current", "next"], ["previous token", "current token", "next token"]):
-        head_heatmap(ax, table, col, vmin=0, vmax=1, annotate_above=0.3, cbar=False, local=local)
+        head_heatmap(ax, table, col, ColourScale(vmin=0, vmax=1, bar=False), annotate_above=0.3, local=local)
         ax.set_title(f"to {name}")
         if col != "prev":
             ax.set_ylabel("")

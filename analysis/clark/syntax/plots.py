@@ -103,24 +103,15 @@ def plot_dep_heads_grid(cells, model: str, corpus: str, n_layers: int, n_heads: 
     return fig
 
 
-def plot_dobj_head_example(
-    wm,
-    labels,
-    arcs,
-    relation: str,
-    model: str,
-    layer: int,
-    head: int,
-    direction: str,
-    accuracy: float,
-    sentence: str,
-):
-    """Clark Fig. 5 (syntax): head ``layer``-``head``'s word-level map ``wm`` on one sentence with
-    every gold arc boxed (grey), the ``relation`` arcs in red (``arcs`` from
+def plot_dobj_head_example(wm, labels, arcs, best, model: str, sentence: str):
+    """Clark Fig. 5 (syntax): the word-level map ``wm`` of head ``best`` (the Table 1 row of the
+    drawn head: its relation, layer, head, direction and accuracy) on one sentence with every gold
+    arc boxed (grey), the relation's arcs in red (``arcs`` from
     :func:`analysis.clark.syntax.examples.example_arcs`); a box at (row i, column j) means i's gold
     head is j (dep->head) or i's dependent is j."""
+    relation, layer, head = best["relation"], int(best["layer"]), int(best["head"])
     title = (
-        f"{model}: head {layer}-{head}\nbest {relation} head ({direction}, accuracy {accuracy:.2f})\n"
+        f"{model}: head {layer}-{head}\nbest {relation} head ({best['direction']}, accuracy {best['accuracy']:.2f})\n"
         f"sentence {sentence}; boxes: gold arcs, {relation} in red"
     )
     U = len(labels)

@@ -9,13 +9,21 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from dataclasses import fields
 
 READERS: dict[str, Callable] = {}
+# the readers whose options come as one frozen dataclass (many options): reader name -> that class
+OPTIONS: dict[str, type] = {}
 
 
-def reader(name: str):
+def reader(name: str, options: type | None = None):
+    """Register a reader: its options are its keyword parameters or, given ``options`` (a dataclass),
+    that class's fields, passed to it as one object: ``fn(raw_dir, tokenizer, options(**given))``."""
+
     def deco(fn):
         READERS[name] = fn
+        if options is not None:
+            OPTIONS[name] = options
         return fn
 
     return deco
@@ -30,15 +38,15 @@ def prepare(name: str, raw_dir, tokenizer, max_len: int | None = None, **options
     _load_all()
     if name not in READERS:
         raise ValueError(f"unknown corpus reader {name!r}; known: {sorted(READERS)}")
-    fn = READERS[name]
-    params = inspect.signature(fn).parameters
+    fn, holder = READERS[name], OPTIONS.get(name)
+    params = [f.name for f in fields(holder)] if holder else list(inspect.signature(fn).parameters)
     unknown = sorted(set(options) - set(params))
     if unknown:
         known = sorted(k for k in params if k not in ("raw_dir", "tokenizer", "max_len"))
         raise ValueError(f"corpus reader {name!r}: unknown option(s) {unknown}; it takes {known}")
     if max_len is not None and "max_len" in params:
         options["max_len"] = max_len
-    return fn(raw_dir, tokenizer, **options)
+    return fn(raw_dir, tokenizer, holder(**options)) if holder else fn(raw_dir, tokenizer, **options)
 
 
 def _load_all() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.shared.plots import head_heatmap, new_figure
+from analysis.shared.plots import ColourScale, head_heatmap, new_figure
 
 
 def plot_finetune_scores(table: pd.DataFrame, model: str):
@@ -47,7 +47,7 @@ def plot_finetune_change(table: pd.DataFrame, tasks: list[str], model: str):
     vmin = float(table.cosine.min())
     for ax, task in zip(axes.flat, tasks):
         t = table[table.task == task]
-        head_heatmap(ax, t, "cosine", vmin=vmin, vmax=1.0, cmap="viridis", cbar_label="cosine similarity")
+        head_heatmap(ax, t, "cosine", ColourScale(vmin=vmin, vmax=1.0, cmap="viridis", label="cosine similarity"))
         ax.set_title(f"{task} ({int(t.n_examples.iloc[0])} dev inputs)")
     for ax in list(axes.flat)[len(tasks) :]:
         ax.axis("off")

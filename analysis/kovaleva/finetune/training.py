@@ -88,47 +88,47 @@ def adamw(model, lr: float, weight_decay: float):
     )
 
 
-def train(
-    model,
-    items: list[dict],
-    pad_id: int,
-    *,
-    epochs: float,
-    lr: float,
-    batch_size: int,
-    warmup: float,
-    weight_decay: float,
-    seed: int,
-    max_steps: int | None,
-    progress: bool = True,
-    precision: str = "fp32",
-) -> list[dict]:
-    """Fine-tune ``model`` in place; returns one history row per optimiser step.
+@dataclass(frozen=True)
+class Recipe:
+    """How a model is fine-tuned (config ``kovaleva_finetune.finetune``, BERT's recipe): ``epochs``
+    (may be fractional; ``max_steps`` caps the steps: smoke runs) of AdamW at peak rate ``lr`` with
+    ``weight_decay`` (biases and LayerNorm weights spared, as in BERT), a linear warm-up over the
+    ``warmup`` fraction of the steps then a linear decay, batches of ``batch_size``, seeded by
+    ``seed``; the forward passes in ``precision``: fp32, or bf16 autocast (the weights and the
+    optimiser stay fp32)."""
 
-    ``epochs`` may be fractional; ``max_steps`` caps the number of steps (smoke runs).
-    Weight decay spares biases and LayerNorm weights, as in BERT. ``precision``: the forward
-    passes in fp32, or in bf16 autocast (the weights and the optimiser stay fp32).
-    """
+    epochs: float
+    lr: float
+    batch_size: int
+    warmup: float
+    weight_decay: float
+    seed: int
+    max_steps: int | None
+    precision: str = "fp32"
+
+
+def train(model, items: list[dict], pad_id: int, recipe: Recipe, progress: bool = True) -> list[dict]:
+    """Fine-tune ``model`` in place as ``recipe`` says; returns one history row per optimiser step."""
     from tqdm.auto import tqdm
 
-    torch.manual_seed(seed)
-    rng = np.random.default_rng(seed)
+    torch.manual_seed(recipe.seed)
+    rng = np.random.default_rng(recipe.seed)
     device = next(model.parameters()).device
-    steps_per_epoch = math.ceil(len(items) / batch_size)
-    total = math.ceil(epochs * steps_per_epoch)
-    if max_steps is not None:
-        total = min(total, max_steps)
+    steps_per_epoch = math.ceil(len(items) / recipe.batch_size)
+    total = math.ceil(recipe.epochs * steps_per_epoch)
+    if recipe.max_steps is not None:
+        total = min(total, recipe.max_steps)
     if total < 1:
         raise ValueError("no training steps: check epochs, batch_size and the number of examples")
-    opt = adamw(model, lr, weight_decay)
-    sched = linear_schedule(opt, int(round(warmup * total)), total)
+    opt = adamw(model, recipe.lr, recipe.weight_decay)
+    sched = linear_schedule(opt, int(round(recipe.warmup * total)), total)
     model.train()
     history, step, t0 = [], 0, time.perf_counter()
     bar = tqdm(total=total, desc="fine-tuning", mininterval=10, disable=not progress)
     while step < total:
-        for idx in train_batches(items, batch_size, rng):
+        for idx in train_batches(items, recipe.batch_size, rng):
             batch = collate([items[i] for i in idx], pad_id, device)
-            with autocast(precision, device):  # the forward pass; the backward follows its dtypes
+            with autocast(recipe.precision, device):  # the forward pass; the backward follows its dtypes
                 loss = model(**batch).loss
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

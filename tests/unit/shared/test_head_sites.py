@@ -11,7 +11,7 @@ import torch
 
 from analysis.beyond_papers.head_gates import gated_logits
 from analysis.clark.surface.mlm_head import head_module, load_fitted_head, load_mlm
-from analysis.clark.surface.mlm_head_fit import evaluate_head, masked_hidden, score_or_fit_head
+from analysis.clark.surface.mlm_head_fit import HeadFit, evaluate_head, masked_hidden, score_or_fit_head
 from analysis.core.extraction import encode_records
 from analysis.core.models import load_model, load_tokenizer, shape_of
 from analysis.kovaleva.finetune.disable_heads import disabled_logits
@@ -170,7 +170,8 @@ def test_a_head_is_fitted_on_any_bare_encoder(checkpoint_dirs, tmp_path, name):
     words = [["the", "cat", "sat", "on", "the", "mat", "."], ["it", "was", "happy", ",", "too", "."]]
     items, _ = encode_records(tok, [{"id": str(i), "words": words} for i in range(6)], max_len=64)
     encoder = {k: v.clone() for k, v in model.base_model.state_dict().items()}
-    rows, curve, state = score_or_fit_head(model, info, tok, items, items[:2], 0, 0.3, 2, 1e-2, 8)
+    fit = HeadFit(seed=0, mask_prob=0.3, epochs=2, lr=1e-2, batch_size=8)
+    rows, curve, state = score_or_fit_head(model, info, tok, items, items[:2], fit)
     held = [r for r in rows if r["split"] == "held-out"]
     assert [r["head"] for r in held] == ["initial (unigram bias)", "fitted on frozen encoder"]
     assert all(0.0 <= r["accuracy"] <= 1.0 and np.isfinite(r["loss"]) and r["n_tokens"] > 0 for r in held)

@@ -3,6 +3,7 @@ documents of a source folder -> window records with their mentions, and counts."
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from analysis.core.corpora import reader
@@ -42,26 +43,28 @@ def prepare_conll2012(
     return records, counts
 
 
-@reader("ontogum")
-def prepare_ontogum(
-    raw_dir,
-    tokenizer,
-    split: str = "dev",
-    max_docs: int | None = None,
-    max_len: int = 128,
-    windows: str = "first",
-    stride: int | None = None,
-    splits_file: str = "splits.md",
-    unbalanced: str = "error",
-):
-    """OntoGUM documents of ``split`` (from splits.md; 'all' = every file), in split order.
+@dataclass(frozen=True)
+class OntoGumOptions:
+    """The options of reader ``ontogum`` (a corpus's keys in the config): the documents of
+    ``split`` (from ``splits_file``; 'all' = every file), at most ``max_docs``; ``max_len``,
+    ``windows``, ``stride``: as for :func:`prepare_conll2012`; ``unbalanced``: error | skip (drop
+    unbalanced brackets, counted; one upstream test2 file, GENTLE_poetry_road, has a stray ``3)``)."""
 
-    ``windows``, ``stride``: as for :func:`prepare_conll2012`.
+    split: str = "dev"
+    max_docs: int | None = None
+    max_len: int = 128
+    windows: str = "first"
+    stride: int | None = None
+    splits_file: str = "splits.md"
+    unbalanced: str = "error"
 
-    ``unbalanced``: error (default) | skip (drop unbalanced brackets, counted; one upstream
-    test2 file, GENTLE_poetry_road, has a stray ``3)``)."""
-    if unbalanced not in ("error", "skip"):
-        raise ValueError(f"unbalanced must be 'error' or 'skip', got {unbalanced!r}")
+
+@reader("ontogum", options=OntoGumOptions)
+def prepare_ontogum(raw_dir, tokenizer, options: OntoGumOptions = OntoGumOptions()):
+    """OntoGUM documents of the split ``options`` names, in split order."""
+    split, splits_file = options.split, options.splits_file
+    if options.unbalanced not in ("error", "skip"):
+        raise ValueError(f"unbalanced must be 'error' or 'skip', got {options.unbalanced!r}")
     raw = Path(raw_dir)
     if split == "all":
         names = sorted(p.stem for p in (raw / "conll").glob("*.conll"))
@@ -74,11 +77,12 @@ def prepare_ontogum(
         missing = [n for n in splits[split] if n not in names]
     if not names:
         raise ValueError(f"{raw}: no OntoGUM documents for split {split!r}")
-    used = names[:max_docs] if max_docs else names
+    used = names[: options.max_docs] if options.max_docs else names
     docs = [
-        read_ontogum(raw / "conll" / f"{n}.conll", raw / "conllu" / f"{n}.conllu", unbalanced == "error") for n in used
+        read_ontogum(raw / "conll" / f"{n}.conll", raw / "conllu" / f"{n}.conllu", options.unbalanced == "error")
+        for n in used
     ]
-    records, counts = records_for(docs, tokenizer, max_len, windows, stride)
+    records, counts = records_for(docs, tokenizer, options.max_len, options.windows, options.stride)
     counts.update(
         split=split,
         documents_in_split=len(names) + len(missing),

@@ -22,32 +22,25 @@ from analysis.shared.plots import close
 from conftest import FIXTURES, ROOT
 
 
-def M(
-    start,
-    end,
-    cluster,
-    type="nominal",
-    text=None,
-    head=None,
-    head_word=None,
-    number=None,
-    gender=None,
-    person=3,
-    scored=False,
-):
-    return {
+def M(start, end, cluster, **given):
+    """A mention as the readers give it: nominal, third person, named m<start>, headed by its last
+    word and that word's text, unless ``given`` says otherwise."""
+    text = given.get("text") or f"m{start}"
+    mention = {
         "start": start,
         "end": end,
-        "head": end if head is None else head,
+        "head": end,
         "cluster": cluster,
-        "type": type,
-        "text": text or f"m{start}",
-        "head_word": head_word or (text or f"m{start}").split()[-1],
-        "number": number,
-        "gender": gender,
-        "person": person,
-        "scored": scored,
+        "type": "nominal",
+        "text": text,
+        "head_word": text.split()[-1],
+        "number": None,
+        "gender": None,
+        "person": 3,
+        "scored": False,
     }
+    assert set(given) <= set(mention), f"not a mention's key: {set(given) - set(mention)}"
+    return mention | given
 
 
 def picks(cases, systems=("nearest", "same_head", "rule_based")):

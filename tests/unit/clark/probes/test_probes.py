@@ -12,6 +12,7 @@ from analysis.clark.probes.data import (
 )
 from analysis.clark.probes.models import AttnProbe, MLPProbe, with_root_attention
 from analysis.clark.probes.replicates import sentence_table, uas_replicates
+from analysis.clark.probes.settings import MapSettings, ProbeSettings
 from analysis.clark.probes.training import (
     batches,
     evaluate,
@@ -310,9 +311,8 @@ def test_sentences_from_model_streams_and_keeps_input_order(tiny_model, tokenize
 
     records = [rec("long", "the old dog saw a very small cat today".split()), rec("short", ["dogs", "bark"])]
     counts = {}
-    sents = sentences_from_model(
-        tiny_model, tokenizer, records, max_len=64, batch_size=1, punct_pos=(), how="mean", counts=counts
-    )
+    maps = MapSettings(max_len=64, batch_size=1, punct_pos=(), how="mean")
+    sents = sentences_from_model(tiny_model, tokenizer, records, maps, counts=counts)
     assert [s.id for s in sents] == ["long", "short"]  # extraction runs shortest first
     assert counts["sentences"] == 2 and [s.n for s in sents] == [9, 2]
     for s in sents:
@@ -381,9 +381,8 @@ def test_the_chosen_epoch_is_the_probe_kept():
 def test_train_probes_in_table_order_and_run_probe_is_seeded():
     sents = {"train": toy_sentences(20, seed=1), "dev": toy_sentences(8, seed=2)}
     lr = {"attention-only": [0.1], "attention-and-words": [0.05, 0.1], "word-vectors MLP + distance": [0.05]}
-    results, curves, sizes, per_sentence = train_probes(
-        sents, dim=4, lrs=lr, epochs=2, batch_size=8, mlp_hidden=8, seed=0, heldout_fraction=0.25
-    )
+    probes = ProbeSettings(lrs=lr, epochs=2, batch_size=8, heldout_fraction=0.25, seed=0, mlp_hidden=8)
+    results, curves, sizes, per_sentence = train_probes(sents, dim=4, probes=probes)
     assert list(per_sentence) == [r["probe"] for r in results]
     names = ["attention-only", "attention-and-words", "right-branching", "word-vectors MLP + distance"]
     assert [r["probe"] for r in results] == names
@@ -497,9 +496,8 @@ def test_random_init_probe_by_hand_with_a_probe_that_does_not_learn():
     # train: two 2-word sentences, word 1 the root, word 2 its dependent (one held out, one fitted);
     # dev: 3 words, word 1 the root, words 2 and 3 its dependents
     sents = {"train": [sentence("a", [0, 1]), sentence("b", [0, 1])], "dev": [sentence("d", [0, 1, 1])]}
-    row, curve, per_sentence, dev_ids = random_init_probe(
-        sents, n_heads=2, dim=3, lrs=[0.0], epochs=2, batch_size=4, heldout_fraction=0.5, seed=0
-    )
+    probes = ProbeSettings(lrs={RANDOM_INIT: [0.0]}, epochs=2, batch_size=4, heldout_fraction=0.5, seed=0, mlp_hidden=8)
+    row, curve, per_sentence, dev_ids, counts = random_init_probe(sents, n_heads=2, dim=3, probes=probes)
     # held out: 1 of 2 words has the root as head, 2 candidates each; dev: 1 of 3, 3 candidates each
     assert [(r["epoch"], r["heldout_uas"], r["chosen"]) for r in curve] == [(1, 0.5, True), (2, 0.5, False)]
     assert [r["heldout_loss"] for r in curve] == pytest.approx([np.log(2)] * 2)
@@ -511,7 +509,7 @@ def test_random_init_probe_by_hand_with_a_probe_that_does_not_learn():
         "heldout_uas": 0.5,
     }
     assert row["uas"] == pytest.approx(1 / 3) and row["loss"] == pytest.approx(np.log(3))
-    assert per_sentence.tolist() == [[1, 3]] and dev_ids == ["d"]
+    assert per_sentence.tolist() == [[1, 3]] and dev_ids == ["d"] and counts == {}
 
 
 def test_uas_replicates_draw_whole_documents():

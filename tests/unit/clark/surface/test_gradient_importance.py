@@ -127,7 +127,8 @@ def test_fit_head_lowers_heldout_loss(tiny):
     h, t, _ = mf.masked_hidden(model, items * 4, tok, seed=0, prob=0.3)
     enc_before = {k: v.clone() for k, v in model.base_model.state_dict().items()}
     before = mf.evaluate_head(model, h, t)
-    curve = mf.fit_head(model, h, t, epochs=3, lr=1e-2, batch=8, seed=0, heldout=(h, t))
+    fit = mf.HeadFit(seed=0, mask_prob=0.3, epochs=3, lr=1e-2, batch_size=8)
+    curve = mf.fit_head(model, h, t, fit, heldout=(h, t))
     assert curve[-1]["heldout_loss"] < before["loss"]
     # the encoder (and the decoder weight tied to its input embeddings) is never changed
     for k, v in model.base_model.state_dict().items():
@@ -141,9 +142,8 @@ def test_fit_head_lowers_heldout_loss(tiny):
 
 def test_score_or_fit_head_and_load_it_back(tiny, tmp_path):
     model, info, tok, items = tiny
-    rows, curve, state = mf.score_or_fit_head(
-        model, info, tok, items * 3, items, seed=0, prob=0.3, epochs=2, lr=1e-2, batch=8
-    )
+    fit = mf.HeadFit(seed=0, mask_prob=0.3, epochs=2, lr=1e-2, batch_size=8)
+    rows, curve, state = mf.score_or_fit_head(model, info, tok, items * 3, items, fit)
     assert [(r["head"], r["split"]) for r in rows] == [
         ("initial (unigram bias)", "held-out"),
         ("fitted on frozen encoder", "train"),
@@ -161,9 +161,7 @@ def test_score_or_fit_head_and_load_it_back(tiny, tmp_path):
     with pytest.raises(RuntimeError, match="does not fit"):
         mh.load_fitted_head(fresh, fresh_info, {"pretrained_head": False}, tmp_path / "bad.pt")
     # a checkpoint's own head is only scored
-    rows, curve, state = mf.score_or_fit_head(
-        model, {"pretrained_head": True}, tok, items, items, seed=0, prob=0.3, epochs=2, lr=1e-2, batch=8
-    )
+    rows, curve, state = mf.score_or_fit_head(model, {"pretrained_head": True}, tok, items, items, fit)
     assert [(r["head"], r["split"]) for r in rows] == [("pre-trained", "held-out")] and curve is None and state == {}
 
 

@@ -161,7 +161,8 @@ def test_plots_draw_the_tables():
     close(fig)
     labels = ["[CLS]", "the", "dog", "saw", "cats", "[SEP]"]
     arcs = example_arcs(UNIT_WORD, HEADS, RELS, "dep->head")
-    fig = plot_dobj_head_example(np.asarray(H0), labels, arcs, "dobj", "m", 1, 1, "dep->head", 1.0, "a:0")
+    best = {"relation": "dobj", "layer": 1, "head": 1, "direction": "dep->head", "accuracy": 1.0}
+    fig = plot_dobj_head_example(np.asarray(H0), labels, arcs, best, "m", "a:0")
     assert fig.axes[0].get_title().startswith("m: head 1-1\nbest dobj head (dep->head, accuracy 1.00)")
     close(fig)
 

@@ -47,19 +47,10 @@ def test_training_is_seeded_and_learns_the_fixture(tokenizer, task):
     for _ in range(2):
         torch.manual_seed(0)
         model = load_model(TINY, head="classification", device="cpu", num_labels=t.num_labels)
-        hist = finetune.train(
-            model,
-            items,
-            tokenizer.pad_token_id,
-            epochs=40,
-            lr=5e-3,
-            batch_size=4,
-            warmup=0.1,
-            weight_decay=0.01,
-            seed=0,
-            max_steps=None,
-            progress=False,
+        recipe = finetune.Recipe(
+            epochs=40, lr=5e-3, batch_size=4, warmup=0.1, weight_decay=0.01, seed=0, max_steps=None
         )
+        hist = finetune.train(model, items, tokenizer.pad_token_id, recipe, progress=False)
         runs.append((model, hist))
     (m1, h1), (m2, h2) = runs
     assert [h["loss"] for h in h1] == [h["loss"] for h in h2]
@@ -74,19 +65,8 @@ def test_training_is_seeded_and_learns_the_fixture(tokenizer, task):
 def test_max_steps_caps_training(tokenizer):
     items, _ = encode(tokenizer, read_split(FIXTURES / "glue", "SST-2", "train"), 32)
     model = load_model(TINY, head="classification", device="cpu", num_labels=2)
-    hist = finetune.train(
-        model,
-        items,
-        tokenizer.pad_token_id,
-        epochs=10,
-        lr=2e-5,
-        batch_size=1,
-        warmup=0.1,
-        weight_decay=0.01,
-        seed=0,
-        max_steps=4,
-        progress=False,
-    )
+    recipe = finetune.Recipe(epochs=10, lr=2e-5, batch_size=1, warmup=0.1, weight_decay=0.01, seed=0, max_steps=4)
+    hist = finetune.train(model, items, tokenizer.pad_token_id, recipe, progress=False)
     assert len(hist) == 4
 
 
@@ -103,10 +83,10 @@ def test_bf16_precision_runs_the_forward_passes_in_bf16_and_stays_near_fp32(toke
     hook.remove()
     assert seen[0] == torch.float32 and seen[-1] == torch.bfloat16
     assert np.abs(bf16 - fp32).max() < 0.05 and not np.array_equal(bf16, fp32)
-    hist = finetune.train(
-        model, items, tokenizer.pad_token_id, epochs=1, lr=1e-3, batch_size=2, warmup=0.1,
-        weight_decay=0.01, seed=0, max_steps=2, progress=False, precision="bf16",
-    )  # fmt: skip
+    recipe = finetune.Recipe(
+        epochs=1, lr=1e-3, batch_size=2, warmup=0.1, weight_decay=0.01, seed=0, max_steps=2, precision="bf16"
+    )
+    hist = finetune.train(model, items, tokenizer.pad_token_id, recipe, progress=False)
     assert len(hist) == 2 and np.isfinite(hist[-1]["loss"])
     assert all(p.dtype == torch.float32 for p in model.parameters())
 
