@@ -132,6 +132,7 @@ rule compare:
     params:
         models=CONFIGURED,
         panels=COMPARE_PANELS,
+        dep_corpus=config["overview"]["compare"]["dep_corpus"],
     script:
         "../workflow/compare.py"
 

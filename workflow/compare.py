@@ -36,7 +36,7 @@ for panel in snakemake.params.panels:
         fig = plot_compare_entropy(t)
     elif panel == "dep_heads":
         t = best_per_relation(t)
-        fig = plot_compare_dep_heads(t, snakemake.input[panel][0].split("dep_heads.")[-1][: -len(".csv")])
+        fig = plot_compare_dep_heads(t, snakemake.params.dep_corpus)
     elif panel == "coref":
         t = coref_systems(t)
         fig = plot_compare_coref(t)
