@@ -15,7 +15,7 @@ rule scorecard:
         table=table("scorecard"),
         # our_value's numbers at full precision, one per claim, level and position
         values=table("scorecard", "values"),
-        # every claim's named numbers (value, threshold, bounds, p, units, seeds): tools/scorecard_readme.py
+        # every claim's named numbers (value, threshold, bounds, p, units, seeds): tools/docs/scorecard_readme.py
         terms=table("scorecard", "terms"),
         figure=figure("scorecard", category=SCORECARD_CATEGORY),
         page=report(

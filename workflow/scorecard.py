@@ -37,7 +37,7 @@ controls += [read_run(r) for name, r in runs.items() if name.startswith("control
 card, values, terms = scorecard_and_values(claims, own, controls)
 log.info("verdicts: %s", headline(card))
 write_table(card, snakemake.output.table)
-# the numbers of our_value as numbers, and every claim's named numbers, for tools/scorecard_readme.py
+# the numbers of our_value as numbers, and every claim's named numbers, for tools/docs/scorecard_readme.py
 # (no number is parsed out of text)
 write_table(values, snakemake.output.values, float_format=None)  # every digit
 write_table(terms, snakemake.output.terms, float_format=None)

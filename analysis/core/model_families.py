@@ -17,7 +17,7 @@ from analysis.core.model_names import EMBEDDED, TINY, TINY_SHAPE, base_spec
 
 # model type -> (family, what its attention maps are where that differs from BERT's); the families
 # tests/e2e/test_families.py runs the smoke DAG on (tests/helpers/families.py builds them) and
-# docs/families.md lists (tools/families_table.py)
+# docs/families.md lists (tools/docs/families_table.py)
 FAMILIES = {
     "bert": ("BERT", "the reference: softmax(QK^T / sqrt(d)) per layer and head"),
     "roberta": ("RoBERTa", "as BERT; byte-level BPE (`<s> A </s></s> B </s>`), no token types"),

@@ -2,7 +2,7 @@
 and wall time (``runtime``, minutes) from the model's shape (its config.json; no weights are loaded),
 the sequence length, the batch and the number of inputs. Plain functions of numbers and of the
 config dict: ``rules/scheduling.smk`` binds them to each rule (``mem_mb=job_mem_mb("finetune")``),
-``tools/resource_table.py`` prints them for the docs. Guesses are named constants, calibrated on
+``tools/docs/resource_table.py`` prints them for the docs. Guesses are named constants, calibrated on
 measured runs (benchmarks/*.tsv of the default run).
 
 - memory = BASE_MB + MEM_SAFETY x the working set (weights, one batch's activations, gradients and

@@ -1,6 +1,6 @@
 """The heavy rules with their work estimates, gathered from the packages that own them: the
 spine's (analysis/core/resources.py) and each paper's work.py. Read by rules/scheduling.smk (what a
-job asks a cluster for), tools/resource_table.py and the tests.
+job asks a cluster for), tools/docs/resource_table.py and the tests.
 
 Most heavy rules run a model's forward (and backward) passes and ask for a GPU (``resources:
 gpu=1``, ``GPU_RULES``), sized at the GPU's rate. ``CPU_BOUND`` are heavy rules whose main work runs

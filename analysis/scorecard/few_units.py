@@ -6,7 +6,7 @@ raised to match, the bootstrap p corrected alike, and fewer than ``MIN_CLUSTERS`
 firm verdict at all. A replicate table says how many units it drew (column ``resampled_units``,
 :func:`analysis.shared.bootstrap.with_resampled`): clusters where it resampled clusters, else its
 units (dev examples, instances), where the correction is small (200 units: the interval 0.9% wider)
-but keeps a value on its threshold at the 2.5% per direction it promises (tools/calibration.py)."""
+but keeps a value on its threshold at the 2.5% per direction it promises (tools/measure/calibration.py)."""
 
 from __future__ import annotations
 

@@ -256,7 +256,7 @@ def scorecard_markdown(table: pd.DataFrame, model: str) -> str:
     counts = headline(table)
     lines = [
         f"Claim scorecard of `{model}` (generated from `results/{model}/tables/scorecard.csv` by",
-        "`tools/scorecard_readme.py`; claims and criteria in `config/paper_claims.yaml`): " + counts + ".",
+        "`tools/docs/scorecard_readme.py`; claims and criteria in `config/paper_claims.yaml`): " + counts + ".",
         "Our values are fractions (accuracy 0.796 = 79.6%); the papers' numbers are as printed there.",
         interval_note(table),
         firm_note(table),

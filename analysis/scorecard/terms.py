@@ -1,5 +1,5 @@
 """The numbers behind each claim's row of the scorecard, by name (``scorecard.terms.csv``: claim id,
-group, term, value at full precision): what the docs' claim spans read (tools/scorecard_values.py),
+group, term, value at full precision): what the docs' claim spans read (tools/docs/scorecard_values.py),
 so no number is read back out of a text and no span names a position in one.
 
 Terms of a judgement (``group``: the level of ``per``, empty for the claim as a whole):

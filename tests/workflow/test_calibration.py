@@ -1,11 +1,10 @@
-"""tools/calibration.py: the verdict engine on synthetic claims whose truth is known, small."""
+"""tools/measure/calibration.py: the verdict engine on synthetic claims whose truth is known, small."""
 
-import sys
+import pandas as pd
 
-from conftest import ROOT
-
-sys.path.insert(0, str(ROOT / "tools"))
-import calibration  # noqa: E402
+from tools.docs.calibration_table import markdown
+from tools.docs.page_block import markers
+from tools.measure import calibration
 
 
 def test_calibration_separates_the_old_readings_from_the_new():
@@ -23,7 +22,8 @@ def test_calibration_separates_the_old_readings_from_the_new():
 
 def test_the_docs_table_is_the_tools_output(tmp_path):
     page = tmp_path / "p.md"
-    page.write_text(f"x\n{calibration.BEGIN}\nold\n{calibration.END}\n")
+    begin, end = markers("calibration")
+    page.write_text(f"x\n{begin}\nold\n{end}\n")
     csv = tmp_path / "c.csv"
     args = ["--datasets", "10", "--resamples", "50", "--page", str(page), "--csv", str(csv)]
     assert calibration.main(args) == 0
@@ -32,5 +32,7 @@ def test_the_docs_table_is_the_tools_output(tmp_path):
         and csv.read_text().startswith("shape,engine")
     )
     assert calibration.main([*args, "--check"]) == 0
+    # what python -m tools.docs checks the page against: the same table, rendered from the csv alone
+    assert f"{begin}\n{markdown(pd.read_csv(csv))}\n{end}" in page.read_text()
     page.write_text(page.read_text().replace("now", "then"))
     assert calibration.main([*args, "--check"]) == 1

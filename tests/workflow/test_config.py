@@ -95,7 +95,9 @@ def test_the_key_reference_of_the_docs_is_the_schema():
     import subprocess
     import sys
 
-    run = subprocess.run([sys.executable, "tools/config_reference.py", "--check"], cwd=ROOT, capture_output=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "tools.docs.config_reference", "--check"], cwd=ROOT, capture_output=True
+    )
     assert run.returncode == 0, run.stdout
     page = (ROOT / "docs" / "configuration.md").read_text()
     for key in ("bootstrap.resamples", "kovaleva_finetune.finetune.lr", "clark_probes.paper_uas"):

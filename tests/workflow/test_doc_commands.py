@@ -87,7 +87,10 @@ def test_dry_form_changes_only_what_would_do_work():
         dry_form("python3 -m venv .venv && . .venv/bin/activate && pip install -e .", "/env")
         == "ln -sfn /env .venv && . .venv/bin/activate && pip install --dry-run -e ."
     )
-    assert dry_form("python tools/scorecard_readme.py --check", "/env") == "python tools/scorecard_readme.py --check"
+    assert (
+        dry_form("python -m tools.docs.scorecard_readme --check", "/env")
+        == "python -m tools.docs.scorecard_readme --check"
+    )
 
 
 def test_block_commands_join_continuations_and_drop_comments():

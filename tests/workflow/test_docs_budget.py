@@ -7,6 +7,7 @@ import re
 import pytest
 
 from conftest import ROOT
+from tools.docs.page_block import BLOCK
 
 README_BUDGET = 1_200
 PAGE_BUDGET = 1_500
@@ -21,12 +22,8 @@ OVER_BUDGET = {
 # Within it now: keep it at TOTAL_BUDGET.
 TOTAL_CEILING = TOTAL_BUDGET
 
-# What the generators write (tools/*.py): blocks between two marker lines, and inline claim spans.
-GENERATED = [
-    re.compile(r"^<!-- ([\w-]+):begin -->$.*?^<!-- \1:end -->$", re.M | re.S),
-    re.compile(r"^<!-- (scorecard:full|scorecard:section)\b[^\n]*-->$.*?^<!-- /\1 -->$", re.M | re.S),
-    re.compile(r"<!-- claim:[^>\n]*-->.*?<!-- /claim -->"),
-]
+# What the generators write (python -m tools.docs): blocks between two marker lines, and inline claim spans.
+GENERATED = [BLOCK, re.compile(r"<!-- claim:[^>\n]*-->.*?<!-- /claim -->")]
 
 PAGES = sorted((ROOT / "docs").glob("*.md"))
 
@@ -41,7 +38,7 @@ def test_generated_parts_are_not_counted():
     page = (
         "# Title\n\nTwo words <!-- claim:a.b pct -->12.5<!-- /claim --> here.\n"
         "<!-- families:begin -->\n| many | generated | words |\n<!-- families:end -->\n"
-        "<!-- scorecard:section a.* -->\n- **holds** `a.b`: generated.\n<!-- /scorecard:section -->\n"
+        "<!-- scorecard-section:begin a.* -->\n- **holds** `a.b`: generated.\n<!-- scorecard-section:end -->\n"
         "Quoted `<!-- families:begin -->` markers count.\n"
     )
     kept = "# Title Two words here. Quoted `<!-- families:begin -->` markers count."

@@ -1,21 +1,19 @@
 """No prose in README.md or docs/*.md contradicts a generated verdict: a sentence written by hand
 that names one claim id in backticks and one verdict ("`clark3.cls_early` does not hold") must say
 the verdict the full block of docs/scorecard.md has for that claim (the generated text itself:
-compact, full, section and calibration blocks and inline spans, is left out of the scan)."""
+every block between <!-- <name>:begin --> and <!-- <name>:end --> and the inline spans, is left out of the scan)."""
 
 import re
 
 from conftest import ROOT
+from tools.docs.page_block import BLOCK
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-FULL = re.compile(r"^<!-- scorecard:full -->\n(?P<body>.*?)^<!-- /scorecard:full -->", re.S | re.M)
+FULL = re.compile(r"^<!-- scorecard-full:begin -->\n(?P<body>.*?)^<!-- scorecard-full:end -->", re.S | re.M)
 # a row of the full block: | claim in words (`id`) | paper | paper's | ours | interval | **verdict** | control |
 FULL_ROW = re.compile(r"^\|.*?\(`(?P<id>[a-z0-9_]+\.[a-z0-9_]+)`\) \|.*?\| \*\*(?P<verdict>[^*|]+)\*\* \|", re.M)
 GENERATED = [
-    re.compile(r"^<!-- scorecard:begin -->\n.*?^<!-- scorecard:end -->", re.S | re.M),
-    FULL,
-    re.compile(r"^<!-- scorecard:section [^>\n]+-->\n.*?^<!-- /scorecard:section -->", re.S | re.M),
-    re.compile(r"^<!-- calibration:begin -->\n.*?^<!-- calibration:end -->", re.S | re.M),
+    BLOCK,  # every generated block (compact, full, section, calibration, ...), in the one marker form
     re.compile(r"^```.*?^```", re.S | re.M),  # code, not prose
 ]
 SPAN = re.compile(r"<!-- claim:\S+(?: \S+)? -->.*?<!-- /claim -->")
@@ -37,7 +35,7 @@ CANONICAL = {
 def generated_verdicts(page: str) -> dict[str, str]:
     """Claim id -> verdict, read from the full block of a page (docs/scorecard.md)."""
     block = FULL.search(page)
-    assert block, "no full block (<!-- scorecard:full --> ... <!-- /scorecard:full -->)"
+    assert block, "no full block (<!-- scorecard-full:begin --> ... <!-- scorecard-full:end -->)"
     return {m["id"]: m["verdict"].strip() for m in FULL_ROW.finditer(block["body"])}
 
 
@@ -81,13 +79,13 @@ def contradictions(page: str, verdicts: dict[str, str], name: str) -> list[str]:
 def test_checker_on_a_hand_made_page():
     card = "\n".join(
         [
-            "<!-- scorecard:full -->",
+            "<!-- scorecard-full:begin -->",
             "| claim | paper | paper's | ours | interval | verdict | control |",
             "|---|---|---|---|---|---|---|",
             "| Early heads attend to [CLS]. (`clark3.cls_early`) | Clark | 0.5 | 0.1 | [0, 1] | **does not hold** | - |",
             "| Heads attend broadly. (`clark3.early_broad`) | Clark | 3 | 4 | [3, 5] "
             "| **holds, also at random init** | 4 (holds) |",
-            "<!-- /scorecard:full -->",
+            "<!-- scorecard-full:end -->",
         ]
     )
     verdicts = generated_verdicts(card)
@@ -101,9 +99,9 @@ def test_checker_on_a_hand_made_page():
             "`clark3.cls_early` and `clark3.early_broad` hold or not: skipped (two ids).",
             "From 20 holds to 19 for `clark3.cls_early` (a verdict word before the id: skipped).",
             "`clark3.cls_early` is a claim on the early layers whose control holds (too far: skipped).",
-            "<!-- scorecard:section clark3.* -->",
+            "<!-- scorecard-section:begin clark3.* -->",
             "- **holds**: `clark3.cls_early` (generated, not prose)",
-            "<!-- /scorecard:section -->",
+            "<!-- scorecard-section:end -->",
             "`clark3.early_broad` is <!-- claim:clark3.early_broad -->4<!-- /claim --> (no verdict word).",
         ]
     )

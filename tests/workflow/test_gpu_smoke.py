@@ -1,4 +1,4 @@
-"""tools/gpu_smoke.py: without CUDA it says so and succeeds; its comparison tells float noise from a
+"""tools/measure/gpu_smoke.py: without CUDA it says so and succeeds; its comparison tells float noise from a
 difference and leaves timings and the device out."""
 
 import json
@@ -9,15 +9,18 @@ import sys
 import pandas as pd
 
 from conftest import ROOT
-
-sys.path.insert(0, str(ROOT / "tools"))
-import gpu_smoke  # noqa: E402
+from tools.measure import gpu_smoke
 
 
 def test_without_cuda_it_skips_with_exit_0():
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}  # no GPU, whatever the machine
     run = subprocess.run(
-        [sys.executable, "tools/gpu_smoke.py"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "tools.measure.gpu_smoke"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.startswith("no CUDA device: skipped")

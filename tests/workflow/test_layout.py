@@ -174,7 +174,7 @@ def test_the_spine_imports_no_paper():
                 assert mod.startswith("analysis.core"), f"{path.relative_to(ROOT)} imports {mod}"
 
 
-SMALL = [*ANALYSIS.rglob("*.py"), *(ROOT / "rules").glob("*.smk"), *(ROOT / "tools").glob("*.py"), ROOT / "Snakefile"]
+SMALL = [*ANALYSIS.rglob("*.py"), *(ROOT / "rules").glob("*.smk"), *(ROOT / "tools").rglob("*.py"), ROOT / "Snakefile"]
 
 
 @pytest.mark.parametrize("path", sorted(SMALL), ids=lambda p: str(p.relative_to(ROOT)))

@@ -160,7 +160,7 @@ def test_a_heavy_rule_on_the_cpu_is_sized_at_the_cpu_rate():
 
 def test_the_table_tool_prints_the_three_models():
     out = subprocess.run(
-        [sys.executable, "tools/resource_table.py"], cwd=ROOT, capture_output=True, text=True, check=True
+        [sys.executable, "-m", "tools.docs.resource_table"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout
     header, rule, *rows = [line for line in out.splitlines() if line.startswith("|")]
     assert "all-MiniLM-L6-v2" in header and "bert-base" in header and "bert-large" in header
@@ -170,9 +170,9 @@ def test_the_table_tool_prints_the_three_models():
 
 def test_the_cluster_page_shows_the_current_table():
     """docs/cluster.md's requests table is the tool's output for the default config (regenerate with
-    python tools/resource_table.py --page docs/cluster.md)."""
+    python -m tools.docs.resource_table --page docs/cluster.md)."""
     run = subprocess.run(
-        [sys.executable, "tools/resource_table.py", "--page", "docs/cluster.md", "--check"],
+        [sys.executable, "-m", "tools.docs.resource_table", "--page", "docs/cluster.md", "--check"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -183,7 +183,7 @@ def test_the_cluster_page_shows_the_current_table():
 def test_a_stale_or_missing_table_block_is_named(tmp_path):
     page = tmp_path / "page.md"
     page.write_text("# t\n<!-- resource-table:begin -->\nold\n<!-- resource-table:end -->\n")
-    tool = [sys.executable, str(ROOT / "tools/resource_table.py"), "--page", str(page)]
+    tool = [sys.executable, "-m", "tools.docs.resource_table", "--page", str(page)]
     stale = subprocess.run([*tool, "--check"], cwd=ROOT, capture_output=True, text=True)
     assert stale.returncode == 1 and "stale" in stale.stdout and str(page) in stale.stdout
     subprocess.run(tool, cwd=ROOT, check=True)

@@ -1,39 +1,18 @@
-"""tools/scorecard_readme.py (and its helpers, tools/scorecard_blocks.py): the generated numbers of
+"""tools/docs/scorecard_readme.py (and its helpers, tools/docs/scorecard_blocks.py): the generated numbers of
 README.md and docs/*.md, on hand-made scorecard rows and pages (no workflow run), and the pages
 themselves (every span names a real claim, every relative link leads to a file, README stays short)."""
 
 import csv
 import fnmatch
-import functools
 import re
-import sys
 
 import pytest
 
 from analysis.scorecard.claims import read_claims
 from conftest import ROOT
+from tools.docs import scorecard_blocks, scorecard_readme
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-
-
-@functools.cache
-def readme_tool():
-    """tools/scorecard_readme.py as a module (tools/ is not a package; its dataclass needs it in sys.modules)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("scorecard_readme", ROOT / "tools" / "scorecard_readme.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def blocks_tool():
-    """tools/scorecard_blocks.py, which loading scorecard_readme.py puts on sys.path."""
-    import importlib
-
-    readme_tool()
-    return importlib.import_module("scorecard_blocks")
 
 
 def scorecard_rows(**claims):
@@ -86,7 +65,7 @@ def span(spec, text):
 
 
 def test_blocks_are_spliced():
-    blocks = blocks_tool()
+    blocks = scorecard_blocks
     for block in (blocks.COMPACT, blocks.FULL):
         page = f"intro\n{block.begin}\nold numbers\n{block.end}\nrest\n"
         assert block.splice(page, "| new |\n", "p.md") == f"intro\n{block.begin}\n| new |\n{block.end}\nrest\n"
@@ -128,18 +107,18 @@ def test_blocks_are_spliced():
     ],
 )
 def test_span_shows_its_part_of_the_value(spec, shown):
-    mod = blocks_tool()
+    mod = scorecard_blocks
     text, stale = mod.fill_spans(f"a {span(spec, shown)} b\n", ROWS)
     assert (text, stale) == (f"a {span(spec, shown)} b\n", [])
 
 
 def test_zero_has_no_sign():
-    mod = blocks_tool()
+    mod = scorecard_blocks
     assert mod.formatted("-0.001", "f2") == "0.00"
 
 
 def test_stale_spans_are_filled_and_named_by_line():
-    mod = blocks_tool()
+    mod = scorecard_blocks
     readme = f"title\n\nhead {span('c.coref:value1 pct', '70.0')} vs {span('c.coref:value2 pct', '52.5')}\n"
     text, stale = mod.fill_spans(readme, ROWS, "R.md")
     assert text == f"title\n\nhead {span('c.coref:value1 pct', '75.7')} vs {span('c.coref:value2 pct', '52.5')}\n"
@@ -169,15 +148,15 @@ def test_stale_spans_are_filled_and_named_by_line():
     ],
 )
 def test_span_errors_name_the_line(spec, error):
-    mod = blocks_tool()
+    mod = scorecard_blocks
     with pytest.raises(mod.SpanError, match=error):
         mod.fill_spans(f"ok {span('c.det', '0.796')}\nbad {span(spec, '1')}\n", ROWS, "R.md")
 
 
 def test_markers_quoted_in_code_are_documentation():
-    mod = blocks_tool()
+    mod = scorecard_blocks
     readme = (
-        f"syntax: `{span('c.nothere:value pct', '1')}`, `<!-- claim:` and `<!-- scorecard:section c.* -->`\n"
+        f"syntax: `{span('c.nothere:value pct', '1')}`, `<!-- claim:` and `<!-- scorecard-section:begin c.* -->`\n"
         f"real {span('c.det', '0')}\n"
     )
     text, stale = mod.fill_spans(readme, ROWS, "R.md")
@@ -187,17 +166,17 @@ def test_markers_quoted_in_code_are_documentation():
 
 
 def test_unclosed_span_is_an_error():
-    mod = blocks_tool()
+    mod = scorecard_blocks
     with pytest.raises(mod.SpanError, match="R.md:2: a claim span not closed"):
         mod.fill_spans("fine\n<!-- claim:c.det -->0.796\n<!-- /claim -->\n", ROWS, "R.md")
 
 
 def test_section_block_lists_matching_claims():
-    mod = blocks_tool()
-    readme = "intro\n<!-- scorecard:section c.* !c.neg -->\nold\n<!-- /scorecard:section -->\nend\n"
+    mod = scorecard_blocks
+    readme = "intro\n<!-- scorecard-section:begin c.* !c.neg -->\nold\n<!-- scorecard-section:end -->\nend\n"
     text, stale = mod.fill_sections(readme, ROWS, "m", "R.md")
     assert stale == ["R.md:2: section block c.* !c.neg"]
-    body = text.split("-->\n", 1)[1].split("<!-- /scorecard:section", 1)[0]
+    body = text.split("-->\n", 1)[1].split("<!-- scorecard-section:end", 1)[0]
     assert [line.split("`")[1] for line in body.splitlines() if line.startswith("- ")] == ["c.coref", "c.det", "c.sep"]
     assert "- **not applicable** `c.sep`: Claim c.sep. Ours: none (no [SEP] sink). Paper: 65." in body
     assert mod.fill_sections(text, ROWS, "m", "R.md") == (text, [])
@@ -226,12 +205,12 @@ def write_results(root, model="m", summary="| summary |\n", rows=ROWS, folder="r
 
 
 def compact(rows=ROWS, model="m"):
-    return blocks_tool().compact_block(rows, model)
+    return scorecard_blocks.compact_block(rows, model)
 
 
 def test_check_then_write(tmp_path, monkeypatch, capsys):
     """--check names what is stale and exits 1; a write fixes it (atomically) and --check passes."""
-    mod = readme_tool()
+    mod = scorecard_readme
     write_results(tmp_path)
     readme = tmp_path / "README.md"
     readme.write_text(f"det {span('c.det:value pct', '90.0')}\n{mod.COMPACT.begin}\nold\n{mod.COMPACT.end}\n")
@@ -275,7 +254,7 @@ def test_compact_block_from_a_tiny_scorecard_csv(tmp_path, monkeypatch):
     """README's compact block from a hand-made scorecard.csv in another results folder (--results):
     verdict counts in the scorecard's order, one short row per claim, long cells cut at a group, an
     item or a word; the full block of a docs page is the run's scorecard.md, and --check then passes."""
-    mod = readme_tool()
+    mod = scorecard_readme
     write_results(tmp_path, summary="| the full table |\n", rows=TINY, folder="run/results")
     (tmp_path / "README.md").write_text(f"# R\n\n{mod.COMPACT.begin}\n{mod.COMPACT.end}\nend\n")
     (tmp_path / "docs").mkdir()
@@ -287,7 +266,7 @@ def test_compact_block_from_a_tiny_scorecard_csv(tmp_path, monkeypatch):
         "# R",
         "",
         mod.COMPACT.begin,
-        "Claim scorecard of `m` (5 claims; written by `tools/scorecard_readme.py` from "
+        "Claim scorecard of `m` (5 claims; written by `tools/docs/scorecard_readme.py` from "
         "`results/m/tables/scorecard.csv`): 2 holds; 1 holds, also at random init; 1 does not hold; "
         "1 not applicable.",
         "Ours are fractions (0.796 = 79.6%), the papers' numbers as printed there; a cell longer than "
@@ -311,7 +290,7 @@ def test_compact_block_from_a_tiny_scorecard_csv(tmp_path, monkeypatch):
 
 
 def test_shorten_cuts_at_a_boundary_that_keeps_half_the_cell():
-    blocks = blocks_tool()
+    blocks = scorecard_blocks
     assert blocks.shorten("x" * 48) == "x" * 48
     assert blocks.shorten("ab, " + "y" * 60, limit=20) == "ab, " + "y" * 16 + " ..."  # no cut at 2 of 20
     assert blocks.shorten("aaaaaaaaaaaa; bbbbbbbbbbbb; cc", limit=20) == "aaaaaaaaaaaa ..."
@@ -321,7 +300,7 @@ def test_docs_pages_are_filled_and_named_by_their_own_lines(tmp_path, monkeypatc
     """A stale span, section block or full block of a docs page is reported as docs/<page>:<line>;
     a page without the compact block is fine; the write touches only the stale page; one page can be
     named alone."""
-    mod = readme_tool()
+    mod = scorecard_readme
     write_results(tmp_path)
     readme = f"intro {span('c.det:value pct', '79.6')}\n{mod.COMPACT.begin}\n{compact()}{mod.COMPACT.end}\n"
     (tmp_path / "README.md").write_text(readme)
@@ -330,7 +309,7 @@ def test_docs_pages_are_filled_and_named_by_their_own_lines(tmp_path, monkeypatc
     page = docs / "syntax.md"
     page.write_text(
         f"# Syntax\n\nquoted: `{mod.COMPACT.begin}`\ndet {span('c.det:value pct', '90.0')}\n"
-        "<!-- scorecard:section c.det -->\nold\n<!-- /scorecard:section -->\n"
+        "<!-- scorecard-section:begin c.det -->\nold\n<!-- scorecard-section:end -->\n"
         f"{mod.FULL.begin}\nold\n{mod.FULL.end}\n"
     )
     fine = docs / "fine.md"
@@ -355,8 +334,42 @@ def test_docs_pages_are_filled_and_named_by_their_own_lines(tmp_path, monkeypatc
     assert mod.main(["--model", "m", "--check"]) == 0
 
 
+def test_old_markers_are_refused_with_their_new_form():
+    """The second grammar of before (``<!-- scorecard:full -->``, ``<!-- /scorecard:section -->``) is
+    an error naming the line and the one form that replaced it, not a block silently left stale."""
+    page = "# P\n<!-- scorecard:section c.det -->\nold\n<!-- /scorecard:section -->\n<!-- scorecard:full -->\n"
+    with pytest.raises(scorecard_blocks.SpanError) as e:
+        scorecard_readme.regenerate(page, "| s |\n", ROWS, "m", "docs/p.md", needs_compact=False)
+    assert str(e.value).splitlines() == [
+        "docs/p.md:2: old marker '<!-- scorecard:section c.det -->': now scorecard-section:begin PATTERNS / :end",
+        "docs/p.md:4: old marker '<!-- /scorecard:section -->': now scorecard-section:begin PATTERNS / :end",
+        "docs/p.md:5: old marker '<!-- scorecard:full -->': now scorecard-full:begin / :end",
+    ]
+
+
+def test_tools_docs_runs_the_scorecard_when_the_results_are_there(tmp_path, capsys):
+    """python -m tools.docs fills README's compact block from a results folder when it has one
+    (--results), names the stale part under --check, and then finds it up to date."""
+    from tools.docs.__main__ import main
+
+    write_results(tmp_path, folder="run")
+    (tmp_path / "README.md").write_text(f"# R\n{scorecard_readme.COMPACT.begin}\nold\n{scorecard_readme.COMPACT.end}\n")
+    args = ["--root", str(tmp_path), "--results", str(tmp_path / "run"), "--model", "m"]
+    assert main([*args, "--check"]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "scorecard (README.md and docs/*.md from results/<model>/): stale\n  README.md:2: compact scorecard block"
+        in out
+    )
+    main(args)  # writes; the other generators' pages are absent here: errors of their own
+    assert "scorecard (README.md and docs/*.md from results/<model>/): written" in capsys.readouterr().out
+    assert compact() in (tmp_path / "README.md").read_text()
+    main([*args, "--check"])
+    assert "scorecard (README.md and docs/*.md from results/<model>/): up to date" in capsys.readouterr().out
+
+
 def test_readme_without_the_compact_block_fails_and_nothing_is_written(tmp_path, monkeypatch):
-    mod = readme_tool()
+    mod = scorecard_readme
     write_results(tmp_path)
     full = f"{mod.FULL.begin}\nx\n{mod.FULL.end}\n"  # the full block is no stand-in for the compact one
     (tmp_path / "README.md").write_text(f"no block here, only `{mod.COMPACT.begin}` quoted\n{full}")
@@ -372,7 +385,7 @@ def test_readme_without_the_compact_block_fails_and_nothing_is_written(tmp_path,
 
 
 def test_block_markers_stand_alone_on_their_lines():
-    mod = readme_tool()
+    mod = scorecard_readme
     for block in (mod.COMPACT, mod.FULL):
         assert not block.count(f"quoted `{block.begin}` and `{block.end}`\n", "p.md")
         assert block.count(f"a\n{block.begin}\nx\n{block.end}\nb\n", "p.md") == 1
@@ -388,7 +401,7 @@ def test_pages_spans_name_real_claims():
     """Every claim span and section pattern of README.md and docs/*.md names a claim of
     config/paper_claims.yaml; README holds the compact block, docs/scorecard.md the full one, and
     the pages the spans and section blocks."""
-    mod = blocks_tool()
+    mod = scorecard_blocks
     ids = {c["id"] for c in read_claims(ROOT / "config" / "paper_claims.yaml")}
     assert mod.COMPACT.count((ROOT / "README.md").read_text(), "README.md") == 1
     assert mod.FULL.count((ROOT / "docs" / "scorecard.md").read_text(), "docs/scorecard.md") == 1
@@ -438,7 +451,7 @@ def test_readme_is_short_and_every_page_has_a_title():
 
 
 def test_one_seed_and_point_only_are_marked_in_the_generated_views():
-    blocks = blocks_tool()
+    blocks = scorecard_blocks
     row = {"id": "a.b", "verdict": "holds", "our_value": "0.5", "paper_value": "1", "claim": "c", "reason": ""}
     assert blocks.basis_mark({**row, "seeds": "1"}) == " (1 seed)"
     assert blocks.basis_mark({**row, "seeds": "0", "basis": "point only"}) == " (point only)"

@@ -1,15 +1,11 @@
-"""tools/seed_sensitivity.py: the overlay shifts every seed of the config and nothing else; the
+"""tools/measure/seed_sensitivity.py: the overlay shifts every seed of the config and nothing else; the
 comparison calls a change between holds and does not hold a flip, and nothing else."""
-
-import sys
 
 import pandas as pd
 import yaml
 
 from conftest import ROOT
-
-sys.path.insert(0, str(ROOT / "tools"))
-import seed_sensitivity  # noqa: E402
+from tools.measure import seed_sensitivity
 
 
 def test_overlay_shifts_every_seed_only():

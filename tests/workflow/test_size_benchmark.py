@@ -1,7 +1,5 @@
-"""tools/size_benchmark.py: its parts on hand-made benchmark files (the runs themselves are the
+"""tools/measure/size_benchmark.py: its parts on hand-made benchmark files (the runs themselves are the
 benchmark, not a test)."""
-
-import sys
 
 import pandas as pd
 import pytest
@@ -10,6 +8,7 @@ from snakemake.utils import validate
 
 from analysis.core.config_defaults import apply_defaults
 from conftest import ROOT
+from tools.measure import size_benchmark as sb
 
 SCHEMA_PATH = ROOT / "config" / "schema" / "config.schema.yaml"
 
@@ -19,10 +18,6 @@ def merged(base, over):
     if not isinstance(base, dict) or not isinstance(over, dict):
         return over
     return {**base, **{k: merged(base.get(k), v) for k, v in over.items()}}
-
-
-sys.path.insert(0, str(ROOT / "tools"))
-import size_benchmark as sb  # noqa: E402
 
 
 def test_sizes_parse_and_bad_ones_are_named():

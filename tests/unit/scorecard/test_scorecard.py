@@ -1,5 +1,5 @@
 """The claim scorecard: claim checks on hand-made tables, the claims file itself, the pages
-(tools/scorecard_readme.py, which writes it into README.md and docs/: test_scorecard_readme.py)."""
+(tools/docs/scorecard_readme.py, which writes it into README.md and docs/: test_scorecard_readme.py)."""
 
 import re
 

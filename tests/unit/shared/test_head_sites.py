@@ -135,7 +135,7 @@ def test_the_families_built_are_the_supported_list_and_the_docs_table():
 
     assert list(FAMILIES) == list(SUPPORTED)
     run = subprocess.run(
-        [sys.executable, "tools/families_table.py", "--check"], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-m", "tools.docs.families_table", "--check"], cwd=ROOT, capture_output=True, text=True
     )
     assert run.returncode == 0, run.stdout
 

@@ -1,4 +1,4 @@
-"""What a claim span of tools/scorecard_readme.py shows: the scorecard's rows with their named numbers
+"""What a claim span of tools/docs/scorecard_readme.py shows: the scorecard's rows with their named numbers
 (``scorecard.csv`` and, beside it, ``scorecard.terms.csv``: every claim's terms, e.g. ``value``,
 ``value2``, ``low``, ``p``, at full precision, so no number is read back out of text and no span
 names a position in one), a span's pick (``ID[@GROUP|@min|@max][:TERM] [FORMAT]``) and its formatting."""

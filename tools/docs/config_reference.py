@@ -2,8 +2,8 @@
 description is typed twice: one row per key (dotted path, default, description), section by section,
 between ``<!-- config-reference:begin -->`` and ``<!-- config-reference:end -->``.
 
-    python tools/config_reference.py           # fill the block of docs/configuration.md
-    python tools/config_reference.py --check   # exit 1 if the block is stale
+    python -m tools.docs.config_reference           # fill the block of docs/configuration.md
+    python -m tools.docs.config_reference --check   # exit 1 if the block is stale
 """
 
 from __future__ import annotations
@@ -14,12 +14,11 @@ from pathlib import Path
 
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from page_block import update_block  # noqa: E402
+from tools.docs.page_block import refresh, update_block
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT / "config" / "schema" / "config.schema.yaml"
-PAGE = ROOT / "docs" / "configuration.md"
+PAGE = "docs/configuration.md"
 
 
 def resolve(node: dict, root: dict) -> dict:
@@ -87,12 +86,17 @@ def reference(schema: dict) -> str:
     return "\n".join(["**Top-level values**", "", *header, *top, *sections])
 
 
+def generate(root: Path, check: bool) -> list[str]:
+    """The block of ``root``'s docs/configuration.md (python -m tools.docs): its stale part, written unless ``check``."""
+    return refresh(root / PAGE, "config-reference", reference(yaml.safe_load(SCHEMA.read_text())), check, PAGE)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if docs/configuration.md's block is stale")
     args = ap.parse_args(argv)
     text = reference(yaml.safe_load(SCHEMA.read_text()))
-    return update_block(PAGE, "config-reference", text, args.check, "python tools/config_reference.py")
+    return update_block(ROOT / PAGE, "config-reference", text, args.check, "python -m tools.docs.config_reference")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Run a command and record the peak size on disk of some folders while it runs.
 
-    python tools/peak_disk.py --out benchmarks/maps_disk.json -- snakemake --cores all
+    python -m tools.measure.peak_disk --out benchmarks/maps_disk.json -- snakemake --cores all
 
 measures the attention maps (resources/attention, resources/attention_glue) over a whole run:
 with the default ``keep_maps: false`` each shard is deleted once its readers are done, so the

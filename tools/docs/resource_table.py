@@ -6,30 +6,27 @@ are written below. With ``--page`` the table goes between ``<!-- resource-table:
 ``<!-- resource-table:end -->`` (each alone on its line) of a docs page; ``--check`` only says
 whether that page's table is current (exit 1 naming the page if not).
 
-    python tools/resource_table.py [--configfile config/config.default.yaml ...] [--threads 2]
+    python -m tools.docs.resource_table [--configfile config/config.default.yaml ...] [--threads 2]
         [--inputs resources/inputs/all-MiniLM-L6-v2]   # corpus sizes of a run's prepared inputs
-    python tools/resource_table.py --page docs/cluster.md [--check]
+    python -m tools.docs.resource_table --page docs/cluster.md [--check]
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from analysis.core import resources as sizing
+from analysis.core.config_defaults import apply_defaults
+from analysis.scheduling.heavy_rules import GPU_RULES, HEAVY
+from tools.docs.page_block import refresh
 
-from analysis.core import resources as sizing  # noqa: E402
-from analysis.core.config_defaults import apply_defaults  # noqa: E402
-from analysis.scheduling.heavy_rules import GPU_RULES, HEAVY  # noqa: E402
-from analysis.shared.rule_io import write_text  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
-BEGIN, END = "<!-- resource-table:begin -->", "<!-- resource-table:end -->"
-BLOCK = re.compile(rf"^{re.escape(BEGIN)}\n.*?^{re.escape(END)}$", re.DOTALL | re.MULTILINE)
+PAGE = "docs/cluster.md"  # the page python -m tools.docs fills (the default config, 2 threads)
 
 MODELS = {
     "all-MiniLM-L6-v2 (embedded)": sizing.Shape(layers=6, heads=12, hidden=384, ffn=1536),
@@ -101,11 +98,22 @@ def table(config: dict, threads: int, counted: dict | None = None) -> str:
     return "\n".join(lines)
 
 
-def splice(page: str, text: str, name: str) -> str:
-    """``page`` with ``text`` between its table markers."""
-    if len(BLOCK.findall(page)) != 1:
-        raise SystemExit(f"{name}: needs one block {BEGIN} ... {END}, each marker alone on its line")
-    return BLOCK.sub(lambda _: f"{BEGIN}\n{text}\n{END}", page)
+def page_text(configfiles: list[str], threads: int = 2, inputs: str | None = None) -> str:
+    """The table and the line saying what it was sized with."""
+    config = load_config(configfiles)
+    counted = counted_inputs(inputs)
+    r = config["resources"]
+    return (
+        table(config, threads, counted)
+        + f"\n\nmem_mb, runtime of one job (first attempt) with `{' '.join(['config/config.default.yaml', *configfiles])}`; gpu=1 rules at "
+        f"{r['gpu_gflops']:g} GFLOP/s (config resources.gpu_gflops), the others (CPU) at {r['cpu_gflops']:g} per thread; "
+        + (f"corpus sizes: {counted}" if counted else f"corpora without a cap counted as {sizing.FULL_CORPUS} inputs")
+    )
+
+
+def generate(root: Path, check: bool) -> list[str]:
+    """The table of ``root``'s docs/cluster.md (python -m tools.docs): its stale part, written unless ``check``."""
+    return refresh(root / PAGE, "resource-table", page_text([]), check, PAGE)
 
 
 def main(argv=None) -> int:
@@ -116,28 +124,14 @@ def main(argv=None) -> int:
     ap.add_argument("--page", help="a docs page whose resource-table block to fill (else print the table)")
     ap.add_argument("--check", action="store_true", help="with --page: exit 1 if the page's table is stale")
     args = ap.parse_args(argv)
-    config = load_config(args.configfile)
-    counted = counted_inputs(args.inputs)
-    r = config["resources"]
-    text = (
-        table(config, args.threads, counted)
-        + f"\n\nmem_mb, runtime of one job (first attempt) with `{' '.join(['config/config.default.yaml', *args.configfile])}`; gpu=1 rules at "
-        f"{r['gpu_gflops']:g} GFLOP/s (config resources.gpu_gflops), the others (CPU) at {r['cpu_gflops']:g} per thread; "
-        + (f"corpus sizes: {counted}" if counted else f"corpora without a cap counted as {sizing.FULL_CORPUS} inputs")
-    )
+    text = page_text(args.configfile, args.threads, args.inputs)
     if not args.page:
         print(text)
         return 0
-    path = Path(args.page)
-    page = path.read_text()
-    new = splice(page, text, args.page)
-    if args.check:
-        if new != page:
-            print(f"{args.page}: the resource table is stale: python tools/resource_table.py --page {args.page}")
-            return 1
-        return 0
-    if new != page:
-        write_text(new, path)
+    stale = refresh(Path(args.page), "resource-table", text, args.check)
+    if stale and args.check:
+        print(f"{stale[0]} is stale: python -m tools.docs.resource_table --page {args.page}")
+        return 1
     return 0
 
 

@@ -1,6 +1,6 @@
 """GPU smoke check: the smoke DAG's heavy paths on CUDA against the same run on the CPU.
 
-    python tools/gpu_smoke.py [--keep DIR] [--cores 2]
+    python -m tools.measure.gpu_smoke [--keep DIR] [--cores 2]
 
 On a machine with a CUDA device: two copies of the workflow on the tiny smoke config and the
 fixture mirror (``config/smoke.yaml tests/fixtures/smoke_mirror.yaml``, as the smoke test runs it),
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MODEL = "tiny-random-bert"
 WORKFLOW = ["Snakefile", "rules", "workflow", "config", "report", "analysis", "envs", "profiles"]
 FIXTURES = ["mirror", "sources.yaml", "smoke_mirror.yaml", "patterns"]
@@ -160,7 +160,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     name = cuda_device()
     if name is None:
-        print("no CUDA device: skipped (tools/gpu_smoke.py compares a GPU run with a CPU run; run it where CUDA is)")
+        print(
+            "no CUDA device: skipped (tools/measure/gpu_smoke.py compares a GPU run with a CPU run; run it where CUDA is)"
+        )
         return 0
     base = Path(args.keep or tempfile.mkdtemp(prefix="gpu-smoke-"))
     print(f"CUDA device: {name}; runs under {base}")

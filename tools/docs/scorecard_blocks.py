@@ -1,7 +1,6 @@
-"""The parts of tools/scorecard_readme.py that read a page and write its generated text: the inline
-claim spans (their values: tools/scorecard_values.py), the section blocks, the two marker-pair blocks (compact and full scorecard) and the
-compact block's text. The syntax of every kind is in tools/scorecard_readme.py's docstring (tools/
-is no package: scorecard_readme.py puts this folder on sys.path to import it)."""
+"""The parts of tools/docs/scorecard_readme.py that read a page and write its generated text: the inline
+claim spans (their values: tools/docs/scorecard_values.py), the section blocks, the compact and the full
+scorecard blocks and the compact block's text. The syntax of every kind: tools/docs/README.md."""
 
 from __future__ import annotations
 
@@ -10,7 +9,8 @@ import re
 from dataclasses import dataclass
 
 # the span's value: re-exported, as the tests and scorecard_readme.py read them from here
-from scorecard_values import (  # noqa: F401
+from tools.docs.page_block import markers
+from tools.docs.scorecard_values import (  # noqa: F401
     Pick,
     SpanError,
     claim_value,
@@ -24,10 +24,13 @@ SPAN = re.compile(r"<!-- claim:(?P<spec>\S+)(?: (?P<fmt>\S+))? -->(?P<text>.*?)<
 SPAN_OPEN = "<!-- claim:"
 # Section markers stand alone at the start of a line, so one quoted in prose or `code` is no marker.
 SECTION = re.compile(
-    r"^<!-- scorecard:section (?P<patterns>[^>\n]+?) -->\n(?P<body>.*?)^<!-- /scorecard:section -->",
+    r"^<!-- scorecard-section:begin (?P<patterns>[^>\n]+?) -->\n(?P<body>.*?)^<!-- scorecard-section:end -->",
     re.DOTALL | re.MULTILINE,
 )
-SECTION_OPEN = re.compile(r"^<!-- scorecard:section ", re.MULTILINE)
+SECTION_OPEN = re.compile(r"^<!-- scorecard-section:begin ", re.MULTILINE)
+# the markers of before (a second grammar): refused with the form that replaced them, not left stale
+OLD_MARKER = re.compile(r"^<!-- /?scorecard:(?:full|section)\b.*$", re.MULTILINE)
+NEW_FORM = {"full": "scorecard-full:begin / :end", "section": "scorecard-section:begin PATTERNS / :end"}
 
 
 def line_of(text: str, pos: int) -> int:
@@ -93,7 +96,7 @@ def basis_mark(row: dict) -> str:
 
 def section_block(rows: list[dict], model: str) -> str:
     """One bullet per claim: verdict, id, claim, our value (or why none), the paper's number."""
-    lines = [f"Scorecard claims of this section (`{model}`; written by `tools/scorecard_readme.py`):", ""]
+    lines = [f"Scorecard claims of this section (`{model}`; written by `tools/docs/scorecard_readme.py`):", ""]
     for row in rows:
         ours = row["our_value"] or f"none ({row['reason'] or row['verdict']})"
         difference = f"; model minus control {row['control_difference']}" if row.get("control_difference") else ""
@@ -123,11 +126,11 @@ def fill_sections(readme: str, rows: dict[str, dict], model: str, name: str = "R
         body = section_block(section_rows(patterns, rows), model)
         if body != m["body"]:
             stale.append(f"{name}:{lineno}: section block {m['patterns']}")
-        return f"<!-- scorecard:section {m['patterns']} -->\n{body}<!-- /scorecard:section -->"
+        return f"<!-- scorecard-section:begin {m['patterns']} -->\n{body}<!-- scorecard-section:end -->"
 
     new = SECTION.sub(fill, readme)
     if len(SECTION_OPEN.findall(readme)) != len(SECTION.findall(readme)):
-        errors.append(f"{name}: a scorecard:section block not closed by <!-- /scorecard:section -->")
+        errors.append(f"{name}: a scorecard-section block not closed by <!-- scorecard-section:end -->")
     if errors:
         raise SpanError("\n".join(errors))
     return new, stale
@@ -171,10 +174,19 @@ class Block:
         return f"{text[: m.start()]}{self.begin}\n{fragment.rstrip()}\n{self.end}{text[m.end() :]}"
 
 
-# README's short table (the markers predate the full block: a word count that strips them skips it)
-COMPACT = Block("compact scorecard block", "<!-- scorecard:begin -->", "<!-- scorecard:end -->")
+# README's short table
+COMPACT = Block("compact scorecard block", *markers("scorecard"))
 # the whole table with intervals and the random-init control: results/<model>/scorecard.md
-FULL = Block("full scorecard block", "<!-- scorecard:full -->", "<!-- /scorecard:full -->")
+FULL = Block("full scorecard block", *markers("scorecard-full"))
+
+
+def old_markers(text: str, name: str) -> list[str]:
+    """``name:line: ...`` for each marker of the old grammar (``<!-- scorecard:full -->``, ``<!-- /scorecard:section -->``)."""
+    return [
+        f"{name}:{line_of(text, m.start())}: old marker {m[0]!r}: now {NEW_FORM['full' if 'full' in m[0] else 'section']}"
+        for m in OLD_MARKER.finditer(text)
+    ]
+
 
 # the scorecard's verdicts, in its order (analysis.scorecard.evaluate.VERDICTS)
 VERDICTS = (
@@ -208,7 +220,7 @@ def compact_block(rows: dict[str, dict], model: str) -> str:
         tally[row["verdict"]] = tally.get(row["verdict"], 0) + 1
     alone = "; ".join(f"{n} {v}" for v, n in apart.items() if n)
     lines = [
-        f"Claim scorecard of `{model}` ({len(rows)} claims; written by `tools/scorecard_readme.py` from "
+        f"Claim scorecard of `{model}` ({len(rows)} claims; written by `tools/docs/scorecard_readme.py` from "
         f"`results/{model}/tables/scorecard.csv`): "
         + "; ".join(f"{n} {v}" for v, n in counts.items() if n)
         + (f"; on their point value alone (no interval): {alone}" if alone else "")

@@ -9,8 +9,8 @@ every claim whose verdict differs; a *flip* is a claim that holds in one run (pl
 random init) and does not hold in the other (a move to or from ``inconclusive`` or ``not
 applicable`` is not). Exit status 1 when any claim flips.
 
-    python tools/seed_sensitivity.py overlay --shift 1 > seed1.yaml
-    python tools/seed_sensitivity.py compare results/all-MiniLM-L6-v2/tables/scorecard.csv ../other/results/all-MiniLM-L6-v2/tables/scorecard.csv
+    python -m tools.measure.seed_sensitivity overlay --shift 1 > seed1.yaml
+    python -m tools.measure.seed_sensitivity compare results/all-MiniLM-L6-v2/tables/scorecard.csv ../other/results/all-MiniLM-L6-v2/tables/scorecard.csv
 """
 
 from __future__ import annotations
@@ -22,10 +22,9 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the analysis package, installed or not
-from analysis.core.config_defaults import apply_defaults  # noqa: E402
+from analysis.core.config_defaults import apply_defaults
 
-SCHEMA = Path(__file__).resolve().parent.parent / "config" / "schema" / "config.schema.yaml"
+SCHEMA = Path(__file__).resolve().parents[2] / "config" / "schema" / "config.schema.yaml"
 
 HOLDS = {"holds", "holds, also at random init"}
 FAILS = {"does not hold"}
@@ -73,7 +72,7 @@ def main(argv=None) -> int:
     if args.cmd == "overlay":
         # every seed the run uses: the config's and the schema's defaults for the keys it leaves out
         config = apply_defaults(yaml.safe_load(Path(args.config).read_text()), yaml.safe_load(SCHEMA.read_text()))
-        print(f"# every seed of {args.config} + {args.shift} (tools/seed_sensitivity.py)")
+        print(f"# every seed of {args.config} + {args.shift} (tools/measure/seed_sensitivity.py)")
         print(yaml.safe_dump(shifted_seeds(config, args.shift), sort_keys=False), end="")
         return 0
     a, b = (pd.read_csv(p) for p in (args.a, args.b))

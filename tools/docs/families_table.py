@@ -2,8 +2,8 @@
 ``analysis.core.model_families.FAMILIES`` (the list tests/e2e/test_families.py runs the smoke DAG on),
 between ``<!-- families:begin -->`` and ``<!-- families:end -->``.
 
-    python tools/families_table.py           # rewrite the block
-    python tools/families_table.py --check   # exit 1 if the block is stale
+    python -m tools.docs.families_table           # rewrite the block
+    python -m tools.docs.families_table --check   # exit 1 if the block is stale
 """
 
 from __future__ import annotations
@@ -12,15 +12,12 @@ import argparse
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tools"))
+from analysis.core.model_families import FAMILIES
+from tools.docs.page_block import refresh, update_block
 
-from page_block import update_block  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
-from analysis.core.model_families import FAMILIES  # noqa: E402
-
-PAGE = ROOT / "docs" / "families.md"
+PAGE = "docs/families.md"
 
 
 def table() -> str:
@@ -29,11 +26,16 @@ def table() -> str:
     return "\n".join(rows)
 
 
+def generate(root: Path, check: bool) -> list[str]:
+    """The block of ``root``'s docs/families.md (python -m tools.docs): its stale part, written unless ``check``."""
+    return refresh(root / PAGE, "families", table(), check, PAGE)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if docs/families.md's block is stale")
     args = ap.parse_args(argv)
-    return update_block(PAGE, "families", table(), args.check, "python tools/families_table.py")
+    return update_block(ROOT / PAGE, "families", table(), args.check, "python -m tools.docs.families_table")
 
 
 if __name__ == "__main__":

@@ -8,31 +8,29 @@ times as the rules do, and the engine's verdicts counted: the rate of a wrong "h
 "does not hold". A trustworthy engine keeps each at or under 2.5% (5% together); rows marked "as
 before" show the way the project used to read the same data, for comparison.
 
-    python tools/calibration.py                          # print the table
-    python tools/calibration.py --page docs/scorecard.md --csv docs/calibration.csv
-    python tools/calibration.py --page docs/scorecard.md --csv docs/calibration.csv --check
+    python -m tools.measure.calibration                          # print the table
+    python -m tools.measure.calibration --page docs/scorecard.md --csv docs/calibration.csv
+    python -m tools.measure.calibration --page docs/scorecard.md --csv docs/calibration.csv --check
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the analysis package, installed or not
-from analysis.scorecard.claims import scorecard  # noqa: E402
-from analysis.scorecard.evaluate import evaluate_claim  # noqa: E402
-from analysis.scorecard.run import Run  # noqa: E402
-from analysis.scorecard.trainings import pool_trainings  # noqa: E402
-from analysis.shared.bootstrap import RESAMPLED, unit_weights, with_resampled  # noqa: E402
-from analysis.shared.head_selection import two_fold  # noqa: E402
+from analysis.scorecard.claims import scorecard
+from analysis.scorecard.evaluate import evaluate_claim
+from analysis.scorecard.run import Run
+from analysis.scorecard.trainings import pool_trainings
+from analysis.shared.bootstrap import RESAMPLED, unit_weights, with_resampled
+from analysis.shared.head_selection import two_fold
+from tools.docs.calibration_table import markdown
+from tools.docs.page_block import refresh
 
-BEGIN, END = "<!-- calibration:begin -->", "<!-- calibration:end -->"
-BLOCK = re.compile(rf"^{re.escape(BEGIN)}\n.*?^{re.escape(END)}$", re.M | re.S)
 T = 0.5  # every shape's threshold
 BASE = {"id": "s.x", "paper": "p", "where": "w", "claim": "c", "paper_value": "1", "criterion": "k", "figure": "f"}
 
@@ -226,22 +224,6 @@ def calibrate(datasets: int, resamples: int, seed: int = 0) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def markdown(table: pd.DataFrame) -> str:
-    lines = [
-        "| shape (truth: not firmly decidable) | engine | wrong `holds` | wrong `does not hold` |",
-        "|---|---|---:|---:|",
-    ]
-    for r in table.itertuples():
-        lines.append(f"| {r.shape} | {r.engine} | {r.wrong_holds:.1%} | {r.wrong_does_not_hold:.1%} |")
-    n = table.iloc[0]
-    lines += [
-        "",
-        f"{n.datasets} simulated datasets per shape, {n.resamples} resamples each (`python tools/calibration.py`); "
-        f"a rate of 2.5% is measured to within +-{2 * n['mc_se_at_2.5pct']:.1%} (two Monte Carlo standard errors).",
-    ]
-    return "\n".join(lines)
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", type=int, default=4000)  # +-0.5% at a rate of 2.5% (two Monte Carlo SE)
@@ -263,16 +245,9 @@ def main(argv=None) -> int:
         elif not args.check:
             args.csv.write_text(new)
     if args.page:
-        page = args.page.read_text()
-        if len(BLOCK.findall(page)) != 1:
-            sys.exit(f"{args.page}: needs one block {BEGIN} ... {END}, each marker alone on its line")
-        new = BLOCK.sub(lambda _: f"{BEGIN}\n{text}\n{END}", page)
-        if args.check and new != page:
-            stale.append(str(args.page))
-        elif not args.check:
-            args.page.write_text(new)
-    if stale:
-        print("stale: " + ", ".join(stale) + " (python tools/calibration.py --page ... --csv ...)")
+        stale += refresh(args.page, "calibration", text, args.check)
+    if stale and args.check:
+        print("stale: " + ", ".join(stale) + " (python -m tools.measure.calibration --page ... --csv ...)")
         return 1
     return 0
 

@@ -7,8 +7,8 @@ time against L x H^2 fitted over the sizes), and beside it ``.prediction.csv``: 
 default run (``--default-benchmarks``, its per-rule job seconds) scaled to each size by the
 measured growth of the rule it resembles (:data:`PROXY`; :func:`predict`).
 
-    python tools/size_benchmark.py --sizes 6x384x12 12x768 24x1024 --cores 2 --out docs/size_benchmark.csv
-    python tools/size_benchmark.py --collect --out docs/size_benchmark.csv   # re-read, run nothing
+    python -m tools.measure.size_benchmark --sizes 6x384x12 12x768 24x1024 --cores 2 --out docs/size_benchmark.csv
+    python -m tools.measure.size_benchmark --collect --out docs/size_benchmark.csv   # re-read, run nothing
 
 A size ``LxH`` is L layers of width H, H/64 heads of 64 dimensions, feed-forward 4H (BERT's
 shapes: 12x768 is bert-base's, 24x1024 bert-large's); ``LxHxA`` gives A heads (6x384x12: the
@@ -29,9 +29,9 @@ import numpy as np
 import pandas as pd
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # the analysis package, installed or not
-from analysis.core.model_names import model_slug  # noqa: E402
+from analysis.core.model_names import model_slug
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # the tables the map claims read (config overview.scorecard_rules; the scorecard itself is left out:
 # on a tenth of the corpora a claim's rows, e.g. a rare relation, can be absent), and one fine-tuning

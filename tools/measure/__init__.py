@@ -1,0 +1,12 @@
+"""Measuring and maintenance tools, each run by hand as ``python -m tools.measure.<name>`` from the
+repository root (none runs in ``python -m tools.docs``: they run the workflow, a simulation or read
+a mirror):
+
+- ``calibration``: the verdict engine on synthetic claims (false-firm rates; writes
+  docs/calibration.csv, which tools.docs renders into docs/scorecard.md);
+- ``seed_sensitivity``: an overlay with every seed shifted; the flips between two scorecards;
+- ``size_benchmark``: the map rules on random BERTs of growing size;
+- ``peak_disk``: the peak size of the maps over a run;
+- ``gpu_smoke``: the smoke DAG's heavy paths on CUDA against the CPU;
+- ``make_sources``: config/sources.yaml from a mirror's SHA256SUMS (its checksums and pinned URLs).
+"""
