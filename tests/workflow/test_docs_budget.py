@@ -15,9 +15,7 @@ TOTAL_BUDGET = 20_000
 
 # Pages still over PAGE_BUDGET, each with its hand-written count when it was listed as a ceiling:
 # the page may shrink but not grow; once it is within PAGE_BUDGET, take it off the list.
-OVER_BUDGET = {
-    "scorecard.md": 3_733,
-}
+OVER_BUDGET: dict[str, int] = {}
 # docs/ in all; it was over TOTAL_BUDGET when the budget test came in (lowered as pages were cut).
 # Within it now: keep it at TOTAL_BUDGET.
 TOTAL_CEILING = TOTAL_BUDGET
