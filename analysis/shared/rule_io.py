@@ -24,10 +24,15 @@ def setup_logging(snakemake) -> logging.Logger:
 def use_threads(threads: int) -> None:
     """Torch's intra-op threads = ``threads``, the job's (``use_threads(snakemake.threads)``, the one
     idiom of the rule scripts; Snakemake sets OMP_NUM_THREADS for the BLAS libraries, torch's own
-    pool is set here), so ``--cores N`` is never oversubscribed."""
-    import torch
+    pool is set here), so ``--cores N`` is never oversubscribed. Torch is not imported for it (a
+    reader that never needs torch would pay its import, issue 39): where it is not loaded yet,
+    OMP_NUM_THREADS is set, and torch's pool starts with it when a later import loads torch."""
+    import os
 
-    torch.set_num_threads(max(1, int(threads)))
+    n = max(1, int(threads))
+    os.environ["OMP_NUM_THREADS"] = str(n)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(n)
 
 
 def _part(path: Path) -> Path:
