@@ -3,8 +3,7 @@ import json
 import pandas as pd
 
 from analysis.kovaleva.finetune.plots import plot_finetune_scores
-from analysis.kovaleva.finetune.tables import scores_table
-from analysis.kovaleva.finetune.training import score_intervals
+from analysis.kovaleva.finetune.tables import score_intervals, scores_table
 from analysis.shared.rule_io import save_figure, setup_logging, write_table
 
 if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...

@@ -2,7 +2,7 @@ import pandas as pd
 
 from analysis.clark.probes.plots import plot_probes
 from analysis.clark.probes.replicates import uas_replicates
-from analysis.clark.probes.training import with_paper_uas
+from analysis.clark.probes.tables import with_paper_uas
 from analysis.clark.syntax.heldout import document_clusters
 from analysis.shared.bootstrap import cluster_weights, n_clusters, with_resampled
 from analysis.shared.rule_io import save_figure, setup_logging, write_table

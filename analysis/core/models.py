@@ -9,14 +9,16 @@ A model *spec* is one config value:
 - anything else: a Hugging Face hub id (``bert-base-uncased``) or a local directory;
 - ``random-init:<spec>``: the random-init control of ``<spec>`` (its config and tokenizer, seeded
   random weights; no weights are read).
+
+torch and transformers are imported by the functions that build or load a model only: the rules
+that read tables and maps import this module for ``SPECIAL_KINDS`` and ``token_kinds`` without
+loading them (issue 39).
 """
 
 from __future__ import annotations
 
 import logging
 import weakref
-
-import torch
 
 from analysis.core.model_families import ModelRefusal
 from analysis.core.model_names import EMBEDDED, TINY, TINY_SHAPE, base_spec, control_seed, is_control
@@ -82,6 +84,7 @@ def load_tokenizer(spec: str):
 
 def build_tiny_random(head: str = "base", seed: int = 0, **overrides):
     """A small randomly initialised BERT (no download), seeded."""
+    import torch
     from transformers import AutoConfig
 
     tok = load_tokenizer(TINY)
@@ -114,6 +117,7 @@ def load_model(
     Clark et al.'s probes and of the scorecard. ``kwargs`` go to ``from_pretrained`` (e.g.
     ``num_labels``).
     """
+    import torch
     from transformers import AutoConfig
 
     device = device or default_device()
@@ -136,6 +140,8 @@ def load_model(
 
 
 def default_device() -> str:
+    import torch
+
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 

@@ -3,10 +3,11 @@
 ``precision: auto`` never assumes what a machine is good at (with AMX a bf16 matmul is
 several times faster than fp32; with AVX2 only it is hundreds of times slower). At the
 start of each extraction it measures, interleaved and best of several repetitions (robust
-to a busy machine), the matmul rate of fp32 and of each reduced precision; a reduced
-precision whose rate is at least ``MIN_SPEEDUP`` x fp32 then runs the model on a
-calibration batch, and is used only when the argmax of at least ``MIN_AGREEMENT`` of the
-batch's attention rows is the fp32 one. The decision rests on the matmul rates and the
+to a busy machine), the matmul rate of fp32 and of each reduced precision (at
+``MATMUL_SIZE``, large enough on a GPU to reach its tensor cores); a reduced precision
+whose rate is at least the device's ``MIN_SPEEDUP`` x fp32 (``speed_bar``) then runs the
+model on a calibration batch, and is used only when the argmax of at least
+``MIN_AGREEMENT`` of the batch's attention rows is the fp32 one (``pick``). The decision rests on the matmul rates and the
 agreement, not on the timing of one small forward pass: that timing is recorded, but on a
 shared machine it is too noisy to decide on (the same machine would choose differently
 from run to run, and reruns must give identical maps).
@@ -44,11 +45,17 @@ REDUCED = ("bf16", "fp16")  # what auto may choose instead of fp32
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 # a reduced precision must agree with fp32 on the argmax of this share of attention rows
 MIN_AGREEMENT = 0.995
-# ... and its matmul be clearly faster: a margin well above what a busy machine does to the
-# measurement, so that the same machine always makes the same choice (measured here: AMX
-# bf16 8-20x fp32; AVX512-FP16 fp16 0.8-1.3x, up to ~2x with other jobs running; AVX2 bf16
-# ~1/600x; GPU tensor cores >= 4x)
-MIN_SPEEDUP = 3.0
+# ... and its matmul be clearly faster, per device kind (other kinds: the CPU's). On a CPU a margin
+# well above what a busy machine does to the measurement, so that the same machine always makes
+# the same choice (measured: AMX bf16 8-20x fp32; AVX512-FP16 fp16 0.8-1.3x, up to ~2x with other
+# jobs running; AVX512-BF16 bf16 ~2.2x; AVX2 bf16 ~1/600x). A GPU's matmul runs on the device,
+# where the host's other jobs do not slow it: 2x is enough. A GPU without tensor cores for a
+# precision runs it at ~1x fp32 (or, emulated, slower) and stays under either bar; an H200 measured
+# 2.32x at 1024^3 (the size of a CPU record, too small to fill it: issue 39) and passes the GPU's.
+MIN_SPEEDUP = {"cpu": 3.0, "cuda": 2.0}
+# the matmul size of the rates: a 1024^3 product takes a CPU ~10 ms, but leaves a large GPU's tensor
+# cores mostly idle (an H200: bf16 56 TFLOP/s at 1024^3, ~790 at 8192^3; issue 39)
+MATMUL_SIZE = {"cpu": 1024, "cuda": 8192}
 
 
 def check_precision(precision: str) -> str:
@@ -65,11 +72,18 @@ def autocast(precision: str, device) -> contextlib.AbstractContextManager:
     return torch.autocast(device_type=torch.device(device).type, dtype=DTYPES[precision])
 
 
-def matmul_rates(precisions, device="cpu", size: int = 1024, reps: int = 5) -> dict[str, float]:
+def speed_bar(device) -> float:
+    """How many times fp32's matmul rate a reduced precision must reach on ``device``."""
+    return MIN_SPEEDUP.get(torch.device(device).type, MIN_SPEEDUP["cpu"])
+
+
+def matmul_rates(precisions, device="cpu", size: int | None = None, reps: int = 5) -> dict[str, float]:
     """Measured FLOP/s of a (size x size) @ (size x size) matmul in each of ``precisions``:
     the best of ``reps`` runs, the precisions interleaved so that a busy spell of the
     machine hits them all. A precision already more than 50x slower than fp32 on a small
-    probe matmul is not run at full size (its probe rate is reported)."""
+    probe matmul is not run at full size (its probe rate is reported). ``size``: the
+    device kind's ``MATMUL_SIZE`` when None."""
+    size = size or MATMUL_SIZE.get(torch.device(device).type, MATMUL_SIZE["cpu"])
     precisions = list(dict.fromkeys(["fp32", *precisions]))
     probe = {p: _best_time(p, device, 128, reps=3) for p in precisions}
     full = [p for p in precisions if probe[p] <= 50 * probe["fp32"]]
@@ -148,10 +162,20 @@ def choose_precision(requested: str, run_batch, lengths: list[int], device, rate
         att, info["forward_s"][p] = _timed(run_batch, p)
         info["agreement"][p] = agree = argmax_agreement(ref, att, lengths)
         reasons.append(f"{p}: matmul {speedup:.3g}x fp32, argmax agreement {agree:.4%}")
-        fast_enough = speedup >= MIN_SPEEDUP and (best == "fp32" or rates[p] > rates[best])
-        if requested != "auto" or (agree >= MIN_AGREEMENT and fast_enough):
-            best = p
+    best = pick(rates, info["agreement"], device) if requested == "auto" else candidates[0]
     return {**info, "used": best, "reason": "; ".join(reasons)}
+
+
+def pick(rates: dict, agreement: dict, device) -> str:
+    """What ``auto`` uses, from the measured matmul ``rates`` (FLOP/s by precision, fp32's
+    included) and the calibration's argmax ``agreement`` of each reduced precision tried: of
+    those that agree on >= ``MIN_AGREEMENT`` of the rows and whose matmul is >= ``speed_bar(device)``
+    x fp32, the fastest (the first tried on a tie); fp32 when there is none."""
+    bar, ok = speed_bar(device), []
+    for p, agree in agreement.items():
+        if agree >= MIN_AGREEMENT and rates[p] / rates["fp32"] >= bar:
+            ok.append(p)
+    return max(ok, key=lambda p: rates[p], default="fp32")
 
 
 # CPU features that decide how fast bf16 / fp16 run (AMX and AVX512 variants), part of the fingerprint

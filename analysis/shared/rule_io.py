@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
+import os
 import sys
+import time
 from pathlib import Path
 
 
 def setup_logging(snakemake) -> logging.Logger:
-    """Send logging, warnings and stderr (progress bars) to the rule's log file."""
+    """Send logging, warnings and stderr (progress bars) to the rule's log file. Its first line says
+    how long the job took to get here from its process's start (the interpreter, Snakemake's
+    preamble and the script's imports), its last how long the process ran (tools/measure/startup_table.py
+    reads both; issue 39)."""
     log_path = Path(snakemake.log[0])
     log_path.parent.mkdir(parents=True, exist_ok=True)
     stream = open(log_path, "w", buffering=1)
@@ -19,7 +25,24 @@ def setup_logging(snakemake) -> logging.Logger:
     )
     logging.captureWarnings(True)
     sys.excepthook = _log_error
-    return logging.getLogger(f"rule.{snakemake.rule}")
+    log = logging.getLogger(f"rule.{snakemake.rule}")
+    started = since_process_start()
+    if started is not None:
+        log.info("start-up %.3f s (process start to this log: interpreter, imports)", started)
+        # at exit, before logging's own handler closes the log (atexit runs the last registered first)
+        atexit.register(lambda: log.info("done %.3f s after process start", since_process_start()))
+    return log
+
+
+def since_process_start() -> float | None:
+    """Seconds since this process started (Linux: its start time in /proc/self/stat, in clock ticks
+    since boot, against CLOCK_BOOTTIME); None where that cannot be read."""
+    try:
+        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+        start = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22 of proc(5), starttime
+        return time.clock_gettime(time.CLOCK_BOOTTIME) - start
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
 
 
 def _log_error(kind, error, tb) -> None:
@@ -36,10 +59,13 @@ def _log_error(kind, error, tb) -> None:
 def use_threads(threads: int) -> None:
     """Torch's intra-op threads = ``threads``, the job's (``use_threads(snakemake.threads)``, the one
     idiom of the rule scripts; Snakemake sets OMP_NUM_THREADS for the BLAS libraries, torch's own
-    pool is set here), so ``--cores N`` is never oversubscribed."""
-    import torch
-
-    torch.set_num_threads(max(1, int(threads)))
+    pool is set here), so ``--cores N`` is never oversubscribed. Torch is not imported for it (a
+    reader that never needs torch would pay its import, issue 39): where it is not loaded yet,
+    OMP_NUM_THREADS is set, and torch's pool starts with it when a later import loads torch."""
+    n = max(1, int(threads))
+    os.environ["OMP_NUM_THREADS"] = str(n)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(n)
 
 
 def _part(path: Path) -> Path:

@@ -79,3 +79,22 @@ def test_heavy_jobs_take_half_the_cores_and_light_ones_one():
     assert six["dep_heads"] == six["surface_sums"] == {1}
     assert job_threads_in_dry_run("--cores", "2")["finetune"] == {1}
     assert job_threads_in_dry_run("--cores", "6", "--config", "job_threads=2")["finetune"] == {2}
+
+
+LATE_TORCH = """
+import sys
+from analysis.shared.rule_io import use_threads
+use_threads(1)
+loaded = "torch" in sys.modules
+import torch
+print(loaded, torch.get_num_threads())
+"""
+
+
+def test_a_job_that_loads_torch_later_starts_it_with_its_threads():
+    """use_threads does not import torch (a table reader never pays for it); torch imported after it
+    runs on the job's threads all the same (more than 1 where the machine has several cores)."""
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    env["PYTHONPATH"] = str(ROOT)
+    run = subprocess.run([sys.executable, "-c", LATE_TORCH], env=env, capture_output=True, text=True, check=True)
+    assert run.stdout.split() == ["False", "1"]

@@ -60,7 +60,9 @@ def cuda_device() -> str | None:
 
 
 def workdir(dest: Path) -> Path:
-    """A copy of the workflow with the fixture mirror, as tests/conftest.py's smoke_workdir makes it."""
+    """A copy of the workflow with the fixture mirror, as tests/conftest.py's smoke_workdir makes it;
+    ``dest`` and its parents are created when they do not exist (``--keep`` names a new folder)."""
+    dest.mkdir(parents=True, exist_ok=True)
     for item in WORKFLOW:
         (shutil.copytree if (ROOT / item).is_dir() else shutil.copy)(ROOT / item, dest / item)
     for item in FIXTURES:

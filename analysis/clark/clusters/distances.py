@@ -19,15 +19,23 @@ Rule head_clusters sums the distances of the shards (``head_distances``: ``surfa
 each shard's), tidies them per head pair and per layer pair, and resamples the segments for the layer
 pairs' replicates (``layer_replicates``). The heads' MDS points and behaviour labels:
 :mod:`analysis.clark.clusters.points`; Fig. 6: :mod:`analysis.clark.clusters.plots`.
+
+torch is imported by the functions that compute distances (``pairwise_js``, in ``surface_sums``)
+only: the rules that read the summed distances and the shards' other sums (``head_clusters``,
+``entropy``, ...) import this module and never load it (issue 39: most of those jobs' start-up).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
-import torch
 
 from analysis.shared.bootstrap import cluster_weights, n_clusters, unit_weights, with_resampled
+
+if TYPE_CHECKING:
+    import torch
 
 
 def smooth(attn: torch.Tensor, eps: float) -> torch.Tensor:
@@ -48,12 +56,16 @@ class JSWorkspace:
     freed size; measured: 0.5 GB or 4 GB peak for the same 450 segments, at random): one
     workspace per pass makes the peak independent of the number of segments."""
 
-    def __init__(self, dtype=torch.float32):
-        self.dtype = dtype
+    def __init__(self, dtype=None):
+        import torch
+
+        self.dtype = dtype or torch.float32
         self._flat: tuple[torch.Tensor, torch.Tensor] | None = None
 
     def buffers(self, shape: tuple[int, ...]) -> tuple[torch.Tensor, torch.Tensor]:
         """Two tensors of ``shape`` viewing the workspace (grown when a segment needs more)."""
+        import torch
+
         size = int(np.prod(shape))
         if self._flat is None or self._flat[0].numel() < size:
             self._flat = (torch.empty(size, dtype=self.dtype), torch.empty(size, dtype=self.dtype))
@@ -61,7 +73,7 @@ class JSWorkspace:
 
 
 def pairwise_js(
-    attn, eps: float = 0.0, block_elems: int = 2**22, dtype=torch.float32, work: JSWorkspace | None = None
+    attn, eps: float = 0.0, block_elems: int = 2**22, dtype=None, work: JSWorkspace | None = None
 ) -> np.ndarray:
     """Sum over rows of the JS divergence between every pair of heads.
 
@@ -71,8 +83,12 @@ def pairwise_js(
     Uses JS(p, q) = (S(p) + S(q)) / 2 - S(m) with S(p) = sum p log p; every S(m) of the
     upper triangle is computed at once for a block of rows of heads (two buffers of
     ``block_elems`` floats, from ``work`` when a pass over many segments gives one);
-    0 log 0 = 0 (values are clamped at 1e-30 before the log).
+    0 log 0 = 0 (values are clamped at 1e-30 before the log). ``dtype``: the element-wise
+    arithmetic's, float32 when None.
     """
+    import torch
+
+    dtype = dtype or torch.float32
     a = torch.as_tensor(np.asarray(attn), dtype=dtype)
     if a.ndim != 3 or a.shape[1] != a.shape[2]:
         raise ValueError(f"expected maps of shape (heads, n, n), got {tuple(a.shape)}")

@@ -16,12 +16,14 @@ import copy
 import logging
 
 import numpy as np
-import pandas as pd
 import torch
 
 from analysis.clark.probes.data import Sentence
 from analysis.clark.probes.models import AttnProbe, MLPProbe
 from analysis.clark.probes.settings import ProbeSettings
+
+# the probes' tables live in the torch-free probes.tables (rule probes reads them there, issue 39)
+from analysis.clark.probes.tables import probes_table, with_paper_uas  # noqa: F401
 
 log = logging.getLogger(__name__)
 
@@ -270,24 +272,3 @@ def train_probes(
         results.append(row)
         curves.extend(curve)
     return results, curves, data["sizes"], per_sentence
-
-
-def probes_table(results: list[dict], model: str, sizes: dict, vectors: str, dim: int) -> pd.DataFrame:
-    """The scores of the probes (rule probes_train): one row per probe, the data behind them beside
-    (train sentences = fit + held-out; the word vectors and their size)."""
-    table = pd.DataFrame(results)
-    table.insert(0, "model", model)
-    table["train_sentences"] = sizes["fit"] + sizes["heldout"]
-    table["heldout_sentences"] = sizes["heldout"]
-    table["dev_sentences"] = sizes["dev"]
-    table["vectors"] = vectors
-    table["vector_dim"] = dim
-    return table
-
-
-def with_paper_uas(table: pd.DataFrame, paper_uas: dict) -> pd.DataFrame:
-    """The probes table with the paper's UAS beside each probe (NaN where it has none), placed
-    before the data columns (rule probes, which draws them: a new reference number retrains nothing)."""
-    out = table.copy()
-    out.insert(out.columns.get_loc("train_sentences"), "paper_uas", [paper_uas.get(p, np.nan) for p in out.probe])
-    return out

@@ -1,6 +1,7 @@
 """Tables of the fine-tuning rules built from their per-task outputs (torch-free).
 
-``scores_table``: dev scores of every fine-tuned task (rule finetune_scores);
+``score_intervals`` / ``scores_table``: dev scores of every fine-tuned task and their intervals (rule
+finetune_scores);
 ``disable_heads_table`` / ``disable_heads_cost`` / ``main_metric_rows`` / ``disable_heads_summary``:
 the per-task disabled-head scores and their cost gathered for Kovaleva Fig. 6 (rule disable_heads).
 """
@@ -10,7 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from analysis.core.glue import metrics
 from analysis.core.glue.tasks import get_task
+from analysis.shared import bootstrap
 
 
 def learnt_metric(task: str) -> str:
@@ -21,11 +24,24 @@ def learnt_metric(task: str) -> str:
     return "accuracy" if main == "f1" else main
 
 
+def score_intervals(task: str, pred, baseline_pred, gold, n_boot: int, seed: int) -> dict[str, dict]:
+    """Per metric of ``task`` (and its ``learnt_metric``): the 95% bootstrap interval over dev rows
+    of the fine-tuned score (``score``) and of its gain over the baseline's predictions on the same
+    rows (``gain``)."""
+    return {
+        m: {
+            "score": list(bootstrap.score_interval(metrics.METRICS[m], pred, gold, n_boot, seed)),
+            "gain": list(bootstrap.gain_interval(metrics.METRICS[m], pred, baseline_pred, gold, n_boot, seed)),
+        }
+        for m in dict.fromkeys([*get_task(task).metrics, learnt_metric(task)])
+    }
+
+
 def scores_table(infos: list[dict], intervals: list[dict] | None = None) -> pd.DataFrame:
     """One row per (task, metric) of the ``dev_metrics.json`` of rule finetune: fine-tuned,
     pre-trained with an untrained head, and majority-class scores, with the data counts.
 
-    With ``intervals`` (per task, ``finetune.score_intervals`` of its dev predictions): the 95%
+    With ``intervals`` (per task, ``score_intervals`` of its dev predictions): the 95%
     intervals of the fine-tuned score and of its gain over the majority class, ``main`` (the
     task's main metric) and ``learnt``: on the task's ``learnt_metric`` (the main metric,
     accuracy where it is F1), the gain's interval lies above 0 (for every row of the task:

@@ -24,8 +24,11 @@ from analysis.core.glue.batches import collate, encode, eval_batches
 from analysis.core.glue.reader import read_split, select_rows
 from analysis.core.glue.tasks import get_task
 from analysis.core.precision import autocast
-from analysis.kovaleva.finetune.tables import learnt_metric
-from analysis.shared import bootstrap
+
+# score_intervals lives in the torch-free finetune/tables.py (rule finetune_scores reads it there, issue 39)
+from analysis.kovaleva.finetune.tables import (
+    score_intervals,  # noqa: F401
+)
 
 log = logging.getLogger(__name__)
 
@@ -167,19 +170,6 @@ def majority_score(task: str, train_items: list[dict], dev_items: list[dict]) ->
     regression, whose correlations are then undefined and reported as 0)."""
     gold = [it["label"] for it in dev_items]
     return metrics.evaluate(task, majority_predictions(task, train_items, len(gold)), gold)
-
-
-def score_intervals(task: str, pred, baseline_pred, gold, n_boot: int, seed: int) -> dict[str, dict]:
-    """Per metric of ``task`` (and its ``learnt_metric``): the 95% bootstrap interval over dev rows
-    of the fine-tuned score (``score``) and of its gain over the baseline's predictions on the same
-    rows (``gain``)."""
-    return {
-        m: {
-            "score": list(bootstrap.score_interval(metrics.METRICS[m], pred, gold, n_boot, seed)),
-            "gain": list(bootstrap.gain_interval(metrics.METRICS[m], pred, baseline_pred, gold, n_boot, seed)),
-        }
-        for m in dict.fromkeys([*get_task(task).metrics, learnt_metric(task)])
-    }
 
 
 @dataclass

@@ -130,6 +130,50 @@ def test_rates_measured_once_per_machine_decide_every_later_choice(monkeypatch, 
     assert precision.machine_rates([], "cpu") is None and precision.machine_rates("", "cpu") is None
 
 
+# issue 39's H200 record (1024^3 products, FLOP/s): bf16 2.32x fp32, under the CPU's 3x bar
+H200_1024 = {"fp32": 24.3e12, "bf16": 56.3e12}
+# this project's 2-core AMD EPYC (AVX512-BF16) record of the baseline run: bf16 2.19x, fp16 ~1/100x
+EPYC = {"fp32": 98.18e9, "bf16": 214.93e9, "fp16": 1.014e9}
+
+
+def test_a_gpu_takes_a_reduced_precision_at_its_recorded_rates_where_it_agrees():
+    assert precision.speed_bar("cuda") == 2.0 and precision.speed_bar(torch.device("cuda", 0)) == 2.0
+    assert precision.pick(H200_1024, {"bf16": 0.9994}, "cuda") == "bf16"
+    # the agreement rule is the same on every device: below 99.5% of the rows, fp32
+    assert precision.pick(H200_1024, {"bf16": 0.994}, "cuda") == "fp32"
+    # the same rates on a CPU are under its bar
+    assert precision.pick(H200_1024, {"bf16": 0.9994}, "cpu") == "fp32"
+
+
+def test_the_cpu_decision_is_unchanged():
+    assert precision.speed_bar("cpu") == precision.MIN_SPEEDUP["cpu"] == 3.0
+    # the calibration's bf16 agreement on the tiny model here, and a perfect one: fp32 either way
+    assert precision.pick(EPYC, {"bf16": 0.99092}, "cpu") == "fp32"
+    assert precision.pick(EPYC, {"bf16": 1.0}, "cpu") == "fp32"
+    # an AMX-like CPU: the fastest agreeing precision, the first tried on a tie
+    amx = {"fp32": 1.0, "bf16": 9.0, "fp16": 9.0}
+    assert precision.pick(amx, {"bf16": 1.0, "fp16": 1.0}, "cpu") == "bf16"
+    assert precision.pick({**amx, "fp16": 10.0}, {"bf16": 1.0, "fp16": 1.0}, "cpu") == "fp16"
+    assert precision.pick(amx, {"bf16": 0.99, "fp16": 1.0}, "cpu") == "fp16"
+
+
+def test_choose_precision_decides_with_the_devices_bar(machine, monkeypatch):
+    monkeypatch.setattr(precision, "supported", lambda p, device: True)
+    h200 = {**H200_1024, "fp16": 56.3e12}  # same-rate fp16 (not recorded): the first tried wins the tie
+    machine(h200, {"fp32": 1.0, "bf16": 0.5, "fp16": 0.5})
+    assert precision.choose_precision("auto", fake_run(True), [4], "cuda")["used"] == "bf16"
+    assert precision.choose_precision("auto", fake_run(True), [4], "cpu")["used"] == "fp32"
+    assert precision.choose_precision("auto", fake_run(False), [4], "cuda")["used"] == "fp32"
+
+
+def test_matmul_rates_measure_a_cpu_at_1024(monkeypatch):
+    sizes = []
+    randn = torch.randn
+    monkeypatch.setattr(torch, "randn", lambda *shape, **kw: (sizes.append(shape), randn(*shape, **kw))[1])
+    precision.matmul_rates([], "cpu", reps=1)
+    assert sizes == [(128, 128), (1024, 1024)]  # the probe, then the full size
+
+
 def reference_maps(model, tokenizer, items, batch_size):
     """The maps as the extraction before this one computed them: float32 stack, one cast."""
     out = {}

@@ -1,0 +1,29 @@
+"""The probes' scores as tables (Clark et al. 2019 Table 3): rule probes_train's ``probes_table``
+and rule probes' ``with_paper_uas``. No torch: rule probes only reads probes_train's scores, and
+importing the training code (torch) was most of its start-up (issue 39)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def probes_table(results: list[dict], model: str, sizes: dict, vectors: str, dim: int) -> pd.DataFrame:
+    """The scores of the probes (rule probes_train): one row per probe, the data behind them beside
+    (train sentences = fit + held-out; the word vectors and their size)."""
+    table = pd.DataFrame(results)
+    table.insert(0, "model", model)
+    table["train_sentences"] = sizes["fit"] + sizes["heldout"]
+    table["heldout_sentences"] = sizes["heldout"]
+    table["dev_sentences"] = sizes["dev"]
+    table["vectors"] = vectors
+    table["vector_dim"] = dim
+    return table
+
+
+def with_paper_uas(table: pd.DataFrame, paper_uas: dict) -> pd.DataFrame:
+    """The probes table with the paper's UAS beside each probe (NaN where it has none), placed
+    before the data columns (rule probes, which draws them: a new reference number retrains nothing)."""
+    out = table.copy()
+    out.insert(out.columns.get_loc("train_sentences"), "paper_uas", [paper_uas.get(p, np.nan) for p in out.probe])
+    return out
