@@ -1,4 +1,4 @@
-"""The light rules' scripts (no work estimate in analysis/heavy_rules.py) start without torch,
+"""The light rules' scripts (no work estimate in analysis/scheduling/heavy_rules.py) start without torch,
 transformers, scipy or sklearn unless they use them (issue 39: importing torch was most of a table
 reader's start-up). A budget on modules, never on seconds: each script's module-level imports run in a
 fresh process, and what they loaded is read from ``sys.modules``."""
@@ -8,8 +8,7 @@ import json
 import subprocess
 import sys
 
-from analysis.heavy_rules import HEAVY
-
+from analysis.scheduling.heavy_rules import HEAVY
 from conftest import ROOT
 
 BANNED = ("torch", "transformers", "scipy", "sklearn")

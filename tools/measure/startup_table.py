@@ -1,6 +1,6 @@
 """Per rule of a finished run: how long its jobs took to start against how long they worked.
 
-    python tools/startup_table.py [--logs logs] [--out startup.csv]
+    python -m tools.measure.startup_table [--logs logs] [--out startup.csv]
 
 Reads the jobs' own logs (``logs/**/*.log``): ``analysis.shared.rule_io.setup_logging`` writes as a
 job's first line how long its process took to reach it (the interpreter, Snakemake's preamble and
@@ -8,7 +8,7 @@ the script's imports: ``start-up``) and, at exit, how long the process ran (``do
 rest: for a heavy rule it includes loading the model and the precision calibration. Logs without
 both lines (a job that failed, or a run before these lines were written) are counted as ``skipped``.
 Writes one row per rule (jobs, median start-up, work and total seconds, start-up's share of the
-rule's summed time, and whether the rule is heavy: ``analysis/heavy_rules.py``), slowest start-up
+rule's summed time, and whether the rule is heavy: ``analysis/scheduling/heavy_rules.py``), slowest start-up
 first, and prints it with the median start-up of the light rules' jobs.
 """
 
