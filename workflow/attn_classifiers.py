@@ -10,16 +10,9 @@ from analysis.explanation.classifiers import TrainConfig
 from analysis.explanation.finetuned_transformer import FinetuneConfig
 from analysis.explanation.frozen_transformer import FrozenTransformer
 from analysis.explanation.sst2 import read_sst2
-from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
+from analysis.shared.rule_io import start, write_json, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
-use_threads(snakemake.threads)
+snakemake, log = start(globals(), __file__, threads=True)
 raw_dir = Path(snakemake.input[0]).parent
 train, train_counts = read_sst2(
     raw_dir, "train", snakemake.params.n_train, snakemake.params.seed, task=snakemake.params.task

@@ -4,16 +4,9 @@ from analysis.benchmark.extraction import run_benchmark
 from analysis.core.device import job_device
 from analysis.core.inputs import read_jsonl
 from analysis.core.models import load_model, load_tokenizer
-from analysis.shared.rule_io import setup_logging, use_threads, write_table
+from analysis.shared.rule_io import start, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
-use_threads(snakemake.threads)
+snakemake, log = start(globals(), __file__, threads=True)
 p = snakemake.params
 device = job_device(snakemake)  # the table's device column records it
 parts = []

@@ -12,15 +12,9 @@ from analysis.overview.compare import (
     stack,
 )
 from analysis.scorecard.pages import plot_scorecard
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, start, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 models = snakemake.params.models
 
 

@@ -4,15 +4,9 @@ from analysis.clark.coref.heads import population_label, read_paper_numbers, sco
 from analysis.clark.coref.plots import plot_coref_heads
 from analysis.core.storage import Shards
 from analysis.shared.bootstrap import unit_weights, with_resampled
-from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
+from analysis.shared.rule_io import save_figure, start, write_json, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 shards = Shards(snakemake.input.shards)
 tally, counts = score(
     shards,

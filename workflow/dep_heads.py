@@ -7,15 +7,9 @@ from analysis.clark.syntax.scorer import score_examples
 from analysis.clark.syntax.tables import baselines, grid_table, paper_table, table1, tidy
 from analysis.core.storage import Shards
 from analysis.shared.bootstrap import cluster_weights, n_clusters, with_resampled
-from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
+from analysis.shared.rule_io import save_figure, start, write_json, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 p = snakemake.params
 shards = Shards(snakemake.input.shards)
 model, corpus = shards.header["model"], snakemake.wildcards.corpus

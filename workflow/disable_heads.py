@@ -11,15 +11,9 @@ from analysis.kovaleva.finetune.tables import (
 )
 from analysis.kovaleva.replicates import layer_change_replicates, load_layer_predictions, resample_rows
 from analysis.shared.bootstrap import RESAMPLED, with_resampled
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, start, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 tasks, model = snakemake.params.tasks, snakemake.wildcards.model
 table = disable_heads_table([pd.read_csv(p) for p in snakemake.input.scores])
 write_table(table, snakemake.output.table)

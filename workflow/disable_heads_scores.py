@@ -11,16 +11,9 @@ from analysis.kovaleva.finetune import training as finetune
 from analysis.kovaleva.finetune.disable_heads import disabled_logits, score_table, variants
 from analysis.kovaleva.finetune.disable_heads_null import max_gain_table
 from analysis.kovaleva.replicates import resample_rows, save_layer_predictions
-from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
+from analysis.shared.rule_io import start, write_json, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
-use_threads(snakemake.threads)
+snakemake, log = start(globals(), __file__, threads=True)
 task, p = snakemake.wildcards.task, snakemake.params
 device = job_device(snakemake)
 dev = finetune.load_dev_set(

@@ -3,15 +3,9 @@ import pandas as pd
 from analysis.clark.syntax.examples import best_head_row, example_arcs, example_map, example_table, pick_example
 from analysis.clark.syntax.plots import plot_dobj_head_example
 from analysis.core.storage import Shards
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, start, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 p = snakemake.params
 shards = Shards(snakemake.input.shards)
 row = best_head_row(pd.read_csv(snakemake.input.table), p.relation, p.direction, source=snakemake.input.table)

@@ -2,16 +2,9 @@ from analysis.core.device import device_record, job_device
 from analysis.explanation.erasure_cls import resolve_cls_layer, run_erasure_cls
 from analysis.explanation.plots import plot_erasure_cls_set, plot_erasure_cls_single
 from analysis.explanation.setup import load_for_tests, load_probe
-from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_json, write_table
+from analysis.shared.rule_io import save_figure, start, write_json, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-setup_logging(snakemake)
-use_threads(snakemake.threads)
+snakemake, log = start(globals(), __file__, threads=True)
 device = job_device(snakemake)
 bundle, dev, tf = load_for_tests(
     snakemake.input.model,

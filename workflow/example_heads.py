@@ -3,15 +3,9 @@ import pandas as pd
 from analysis.clark.surface.examples import example_maps, pick_example_heads
 from analysis.clark.surface.plots import plot_example_heads
 from analysis.clark.surface.sums import pick_candidate, read_sums
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, start, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 p = snakemake.params
 parts, metas = read_sums(snakemake.input.sums)
 tables = {k: pd.read_csv(snakemake.input[k]) for k in ["relative_position", "special_tokens", "entropy"]}

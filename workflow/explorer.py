@@ -4,15 +4,9 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.overview.explorer import explorer_html, fit_examples, head_numbers
-from analysis.shared.rule_io import setup_logging, write_text
+from analysis.shared.rule_io import start, write_text
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 # every shard's share of the example maps (explorer_maps), in shard order, within max_mb
 parts = [json.loads(Path(f).read_text()) for f in snakemake.input.maps]
 chosen = [e for part in parts for e in part["examples"]]

@@ -3,15 +3,9 @@ from pathlib import Path
 
 from analysis.core.storage import Shard
 from analysis.overview.explorer import example_payload, pick_from_shard, shard_share
-from analysis.shared.rule_io import setup_logging, write_text
+from analysis.shared.rule_io import start, write_text
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 p = snakemake.params
 shard = Shard(snakemake.input.shard)
 k = int(snakemake.wildcards.shard)

@@ -4,16 +4,9 @@ from analysis.core.inputs import read_jsonl
 from analysis.core.model_names import base_spec, is_control
 from analysis.core.models import load_model, load_tokenizer
 from analysis.core.precision import machine_rates
-from analysis.shared.rule_io import setup_logging, use_threads, write_json
+from analysis.shared.rule_io import start, write_json
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
-use_threads(snakemake.threads)  # the job's CPU budget, never more (no oversubscription)
+snakemake, log = start(globals(), __file__, threads=True)  # the job's CPU budget, never more (no oversubscription)
 p = snakemake.params
 k, n_shards = int(snakemake.wildcards.shard), p.n_shards
 records = read_jsonl(snakemake.input.records)[k::n_shards]

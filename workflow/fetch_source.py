@@ -1,11 +1,5 @@
 from analysis.core.sources import fetch_source
-from analysis.shared.rule_io import setup_logging
+from analysis.shared.rule_io import start
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 fetch_source(snakemake.params.source, snakemake.output[0].rsplit("/", 1)[0], snakemake.params.mirror)

@@ -12,16 +12,9 @@ from analysis.core.glue.tasks import get_task
 from analysis.core.model_names import model_slug
 from analysis.core.models import load_model, load_tokenizer
 from analysis.kovaleva.finetune import training as finetune
-from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
+from analysis.shared.rule_io import start, write_json, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
-use_threads(snakemake.threads)
+snakemake, log = start(globals(), __file__, threads=True)
 task, spec, s, seed = snakemake.wildcards.task, snakemake.params.spec, snakemake.params.settings, snakemake.params.seed
 precision = snakemake.params.precision  # fp32, or bf16 autocast (docs/performance.md)
 t = get_task(task)

@@ -6,15 +6,9 @@ from analysis.kovaleva.finetune.change import mean_cosines
 from analysis.kovaleva.finetune.plots import plot_finetune_change
 from analysis.kovaleva.replicates import cosine_replicates, task_weights
 from analysis.shared.bootstrap import RESAMPLED, with_resampled
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, start, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 tasks, model, p = snakemake.params.tasks, snakemake.wildcards.model, snakemake.params
 parts, boots = [], []
 for task, pre, fine in zip(tasks, snakemake.input.pretrained, snakemake.input.finetuned):

@@ -4,15 +4,9 @@ import pandas as pd
 
 from analysis.kovaleva.finetune.plots import plot_finetune_scores
 from analysis.kovaleva.finetune.tables import score_intervals, scores_table
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, start, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 infos = [json.load(open(path)) for path in snakemake.input.metrics]
 intervals = []
 for info, path in zip(infos, snakemake.input.predictions):

@@ -3,15 +3,9 @@ import json
 from analysis.clark.coref.gap_heads import score
 from analysis.clark.coref.plots import plot_gap_heads
 from analysis.core.storage import Shards
-from analysis.shared.rule_io import save_figure, setup_logging, write_json, write_table
+from analysis.shared.rule_io import save_figure, start, write_json, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 shards = Shards(snakemake.input.shards)
 tally, counts = score(shards, shards.n_layers, shards.n_heads, how=snakemake.params.how)
 per_head = tally.per_head_table()

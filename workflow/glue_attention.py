@@ -5,16 +5,9 @@ from analysis.core.extraction import extract_shard
 from analysis.core.glue.reader import read_split
 from analysis.core.models import load_model, load_tokenizer
 from analysis.core.precision import machine_rates
-from analysis.shared.rule_io import setup_logging, use_threads, write_json
+from analysis.shared.rule_io import start, write_json
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
-use_threads(snakemake.threads)  # the job's CPU budget, never more
+snakemake, log = start(globals(), __file__, threads=True)  # the job's CPU budget, never more
 wc, p = snakemake.wildcards, snakemake.params
 records = read_split(Path(snakemake.input.raw).parent, wc.task, "dev", limit=p.n_examples, seed=p.seed)
 # the same inputs and tokenizer for both variants; only the weights differ

@@ -5,16 +5,9 @@ from analysis.clark.clusters.plots import plot_head_clusters
 from analysis.clark.clusters.points import cluster_points, point_counts
 from analysis.clark.surface.boot import segment_clusters
 from analysis.clark.surface.sums import read_sums
-from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_json, write_table
+from analysis.shared.rule_io import save_figure, start, write_json, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
-use_threads(snakemake.threads)
+snakemake, log = start(globals(), __file__, threads=True)
 p = snakemake.params
 # the head distances summed shard by shard (surface_sums: the first clark_clusters.n_segments)
 parts, metas = read_sums(snakemake.input.sums)

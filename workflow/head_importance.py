@@ -2,15 +2,9 @@ import pandas as pd
 
 from analysis.beyond_papers.head_compare import spearman_by_task, with_disabled
 from analysis.beyond_papers.plots import plot_head_importance
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, start, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 importance = pd.concat([pd.read_csv(p) for p in snakemake.input.importance], ignore_index=True)
 disabled = pd.concat([pd.read_csv(p) for p in snakemake.input.disabled], ignore_index=True)
 merged = with_disabled(importance, disabled)

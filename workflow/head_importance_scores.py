@@ -4,16 +4,9 @@ from pathlib import Path
 from analysis.beyond_papers.head_gates import head_importance, importance_table
 from analysis.core.device import device_record, job_device, sync
 from analysis.kovaleva.finetune import training as finetune
-from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
+from analysis.shared.rule_io import start, write_json, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
-use_threads(snakemake.threads)
+snakemake, log = start(globals(), __file__, threads=True)
 task, p = snakemake.wildcards.task, snakemake.params
 device = job_device(snakemake)
 # the authors estimate importance on training data, never on the rows the pruning curve is scored on

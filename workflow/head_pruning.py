@@ -2,15 +2,9 @@ import pandas as pd
 
 from analysis.beyond_papers.head_compare import pruning_summary
 from analysis.beyond_papers.plots import plot_head_pruning
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, start, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 curves = pd.concat([pd.read_csv(p) for p in snakemake.input], ignore_index=True)
 write_table(curves.drop(columns=["seconds"]), snakemake.output.table)
 summary = pruning_summary(curves)

@@ -7,16 +7,9 @@ from analysis.beyond_papers.head_gates import pruning_table
 from analysis.core.device import device_record, job_device, sync
 from analysis.core.models import shape_of
 from analysis.kovaleva.finetune import training as finetune
-from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
+from analysis.shared.rule_io import start, write_json, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
-use_threads(snakemake.threads)
+snakemake, log = start(globals(), __file__, threads=True)
 task, p = snakemake.wildcards.task, snakemake.params
 device = job_device(snakemake)
 dev = finetune.load_dev_set(

@@ -11,16 +11,9 @@ from analysis.kovaleva.patterns.classifier import (
 from analysis.kovaleva.patterns.cnn import cnn_cross_validate, map_images
 from analysis.kovaleva.patterns.labels import label_shares, load_maps
 from analysis.kovaleva.patterns.plots import plot_pattern_classifier
-from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
+from analysis.shared.rule_io import save_figure, start, use_threads, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
-use_threads(snakemake.threads)
+snakemake, log = start(globals(), __file__, threads=True)
 p = snakemake.params
 df = pd.read_csv(snakemake.input.table)
 X, y, groups = feature_matrix(df, snakemake.input.table)  # folds grouped by input: no input on both sides

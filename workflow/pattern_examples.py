@@ -5,15 +5,9 @@ from analysis.kovaleva.patterns.features import CLASSES
 from analysis.kovaleva.patterns.labels import with_provenance
 from analysis.kovaleva.patterns.plots import plot_pattern_examples
 from analysis.kovaleva.patterns.shares import most_confident
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, start, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 p = snakemake.params
 pred = pd.read_csv(snakemake.input.predictions)
 pick = with_provenance(most_confident(pred[pred["variant"] == "pretrained"], p.min_tokens), p.labelled_model, p.spec)

@@ -4,16 +4,9 @@ import yaml
 
 from analysis.core.device import device_record, job_device
 from analysis.kovaleva.patterns.labels import labelled_features, read_labels, save_maps
-from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
+from analysis.shared.rule_io import start, write_json, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
-use_threads(snakemake.threads)
+snakemake, log = start(globals(), __file__, threads=True)
 recipe = yaml.safe_load(Path(snakemake.input.recipe).read_text())
 labels = read_labels(snakemake.input.labels)
 raw_dir = Path(snakemake.input.raw[0]).parent.parent  # resources/raw/<source>/SHA256SUMS

@@ -4,15 +4,9 @@ import pandas as pd
 
 from analysis.kovaleva.patterns.labels import load_maps
 from analysis.kovaleva.patterns.plots import plot_pattern_label_sheets
-from analysis.shared.rule_io import save_figure, setup_logging
+from analysis.shared.rule_io import save_figure, start
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 labels = pd.read_csv(snakemake.input.table).sort_values("map")
 out = Path(snakemake.output[0])
 out.mkdir(parents=True, exist_ok=True)

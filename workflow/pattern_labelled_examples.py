@@ -2,15 +2,9 @@ import pandas as pd
 
 from analysis.kovaleva.patterns.labels import first_per_class, load_maps
 from analysis.kovaleva.patterns.plots import plot_pattern_labelled_examples
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, start, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 p = snakemake.params
 pick = first_per_class(pd.read_csv(snakemake.input.table), p.per_class)
 fig = plot_pattern_labelled_examples(pick, load_maps(snakemake.input.maps), p.per_class, p.labelled_model)

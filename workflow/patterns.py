@@ -7,15 +7,9 @@ from analysis.kovaleva.patterns.labels import label_provenance, with_provenance
 from analysis.kovaleva.patterns.plots import plot_patterns
 from analysis.kovaleva.patterns.shares import share_table, task_shares
 from analysis.kovaleva.replicates import pattern_share_replicates
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, start, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 p = snakemake.params
 clf = load_classifier(snakemake.input.classifier)
 if clf["labelled_model"] != p.labelled_model:

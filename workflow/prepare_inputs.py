@@ -3,15 +3,9 @@ from pathlib import Path
 from analysis.core.corpora import prepare
 from analysis.core.inputs import write_jsonl
 from analysis.core.models import load_tokenizer
-from analysis.shared.rule_io import setup_logging, write_json
+from analysis.shared.rule_io import start, write_json
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 opts = dict(snakemake.params.corpus)
 name = opts.pop("reader")
 opts.pop("source")

@@ -5,15 +5,9 @@ from analysis.clark.probes.replicates import uas_replicates
 from analysis.clark.probes.tables import with_paper_uas
 from analysis.clark.syntax.heldout import document_clusters
 from analysis.shared.bootstrap import cluster_weights, n_clusters, with_resampled
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, start, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 p = snakemake.params
 # round_trip: the scores are written back exactly as rule probes_train wrote them
 scores = pd.read_csv(snakemake.input.scores, float_precision="round_trip", keep_default_na=False, na_values=[""])

@@ -9,17 +9,10 @@ from analysis.core.device import device_record, job_device
 from analysis.core.inputs import read_jsonl
 from analysis.core.model_names import control_draws
 from analysis.core.storage import Shards
-from analysis.shared.rule_io import setup_logging, use_threads, write_json, write_table
+from analysis.shared.rule_io import start, write_json, write_table
 from analysis.shared.vectors import load_vectors
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
-use_threads(snakemake.threads)
+snakemake, log = start(globals(), __file__, threads=True)
 p = snakemake.params
 seed = int(p.seed)
 punct = tuple(p.punct_pos)

@@ -4,16 +4,9 @@ from analysis.explanation.rank_agreement import run_rank_agreement
 from analysis.explanation.replicates import RANK_AGREEMENT, instance_weights, median_replicates
 from analysis.explanation.setup import rule_classifiers
 from analysis.shared.bootstrap import with_resampled
-from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_json, write_table
+from analysis.shared.rule_io import save_figure, start, write_json, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-setup_logging(snakemake)
-use_threads(snakemake.threads)
+snakemake, log = start(globals(), __file__, threads=True)
 device = job_device(snakemake)
 classifiers = rule_classifiers(snakemake, device)
 df = run_rank_agreement(classifiers)

@@ -2,15 +2,9 @@ from analysis.clark.surface.boot import replicate_tables, segment_clusters
 from analysis.clark.surface.plots import plot_relative_position
 from analysis.clark.surface.sums import combine, read_sums
 from analysis.shared.attention_stats import per_head_table
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, start, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 parts, metas = read_sums(snakemake.input)
 # the replicate table (scorecard intervals): the Wikipedia articles resampled, each with all its segments
 BOOT = (snakemake.params.bootstrap["resamples"], snakemake.params.bootstrap["seed"])

@@ -17,16 +17,9 @@ from analysis.core.glue.reader import read_split, select_rows
 from analysis.core.glue.tasks import get_task
 from analysis.core.inputs import seeded_subset
 from analysis.core.models import load_model, load_tokenizer
-from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_json, write_table
+from analysis.shared.rule_io import save_figure, start, write_json, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
-use_threads(snakemake.threads)
+snakemake, log = start(globals(), __file__, threads=True)
 p, out = snakemake.params, snakemake.output
 if get_task(p.task).is_regression:
     raise ValueError(f"config beyond_papers.rollout.task: {p.task} is a regression task; the targets need a class")

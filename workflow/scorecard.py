@@ -3,15 +3,9 @@ from analysis.scorecard.evaluate import load_table
 from analysis.scorecard.pages import headline, plot_scorecard, scorecard_html, scorecard_markdown, value_notes
 from analysis.scorecard.run import Run
 from analysis.scorecard.trainings import pool_trainings
-from analysis.shared.rule_io import save_figure, setup_logging, write_table, write_text
+from analysis.shared.rule_io import save_figure, start, write_table, write_text
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 model = snakemake.wildcards.model
 claims = read_claims(snakemake.input.claims, snakemake.params.registry)
 not_selected = frozenset(snakemake.params.rules_left_out)

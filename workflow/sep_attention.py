@@ -4,15 +4,9 @@ from analysis.clark.surface.sink import choose_sink, sink_table
 from analysis.clark.surface.sums import combine, read_sums
 from analysis.shared.attention_stats import by_layer, per_head_table
 from analysis.shared.bootstrap import n_clusters, with_resampled
-from analysis.shared.rule_io import save_figure, setup_logging, write_table
+from analysis.shared.rule_io import save_figure, start, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
+snakemake, log = start(globals(), __file__)
 parts, metas = read_sums(snakemake.input)
 # the replicate table (scorecard intervals): the Wikipedia articles resampled, each with all its segments
 BOOT = (snakemake.params.bootstrap["resamples"], snakemake.params.bootstrap["seed"])

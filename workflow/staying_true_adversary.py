@@ -10,16 +10,9 @@ from analysis.explanation.staying_true.curves import equal_jsd_summary
 from analysis.explanation.staying_true.models import StayingTrueConfig, load_variants
 from analysis.explanation.staying_true.plots import plot_staying_true_adversary
 from analysis.shared.bootstrap import with_resampled
-from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
+from analysis.shared.rule_io import save_figure, start, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
-use_threads(snakemake.threads)
+snakemake, log = start(globals(), __file__, threads=True)
 p = snakemake.params
 bundle = load_bundle(snakemake.input.model)  # onto the CPU, whatever device it was saved from
 vocab, models = load_variants(bundle)

@@ -5,16 +5,9 @@ import torch
 
 from analysis.explanation.sst2 import read_sst2
 from analysis.explanation.staying_true.models import StayingTrueConfig, kept_replicates, kept_table, train_variants
-from analysis.shared.rule_io import setup_logging, use_threads, write_table
+from analysis.shared.rule_io import start, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
-use_threads(snakemake.threads)
+snakemake, log = start(globals(), __file__, threads=True)
 p = snakemake.params
 raw_dir = Path(snakemake.input[0]).parent
 # the explanation rules' SST-2 subset (same task, size and seed as attn_classifiers)

@@ -6,16 +6,9 @@ from analysis.explanation.staying_true.attention_tests import (
 )
 from analysis.explanation.staying_true.plots import plot_staying_true_permutation
 from analysis.shared.bootstrap import with_resampled
-from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
+from analysis.shared.rule_io import save_figure, start, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-setup_logging(snakemake)
-use_threads(snakemake.threads)
+snakemake, log = start(globals(), __file__, threads=True)
 p = snakemake.params
 models = models_under_test(snakemake.input.model, snakemake.input.glue, p.task, p.n_explain)
 df = run_staying_true_permutation(models, p.n_permutations, p.seed)

@@ -2,16 +2,9 @@ from analysis.explanation.replicates import instance_weights, staying_true_singl
 from analysis.explanation.staying_true.attention_tests import models_under_test, run_single_token, single_token_summary
 from analysis.explanation.staying_true.plots import plot_staying_true_single_token
 from analysis.shared.bootstrap import with_resampled
-from analysis.shared.rule_io import save_figure, setup_logging, use_threads, write_table
+from analysis.shared.rule_io import save_figure, start, write_table
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-setup_logging(snakemake)
-use_threads(snakemake.threads)
+snakemake, log = start(globals(), __file__, threads=True)
 p = snakemake.params
 models = models_under_test(snakemake.input.model, snakemake.input.glue, p.task, p.n_explain)
 df = run_single_token(models)

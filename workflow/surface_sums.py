@@ -1,15 +1,8 @@
 from analysis.clark.surface.sums import shard_sums, write_sums
 from analysis.core.storage import Shard
-from analysis.shared.rule_io import setup_logging, use_threads
+from analysis.shared.rule_io import start
 
-if "snakemake" not in globals():  # run by hand, to debug: python workflow/<rule>.py key=value ...
-    from analysis.shared.rule_io import mock_snakemake
-
-    snakemake = mock_snakemake(__file__)
-
-
-log = setup_logging(snakemake)
-use_threads(snakemake.threads)
+snakemake, log = start(globals(), __file__, threads=True)
 p = snakemake.params
 shard = Shard(snakemake.input.shard)
 first = sum(len(Shard(j)) for j in snakemake.input.earlier)  # global index of the shard's first segment

@@ -128,6 +128,18 @@ def parsed_workflow(root, configfiles=()):
         return wf
 
 
+def start(namespace: dict, script: str, threads: bool = False):
+    """Every rule script's first call: ``snakemake, log = start(globals(), __file__)``. The job's
+    ``snakemake`` object (the one Snakemake put in the script's globals; run by hand, to debug,
+    ``python workflow/<rule>.py key=value ... [overlay.yaml]``: the one :func:`mock_snakemake`
+    builds), its log set up, and with ``threads`` torch's threads set to the job's."""
+    snakemake = namespace.get("snakemake") or mock_snakemake(script)
+    log = setup_logging(snakemake)
+    if threads:
+        use_threads(snakemake.threads)
+    return snakemake, log
+
+
 def mock_snakemake(script: str, argv: list[str] | None = None):
     """The ``snakemake`` object of the job that ``script`` (workflow/<rule>.py) would run, for running
     a rule script by hand when debugging: ``python workflow/<rule>.py model=<slug> task=RTE

@@ -47,15 +47,17 @@ def rules_with_threads() -> list[str]:
 
 
 def test_every_script_sets_its_threads_one_way():
-    """One idiom: ``use_threads(snakemake.threads)`` (analysis.shared.rule_io), never torch's own setter."""
+    """One idiom: ``start(globals(), __file__, threads=True)`` (analysis.shared.rule_io), never
+    torch's own setter."""
+    idiom = "start(globals(), __file__, threads=True)"
     assert len(rules_with_threads()) >= 20
     for rule in rules_with_threads():
-        assert "use_threads(snakemake.threads)" in (ROOT / "workflow" / f"{rule}.py").read_text(), rule
+        assert idiom in (ROOT / "workflow" / f"{rule}.py").read_text(), rule
     for script in sorted((ROOT / "workflow").glob("*.py")):
         text = script.read_text()
-        assert "set_num_threads" not in text, f"{script.name}: use rule_io.use_threads(snakemake.threads)"
+        assert "set_num_threads" not in text, f"{script.name}: use rule_io.start(..., threads=True)"
         if "import torch" in text:
-            assert "use_threads(snakemake.threads)" in text, script.name
+            assert idiom in text, script.name
 
 
 def job_threads_in_dry_run(*args) -> dict[str, set[int]]:
