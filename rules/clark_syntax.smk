@@ -1,5 +1,29 @@
 # Clark et al. 2019 sec. 4: heads that track dependency relations (Table 1, Fig. 5 syntax example).
 
+# scored corpus -> the corpus its Table 1 choice is made on (clark_syntax.select_on; docs/clark-syntax.md)
+SELECT_ON = {k: v for k, v in (config["clark_syntax"]["select_on"] or {}).items() if v is not None}
+for _scored, _on in SELECT_ON.items():
+    if _scored not in CORPORA or _on not in CORPORA:
+        raise ValueError(
+            f"clark_syntax.select_on: {_scored}: {_on}: both must be corpora (known: {', '.join(CORPORA)})"
+        )
+    if _on == _scored:
+        raise ValueError(
+            f"clark_syntax.select_on: {_scored} is chosen on itself: that is the in-sample choice the table "
+            "already has (columns accuracy); name another corpus, or null"
+        )
+
+
+def selection_table(kind):
+    """The selection corpus's dep_heads table ``kind`` (full, baselines) for the rule's corpus, or
+    none (an input function)."""
+
+    def inner(wildcards):
+        on = SELECT_ON.get(wildcards.corpus)
+        return [] if on is None else table("dep_heads", kind, on).format(model=wildcards.model)
+
+    return inner
+
 
 rule dep_heads:
     """Per head, relation and direction: accuracy of 'the most-attended word is the gold
@@ -7,6 +31,9 @@ rule dep_heads:
     input:
         shards=lambda wc: attention_shards(wc.corpus)(wc),
         paper=config["clark_syntax"]["paper_numbers"],
+        # the choice of head, offset and directions made on another corpus (clark_syntax.select_on)
+        select_full=selection_table("full"),
+        select_baselines=selection_table("baselines"),
     output:
         table=claim_table("dep_heads", "{corpus}", unit="sentence", cluster="document", reads_maps=True),
         boot=table("dep_heads", "{corpus}", "boot"),
@@ -35,6 +62,7 @@ rule dep_heads:
         poss_clitics=config["clark_syntax"]["poss_clitics"],
         min_count=config["clark_syntax"]["min_count"],
         relations=config["clark_syntax"]["relations"],
+        select_on=lambda wc: SELECT_ON.get(wc.corpus),
         bootstrap=config["bootstrap"],
     script:
         "../workflow/dep_heads.py"

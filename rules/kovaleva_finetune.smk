@@ -176,6 +176,8 @@ rule disable_heads_scores:
         scores="resources/disable_heads/{model}/{task}.csv",
         cost="resources/disable_heads/{model}/{task}.cost.json",
         max_test="resources/disable_heads/{model}/{task}.max_test.csv",
+        # the top heads of the ranking rows confirmed on the dev rows not drawn (two-stage design)
+        confirm="resources/disable_heads/{model}/{task}.confirm.csv",
         # gold, unmodified and whole-layer-disabled predictions per dev example (rule disable_heads' replicates)
         layer_predictions="resources/disable_heads/{model}/{task}.layer_predictions.npz",
     log:
@@ -198,6 +200,8 @@ rule disable_heads_scores:
         max_len=config["kovaleva_finetune"]["finetune"]["max_len"],
         seed=training_seed("kovaleva_finetune"),
         n_permutations=config["kovaleva_finetune"]["disable_permutations"],
+        confirm_heads=config["kovaleva_finetune"]["confirm_heads"],
+        confirm_min_rows=config["kovaleva_finetune"]["confirm_min_rows"],
         bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
     script:
         "../workflow/disable_heads_scores.py"
@@ -209,6 +213,7 @@ rule disable_heads:
         scores=expand(rules.disable_heads_scores.output.scores, task=GLUE_TASKS, allow_missing=True),
         cost=expand(rules.disable_heads_scores.output.cost, task=GLUE_TASKS, allow_missing=True),
         max_test=expand(rules.disable_heads_scores.output.max_test, task=GLUE_TASKS, allow_missing=True),
+        confirm=expand(rules.disable_heads_scores.output.confirm, task=GLUE_TASKS, allow_missing=True),
         layer_predictions=expand(
             rules.disable_heads_scores.output.layer_predictions, task=GLUE_TASKS, allow_missing=True
         ),
@@ -217,6 +222,7 @@ rule disable_heads:
         cost=table("disable_heads", "cost"),
         max_test=claim_table("disable_heads", "max_test", unit="dev example", family="finetune", replicates=False),
         boot=table("disable_heads", "boot"),  # whole layers' change, on resampled dev examples
+        confirm=table("disable_heads", "confirm"),  # each task's top heads on its unused dev rows
         figure=figure("disable_heads", category="Kovaleva (fine-tuning)"),
     log:
         rule_log("disable_heads"),
@@ -249,5 +255,6 @@ rule kovaleva_finetune:
             rules.disable_heads.output.boot,
             rules.disable_heads.output.cost,
             rules.disable_heads.output.max_test,
+            rules.disable_heads.output.confirm,
             rules.disable_heads.output.figure,
         ),

@@ -30,6 +30,7 @@ for task, path in zip(tasks, snakemake.input.layer_predictions):
 boot = pd.concat(boots, ignore_index=True)
 write_table(boot[["task", "metric", "scope", "layer", "change", "replicate", RESAMPLED]], snakemake.output.boot)
 write_table(pd.concat([pd.read_csv(p) for p in snakemake.input.max_test], ignore_index=True), snakemake.output.max_test)
+write_table(pd.concat([pd.read_csv(p) for p in snakemake.input.confirm], ignore_index=True), snakemake.output.confirm)
 cost = disable_heads_cost([json.load(open(p)) for p in snakemake.input.cost])
 write_table(cost, snakemake.output.cost)
 log.info("cost:\n%s", cost.to_string())

@@ -27,7 +27,11 @@ def finetune(s, c, wc, count):
 def disable_heads_scores(s, c, wc, count):
     k = c["kovaleva_finetune"]
     n = k["finetune"]["max_len"]
-    rows = glue_split(wc["task"], "dev", k["disable_examples"]) * (s.n_heads + s.layers + 1)
+    ranked = glue_split(wc["task"], "dev", k["disable_examples"])
+    rows = ranked * (s.n_heads + s.layers + 1)
+    # the confirmation: the unmodified model and the carried heads (at most whole passes) on the unused rows
+    unused = glue_split(wc["task"], "dev", None) - ranked
+    rows += unused * (1 + k["confirm_heads"]) if unused >= k["confirm_min_rows"] else 0
     return Work(rows * forward_gflop(s, n), inference_mb(s, k["disable_max_batch"], n, maps=False))
 
 

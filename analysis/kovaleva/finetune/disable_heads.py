@@ -106,15 +106,15 @@ def variants(n_layers: int, n_heads: int) -> list[tuple[int, tuple[int, ...]]]:
 
 
 @torch.inference_mode()
-def disabled_logits(model, batches, max_batch: int, cache: bool = True, progress: bool = True):
-    """Logits of the unmodified model and of every variant (see ``variants``) on ``batches``
-    (dicts of padded model inputs, no labels). Returns (base (N, labels), per-variant
-    (V, N, labels), cost dict). ``max_batch`` caps the rows of one forward pass
-    (examples x variants); ``cache=False`` re-runs every layer (for checking)."""
+def disabled_logits(model, batches, max_batch: int, cache: bool = True, progress: bool = True, which=None):
+    """Logits of the unmodified model and of every variant (see ``variants``; ``which``: these
+    (layer, disabled heads) only, 0-based) on ``batches`` (dicts of padded model inputs, no labels).
+    Returns (base (N, labels), per-variant (V, N, labels), cost dict). ``max_batch`` caps the rows
+    of one forward pass (examples x variants); ``cache=False`` re-runs every layer (for checking)."""
     from tqdm.auto import tqdm
 
     n_layers, n_heads = shape_of(model)
-    var = variants(n_layers, n_heads)
+    var = variants(n_layers, n_heads) if which is None else [(int(lay), tuple(hs)) for lay, hs in which]
     base_out, var_out = [], [[] for _ in var]
     cost = {"examples": 0, "forward_passes": 0, "layer_passes": 0, "variants": len(var)}
     checked = not cache

@@ -71,11 +71,10 @@ def _spearman(pred, gold):
 BATCHED = {"accuracy": _accuracy, "f1": _f1, "mcc": _mcc, "pearson": _pearson, "spearman": _spearman}
 
 
-def max_gain_null(base_pred, head_preds, gold, metric: str, n_perm: int, seed: int, chunk: int = 100) -> np.ndarray:
-    """The best score change over heads in each of ``n_perm`` draws that swap the unmodified and
-    the disabled prediction on a seeded random half of the examples (the same for every head).
-
-    ``base_pred`` (n,), ``head_preds`` (heads, n), ``gold`` (n,). Returns (n_perm,)."""
+def swap_changes(base_pred, head_preds, gold, metric: str, n_perm: int, seed: int, chunk: int = 100) -> np.ndarray:
+    """(n_perm, heads): every head's score change in each of ``n_perm`` draws that swap the
+    unmodified prediction (``base_pred`` (n,)) and the head's (``head_preds`` (heads, n)) on a
+    seeded random half of the examples, the same half for every head."""
     score = BATCHED[metric]
     base_pred, head_preds, gold = np.asarray(base_pred), np.asarray(head_preds), np.asarray(gold)
     rng = np.random.default_rng(seed)
@@ -84,8 +83,15 @@ def max_gain_null(base_pred, head_preds, gold, metric: str, n_perm: int, seed: i
         swap = rng.random((min(chunk, n_perm - start), 1, len(gold))) < 0.5  # (draws, 1, n)
         var = np.where(swap, base_pred, head_preds)  # (draws, heads, n)
         base = np.where(swap, head_preds, base_pred)
-        out.append((score(var, gold) - score(base, gold)).max(-1))
+        out.append(score(var, gold) - score(base, gold))
     return np.concatenate(out)
+
+
+def max_gain_null(base_pred, head_preds, gold, metric: str, n_perm: int, seed: int, chunk: int = 100) -> np.ndarray:
+    """The best score change over heads in each of ``n_perm`` draws of :func:`swap_changes`.
+
+    ``base_pred`` (n,), ``head_preds`` (heads, n), ``gold`` (n,). Returns (n_perm,)."""
+    return swap_changes(base_pred, head_preds, gold, metric, n_perm, seed, chunk).max(-1)
 
 
 LEVEL = 0.95  # one-sided: the upper bound of the best gain and the null's quantile

@@ -218,3 +218,17 @@ def load_dev_set(
     items, counts = encode(tokenizer, select_rows(all_dev, n_examples, seed), max_len)
     model = load_model(checkpoint, head="classification", device=device)
     return DevSet(model, tokenizer, items, counts, len(all_dev))
+
+
+def unused_rows(rows: list, n_examples: int | None, seed: int) -> list:
+    """The rows of ``rows`` that :func:`load_dev_set`'s draw of ``n_examples`` (same ``seed``) leaves
+    out, in file order: none when it draws them all."""
+    drawn = set(select_rows(list(range(len(rows))), n_examples, seed))
+    return [r for i, r in enumerate(rows) if i not in drawn]
+
+
+def unused_dev_set(dev: DevSet, raw_dir, task: str, n_examples: int | None, seed: int, max_len: int) -> DevSet:
+    """``dev``'s model with the dev rows its draw left out (:func:`unused_rows`), encoded alike: the
+    rows a ranking on ``dev`` never saw."""
+    items, counts = encode(dev.tokenizer, unused_rows(read_split(raw_dir, task, "dev"), n_examples, seed), max_len)
+    return DevSet(dev.model, dev.tokenizer, items, counts, dev.rows_total)

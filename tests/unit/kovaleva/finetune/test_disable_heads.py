@@ -139,6 +139,17 @@ def test_disabled_logits_cached_equals_uncached_and_by_hand(clf, batch):
     assert cost2["layer_passes"] == cost["layer_passes_without_cache"] == n * L * (1 + len(var))
 
 
+def test_disabled_logits_of_chosen_heads_equal_those_of_the_full_run(clf, batch):
+    # the confirmation stage runs a few heads only: the same logits as in the run of every variant
+    L, H = shape_of(clf)
+    _, every, _ = disabled_logits(clf, [batch], max_batch=6, progress=False)
+    which = [(L - 1, (0,)), (0, (H - 1,))]
+    base, chosen, cost = disabled_logits(clf, [batch], max_batch=6, progress=False, which=which)
+    var = variants(L, H)
+    np.testing.assert_allclose(chosen, every[[var.index(v) for v in which]], atol=1e-6)
+    assert cost["variants"] == 2 and chosen.shape[0] == 2
+
+
 def test_disabled_logits_in_bf16_autocast_stay_near_fp32(clf, batch):
     """``kovaleva_finetune.precision: bf16`` runs the disabling passes under autocast (the hooks'
     uniform heads included): near the fp32 logits, not equal, and still cached."""
