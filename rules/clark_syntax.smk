@@ -1,29 +1,5 @@
 # Clark et al. 2019 sec. 4: heads that track dependency relations (Table 1, Fig. 5 syntax example).
 
-# scored corpus -> the corpus its Table 1 choice is made on (clark_syntax.select_on; docs/clark-syntax.md)
-SELECT_ON = {k: v for k, v in (config["clark_syntax"]["select_on"] or {}).items() if v is not None}
-for _scored, _on in SELECT_ON.items():
-    if _scored not in CORPORA or _on not in CORPORA:
-        raise ValueError(
-            f"clark_syntax.select_on: {_scored}: {_on}: both must be corpora (known: {', '.join(CORPORA)})"
-        )
-    if _on == _scored:
-        raise ValueError(
-            f"clark_syntax.select_on: {_scored} is chosen on itself: that is the in-sample choice the table "
-            "already has (columns accuracy); name another corpus, or null"
-        )
-
-
-def selection_table(kind):
-    """The selection corpus's dep_heads table ``kind`` (full, baselines) for the rule's corpus, or
-    none (an input function)."""
-
-    def inner(wildcards):
-        on = SELECT_ON.get(wildcards.corpus)
-        return [] if on is None else table("dep_heads", kind, on).format(model=wildcards.model)
-
-    return inner
-
 
 rule dep_heads:
     """Per head, relation and direction: accuracy of 'the most-attended word is the gold

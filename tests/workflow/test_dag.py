@@ -90,3 +90,17 @@ def test_the_users_config_overrides_the_default_run_and_a_configfile_overrides_b
     assert plans("tiny-random-bert") and not plans("all-MiniLM-L6-v2")
     (work / "overlay.yaml").write_text("model: embedded:all-MiniLM-L6-v2\n")
     assert plans("all-MiniLM-L6-v2", "overlay.yaml") and not plans("tiny-random-bert", "overlay.yaml")
+
+
+@pytest.mark.parametrize(
+    "select_on, says",
+    [("{gum_sd_dev: gum_sd_dev}", "is chosen on itself"), ("{gum_sd_dev: no_such_corpus}", "both must be corpora")],
+)
+def test_a_table1_selection_corpus_that_cannot_work_is_refused_in_one_line(tmp_path, select_on, says):
+    """clark_syntax.select_on names corpora of the config, never the scored corpus itself."""
+    work = copy_into(tmp_path, WORKFLOW)
+    (work / "overlay.yaml").write_text(f"clark_syntax:\n  select_on: {select_on}\n")
+    run = dry_run(["overlay.yaml"], cwd=work)
+    assert run.returncode != 0
+    assert "Error: clark_syntax.select_on: gum_sd_dev" in run.stderr and says in run.stderr, run.stderr[-2000:]
+    assert "Traceback" not in run.stderr
