@@ -4,7 +4,8 @@ from analysis.clark.probes.data import attach_vectors, attach_words, sentences_f
 from analysis.clark.probes.random_init import random_init_control
 from analysis.clark.probes.replicates import sentence_table
 from analysis.clark.probes.settings import MapSettings, ProbeSettings
-from analysis.clark.probes.training import RANDOM_INIT, probes_table, train_probes
+from analysis.clark.probes.tables import probes_table
+from analysis.clark.probes.training import RANDOM_INIT, train_probes
 from analysis.core.device import device_record, job_device
 from analysis.core.inputs import read_jsonl
 from analysis.core.model_names import control_draws

@@ -22,9 +22,6 @@ from analysis.clark.probes.data import Sentence
 from analysis.clark.probes.models import AttnProbe, MLPProbe
 from analysis.clark.probes.settings import ProbeSettings
 
-# the probes' tables live in the torch-free probes.tables (rule probes reads them there, issue 39)
-from analysis.clark.probes.tables import probes_table, with_paper_uas  # noqa: F401
-
 log = logging.getLogger(__name__)
 
 

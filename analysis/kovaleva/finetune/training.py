@@ -25,11 +25,6 @@ from analysis.core.glue.reader import read_split, select_rows
 from analysis.core.glue.tasks import get_task
 from analysis.core.precision import autocast
 
-# score_intervals lives in the torch-free finetune/tables.py (rule finetune_scores reads it there, issue 39)
-from analysis.kovaleva.finetune.tables import (
-    score_intervals,  # noqa: F401
-)
-
 log = logging.getLogger(__name__)
 
 

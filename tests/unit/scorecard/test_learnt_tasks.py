@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from analysis.core.glue.metrics import accuracy
-from analysis.kovaleva.finetune.training import majority_predictions, score_intervals
+from analysis.kovaleva.finetune.tables import score_intervals
+from analysis.kovaleva.finetune.training import majority_predictions
 from analysis.scorecard.evaluate import evaluate_claim, tables_read
 from analysis.scorecard.run import Run
 from analysis.shared.bootstrap import gain_interval, resamples, score_interval

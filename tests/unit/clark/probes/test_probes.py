@@ -13,19 +13,18 @@ from analysis.clark.probes.data import (
 from analysis.clark.probes.models import AttnProbe, MLPProbe, with_root_attention
 from analysis.clark.probes.replicates import sentence_table, uas_replicates
 from analysis.clark.probes.settings import MapSettings, ProbeSettings
+from analysis.clark.probes.tables import probes_table, with_paper_uas
 from analysis.clark.probes.training import (
     batches,
     evaluate,
     fit_epochs,
     heldout_split,
     length_batches,
-    probes_table,
     right_branching,
     run_probe,
     select_and_train,
     split_batches,
     train_probes,
-    with_paper_uas,
 )
 from analysis.shared.vectors import load_vectors
 
