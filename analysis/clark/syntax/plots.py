@@ -48,6 +48,7 @@ def plot_dep_heads(main, model: str, corpus: str):
             (pap["paper_baseline"] / 100, "white", y + 0.27, "paper: baseline"),
         ):
             ax.scatter(x[ok], yy[ok], marker="D", s=14, facecolors=face, edgecolors="black", zorder=3, label=label)
+    _selected_markers(ax, main, rels, y)
     ns = main.drop_duplicates("relation").set_index("relation")["n"].reindex(rels)
     ax.set_yticks(y, [f"{r} (n={n})" for r, n in zip(rels, ns)], fontsize=8)
     ax.invert_yaxis()
@@ -59,6 +60,20 @@ def plot_dep_heads(main, model: str, corpus: str):
     handles, labels = ax.get_legend_handles_labels()
     fig.legend(handles, labels, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, frameon=False)
     return fig
+
+
+def _selected_markers(ax, main, rels, y):
+    """The head chosen on another corpus (``clark_syntax.select_on``) as scored here, on its
+    direction's bar: the bars are in-sample best heads (the paper's Table 1), this marker is the
+    held-out choice the scorecard reads."""
+    if "selected_accuracy" not in main or main["selected_accuracy"].isna().all():
+        return
+    sel = main.drop_duplicates("relation").set_index("relation").reindex(rels)
+    has = sel["selected_accuracy"].notna().to_numpy()
+    shift = np.array([(DIRECTIONS.index(d) - 1) * 0.27 if d in DIRECTIONS else 0.0 for d in sel["selected_direction"]])
+    corpus = sel["selected_on"][has].iloc[0]
+    label = f"head chosen on {corpus}, scored here"
+    ax.scatter(sel["selected_accuracy"][has], (y + shift)[has], marker="x", s=22, color="black", zorder=4, label=label)
 
 
 def plot_dep_heads_grid(cells, model: str, corpus: str, n_layers: int, n_heads: int, ncols: int = 4):

@@ -170,3 +170,25 @@ def test_a_choice_that_does_not_fit_the_scored_model_is_refused():
     far = selection(heads_table([(1, 1, "det", "dep->head", 1, 1)]), offsets_table([("det", "dep->head", 3, 1)]), "t")
     with pytest.raises(ValueError, match="offsets \\[3\\] not among"):
         check_choice(far, sc, "sel.csv")
+
+
+def test_table1_figure_marks_the_selected_head_where_it_scored():
+    from analysis.clark.syntax.plots import plot_dep_heads
+    from analysis.shared.plots import close
+
+    sc = two_docs()
+    choice = selection(
+        heads_table([(1, 1, "det", "dep->head", 1, 1)]), offsets_table([("det", "dep->head", 1, 1)]), "gum_train"
+    )
+    main, _ = table1(sc, None, min_count=1)
+    fig = plot_dep_heads(with_selected(main, selected_table(sc, choice)), "m", "c")
+    ax = fig.axes[0]
+    marker = [c for c in ax.collections if c.get_label() == "head chosen on gum_train, scored here"]
+    rels = [t.get_text().split(" (n=")[0] for t in ax.get_yticklabels()]
+    # one marker (det only has a choice), at its scored accuracy 0.5, on det's dep->head bar (y - 0.27)
+    assert len(marker) == 1 and marker[0].get_offsets().tolist() == [[0.5, rels.index("det") - 0.27]]
+    close(fig)
+    # without a choice: no marker
+    fig = plot_dep_heads(main, "m", "c")
+    assert not [c for c in fig.axes[0].collections if "chosen" in str(c.get_label())]
+    close(fig)
