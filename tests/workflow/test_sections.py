@@ -1,5 +1,6 @@
 """One word for one thing: each section of the workflow (Snakefile's SECTIONS) is a rules file, a
-config section and a docs page of the same name; the spine (analysis/core) names no paper's rule."""
+config section with its schema file and a docs page of the same name; the spine (analysis/core)
+names no paper's rule."""
 
 import ast
 import re
@@ -8,7 +9,10 @@ import yaml
 
 from conftest import ROOT
 
-SCHEMA = yaml.safe_load((ROOT / "config" / "schema" / "config.schema.yaml").read_text())
+SCHEMA_DIR = ROOT / "config" / "schema"
+SCHEMA = yaml.safe_load((SCHEMA_DIR / "config.schema.yaml").read_text())  # the top-level file
+# schema files that are no config section's: the top level, the claims' and the sources'
+OTHER_SCHEMAS = {"config", "claims", "sources"}
 # rules files that are no paper section: shared definitions, scheduling, the spine, the claims' inputs, the benchmark
 INFRASTRUCTURE = {"common", "scheduling", "spine", "claims", "benchmark"}
 
@@ -31,11 +35,18 @@ def test_every_section_has_its_rules_file_config_section_and_docs_page():
             missing.append(f"rules/{name}.smk")
         elif name not in rule_names(ROOT / "rules" / f"{name}.smk"):
             missing.append(f"rule {name} (the section's aggregate) in rules/{name}.smk")
-        if name not in SCHEMA["properties"]:
-            missing.append(f"config section {name}")
+        if SCHEMA["properties"].get(name) != {"$ref": f"{name}.schema.yaml"}:
+            missing.append(f"config section {name} ($ref: {name}.schema.yaml in config/schema/config.schema.yaml)")
+        if not (SCHEMA_DIR / f"{name}.schema.yaml").exists():
+            missing.append(f"config/schema/{name}.schema.yaml")
         if not (ROOT / "docs" / f"{name.replace('_', '-')}.md").exists():
             missing.append(f"docs/{name.replace('_', '-')}.md")
     assert not missing, "sections without their namesakes: " + ", ".join(missing)
+
+
+def test_every_schema_file_is_a_section_or_named():
+    files = {p.name.removesuffix(".schema.yaml") for p in SCHEMA_DIR.glob("*.schema.yaml")}
+    assert files == set(sections()) | OTHER_SCHEMAS
 
 
 def test_every_rules_file_is_a_section_or_named_infrastructure():
