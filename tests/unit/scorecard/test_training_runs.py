@@ -6,11 +6,10 @@ import pytest
 import yaml
 
 from analysis.core.config_defaults import load_schema
-from analysis.scorecard.claims import read_claims, scorecard
+from analysis.scorecard.claims import claim_files, read_claims, scorecard
 from analysis.scorecard.evaluate import INCONCLUSIVE
 from analysis.scorecard.run import Run
 from analysis.scorecard.trainings import TRAININGS, claim_seeds, pool_trainings
-from conftest import ROOT
 
 
 def claim(check, **kw):
@@ -89,7 +88,7 @@ def test_every_training_family_is_a_config_trainings_key(registry):
     and every key trains some claimed table."""
     schema = load_schema()
     assert tuple(schema["properties"]["trainings"]["properties"]) == TRAININGS
-    claimed = {c["trained"] for c in read_claims(ROOT / "config" / "paper_claims.yaml", registry)}
+    claimed = {c["trained"] for c in read_claims(claim_files(), registry)}
     assert {e["family"] for e in registry.values()} - {None} == set(TRAININGS) == claimed - {None}
 
 
