@@ -14,7 +14,7 @@ import os
 import yaml
 from snakemake.utils import min_version, validate
 
-from analysis.core.config_defaults import apply_defaults, refuse, renamed_keys
+from analysis.core.config_defaults import apply_defaults, load_schema, refuse, renamed_keys
 
 min_version("8.0")
 
@@ -36,8 +36,9 @@ with open(os.path.join(workflow.basedir, "config/schema/renamed.yaml")) as f:
     _renamed = renamed_keys(config, yaml.safe_load(f))
 if _renamed:
     refuse("; ".join(_renamed) + " (config/config.yaml, a --configfile or --config): use the new names")
-with open(os.path.join(workflow.basedir, "config/schema/config.schema.yaml")) as f:
-    apply_defaults(config, yaml.safe_load(f))
+# config/schema/config.schema.yaml holds the top-level keys, each section's keys are in its own file
+# config/schema/<section>.schema.yaml (a $ref there): load_schema puts them together.
+apply_defaults(config, load_schema(os.path.join(workflow.basedir, "config/schema/config.schema.yaml")))
 validate(config, "config/schema/config.schema.yaml")
 
 

@@ -1,5 +1,5 @@
 # The claim scorecard's inputs (rules/overview.smk): which tables the claims of
-# config/paper_claims.yaml read (each declared by its rule: claim_table below), and
+# config/claims/<section>.yaml read (each declared by its rule: claim_table below), and
 # which of them each run of a model makes (the model's own, its random-init control, its training
 # replicates). Functions only; computed on first use, once every rule is defined.
 
@@ -7,7 +7,7 @@ from analysis.scorecard.claims import read_claims
 from analysis.scorecard.evaluate import tables_read
 from analysis.scorecard.registry import lookup
 
-# The claim tables: every table a claim of config/paper_claims.yaml can read, declared where its
+# The claim tables: every table a claim of config/claims/ can read, declared where its
 # rule names it (claim_table in the rule's output), with what the scorecard and the DAG need to
 # know of it: stem pattern -> the rule, the unit one bootstrap resample draws (and the cluster key
 # of units drawn together, where there is one), whether it is read off the pre-trained model's
@@ -30,7 +30,7 @@ def claim_table(rule, *parts, unit, reads_maps=False, family=None, replicates=Tr
     return table(rule, *parts)
 
 
-CLAIMS_FILE = config["overview"]["claims"]
+CLAIMS_FILES = config["overview"]["claims"]  # one file or a list, read in order
 _CLAIMED = []
 _SECTION_TARGETS = []
 
@@ -39,7 +39,7 @@ def claimed():
     """Every table stem a claim reads, read on first use (when every rule has declared its claim
     tables: the claims derive what they read off maps and their training family from them)."""
     if not _CLAIMED:
-        claims = read_claims(CLAIMS_FILE, CLAIM_TABLES, trainings=config["trainings"])
+        claims = read_claims(CLAIMS_FILES, CLAIM_TABLES, trainings=config["trainings"])
         _CLAIMED.extend(sorted({stem for claim in claims for stem in tables_read(claim)}))
     return _CLAIMED
 

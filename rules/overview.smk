@@ -1,4 +1,4 @@
-# What a reader looks at first: the claim scorecard (config/paper_claims.yaml evaluated on each
+# What a reader looks at first: the claim scorecard (config/claims/*.yaml evaluated on each
 # model's tables), the attention-map explorer, and (with several models) the models side by side.
 
 
@@ -6,11 +6,11 @@ SCORECARD_CATEGORY = "0. Claim scorecard (start here)"  # the report lists categ
 
 
 rule scorecard:
-    """Every claim of config/paper_claims.yaml on the model's tables: our value, the paper's,
+    """Every claim of config/claims/ (overview.claims) on the model's tables: our value, the paper's,
     the verdict (one of analysis.scorecard.evaluate.VERDICTS) and why."""
     input:
         unpack(scorecard_inputs),
-        claims=CLAIMS_FILE,
+        claims=CLAIMS_FILES,
     output:
         table=table("scorecard"),
         # our_value's numbers at full precision, one per claim, level and position

@@ -39,6 +39,6 @@ for panel in snakemake.params.panels:
         fig = plot_compare_probes(t)
     else:
         t = t[["model", "id", "verdict", "our_value", "paper_value", "reason"]]
-        fig = plot_scorecard(scorecard_matrix(t), "Claims x models (config/paper_claims.yaml)")
+        fig = plot_scorecard(scorecard_matrix(t), "Claims x models (config/claims/)")
     write_table(t, snakemake.output[f"table_{panel}"])
     save_figure(fig, snakemake.output[f"figure_{panel}"])

@@ -1,4 +1,5 @@
-"""Fill a config with the defaults of its JSON schema, following ``$ref`` and ``if``/``then``.
+"""The config's JSON schema put together (:func:`load_schema`), and a config filled with its defaults,
+following ``$ref`` and ``if``/``then``.
 
 Snakemake's ``validate(..., set_default=True)`` sets the defaults of plain ``properties`` only;
 the workflow's schema keeps reader options and repeated blocks in ``$defs`` (reached through
@@ -16,6 +17,37 @@ from pathlib import Path
 import yaml
 
 SCHEMA = Path(__file__).resolve().parents[2] / "config" / "schema" / "config.schema.yaml"
+
+
+def _local_refs(node, top: str):
+    """``node`` with each ``$ref`` into ``top`` (``config.schema.yaml#/$defs/how``) made local (``#/$defs/how``)."""
+    if isinstance(node, dict):
+        return {k: v.removeprefix(top) if k == "$ref" else _local_refs(v, top) for k, v in node.items()}
+    return [_local_refs(v, top) for v in node] if isinstance(node, list) else node
+
+
+def load_schema(path: Path = SCHEMA) -> dict:
+    """The config schema as one document: ``path`` (the top-level keys and the definitions shared
+    between sections) with each section's own file (a property ``{$ref: <section>.schema.yaml}``)
+    put in its place, the section's ``$defs`` beside the shared ones. Snakemake's ``validate`` reads
+    the same files through the same ``$ref``; every other reader of the schema reads this."""
+    path = Path(path)
+    schema = yaml.safe_load(path.read_text())
+    defs = schema.setdefault("$defs", {})
+    for key, node in schema["properties"].items():
+        ref = node.get("$ref", "#")
+        if ref.startswith("#"):
+            continue
+        section = _local_refs(yaml.safe_load((path.parent / ref).read_text()), path.name)
+        section.pop("$schema", None)
+        for name, definition in section.pop("$defs", {}).items():
+            if name in defs:
+                raise ValueError(
+                    f"{path.parent / ref}: $defs.{name} is defined twice (once more in {path.name} or another section's file)"
+                )
+            defs[name] = definition
+        schema["properties"][key] = {**section, **{k: v for k, v in node.items() if k != "$ref"}}
+    return schema
 
 
 def _resolve(node: dict, root: dict) -> dict:
@@ -67,7 +99,7 @@ def apply_defaults(instance, schema: dict, root: dict | None = None):
 
 @functools.cache
 def _default_config() -> dict:
-    return apply_defaults({}, yaml.safe_load(SCHEMA.read_text()))
+    return apply_defaults({}, load_schema())
 
 
 def schema_defaults(*path: str) -> dict:

@@ -1,2 +1,2 @@
-"""The claims engine: config/paper_claims.yaml evaluated on a model's tables (checks, values, training runs
+"""The claims engine: config/claims/*.yaml evaluated on a model's tables (checks, values, training runs
 pooled, the scorecard table and its pages). The explorer and the models compared: ``analysis.overview``."""

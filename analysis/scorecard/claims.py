@@ -1,4 +1,4 @@
-"""Read config/paper_claims.yaml and turn a model's tables into its scorecard."""
+"""Read the claims files (config/claims/<section>.yaml) and turn a model's tables into its scorecard."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pandas as pd
 import yaml
 from jsonschema import Draft202012Validator
 
+from analysis.core.config_defaults import schema_defaults
 from analysis.scorecard.control import with_control
 from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE, Outcome, evaluate_claim, tables_read
 from analysis.scorecard.multiplicity import benjamini_hochberg, decide, levels_held  # noqa: F401 (BH: interface)
@@ -23,9 +24,8 @@ from analysis.scorecard.wording import difference_text, reasons_text
 
 # the training families whose claims are the same for any model (GloVe BiLSTMs: Tutek & Snajder)
 MODEL_INDEPENDENT = {"staying_true"}
-CLAIMS_SCHEMA = yaml.safe_load(
-    (Path(__file__).resolve().parents[2] / "config" / "schema" / "claims.schema.yaml").read_text()
-)
+ROOT = Path(__file__).resolve().parents[2]
+CLAIMS_SCHEMA = yaml.safe_load((ROOT / "config" / "schema" / "claims.schema.yaml").read_text())
 VALUE_COLUMNS = ["id", "group", "position", "value"]  # scorecard.values.csv
 # a claim read off maps is compared with the random-init control by a role it must state (no default)
 NO_ROLE = "it reads attention maps, so it needs a control role: control: learned | absence | descriptive"
@@ -61,30 +61,45 @@ COLUMNS = [
 ]
 
 
-def read_claims(path, registry: dict | None = None, trainings=TRAININGS) -> list[dict]:
-    """The claims of ``path``, checked against config/schema/claims.schema.yaml (a misspelt key,
-    op, agg: the claim's position and the key), each with ``reads_maps`` and ``trained`` derived
-    from the tables it reads (``registry``: the claim tables' registry, rules/*.smk
-    ``claim_table``); a training family that is not one of ``trainings`` (config ``trainings``)
-    or an id used twice fails too."""
+def claim_files(root: Path = ROOT) -> list[Path]:
+    """The shipped claims files (config overview.claims' default: config/claims/<section>.yaml, in
+    the scorecard's order), under ``root``."""
+    return [Path(root) / f for f in schema_defaults("overview")["claims"]]
+
+
+def _file_claims(path, registry: dict | None) -> list[dict]:
+    """The claims of one file, checked against config/schema/claims.schema.yaml (a misspelt key,
+    op, agg: the file, the claim's position and the key), derived from ``registry`` where given."""
     data = yaml.safe_load(Path(path).read_text())
     errors = sorted(Draft202012Validator(CLAIMS_SCHEMA).iter_errors(data), key=lambda e: list(e.path))
     if errors:
         where = lambda e: "/".join(map(str, e.path)) or "top level"  # noqa: E731
         raise ValueError(f"{path}: " + "; ".join(f"{where(e)}: {e.message}" for e in errors[:5]))
-    claims = [derive(c, registry, str(path)) if registry is not None else c for c in data["claims"]]
-    ids = set()
-    for claim in claims:
-        if claim.get("trained") is not None and claim["trained"] not in trainings:
-            raise ValueError(
-                f"{path}: claim {claim['id']}: trained: {claim['trained']!r} is not a training family "
-                f"(config trainings: {', '.join(trainings)})"
-            )
-        if claim["id"] in ids:
-            raise ValueError(f"{path}: claim id {claim['id']!r} used twice")
-        if claim.get("reads_maps") and "control" not in claim:
-            raise ValueError(f"{path}: claim {claim['id']}: " + NO_ROLE)
-        ids.add(claim["id"])
+    return [derive(c, registry, str(path)) if registry is not None else c for c in data["claims"]]
+
+
+def read_claims(paths, registry: dict | None = None, trainings=TRAININGS) -> list[dict]:
+    """The claims of ``paths`` (a claims file or a list of them, config overview.claims), file by
+    file in that order (the scorecard's rows), each file checked against
+    config/schema/claims.schema.yaml, each claim with ``reads_maps`` and ``trained`` derived from
+    the tables it reads (``registry``: the claim tables' registry, rules/*.smk ``claim_table``);
+    a training family that is not one of ``trainings`` (config ``trainings``) or an id used twice
+    (in one file or two) fails too, naming the file."""
+    claims, seen = [], {}
+    for path in [paths] if isinstance(paths, (str, Path)) else list(paths):
+        for claim in _file_claims(path, registry):
+            if claim.get("trained") is not None and claim["trained"] not in trainings:
+                raise ValueError(
+                    f"{path}: claim {claim['id']}: trained: {claim['trained']!r} is not a training family "
+                    f"(config trainings: {', '.join(trainings)})"
+                )
+            if claim["id"] in seen:
+                also = "" if seen[claim["id"]] == str(path) else f" (first in {seen[claim['id']]})"
+                raise ValueError(f"{path}: claim id {claim['id']!r} used twice{also}")
+            if claim.get("reads_maps") and "control" not in claim:
+                raise ValueError(f"{path}: claim {claim['id']}: " + NO_ROLE)
+            seen[claim["id"]] = str(path)
+            claims.append(claim)
     return claims
 
 

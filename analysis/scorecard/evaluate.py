@@ -1,4 +1,4 @@
-"""Evaluate the machine-checkable claims of config/paper_claims.yaml on one model's tables.
+"""Evaluate the machine-checkable claims of config/claims/ on one model's tables.
 
 A claim's ``check`` is made of *values*: a value selects rows of one table (``where``), optionally
 averages them per group (``group_by``), and reduces one column (or a pandas expression of

@@ -4,7 +4,7 @@ stand, and a per-level claim says on how many of its levels it holds.
 Every claim with an interval (a bootstrap or a t interval over seeds) has a two-sided p
 (:attr:`analysis.scorecard.checks.Judgement.p_value`). Benjamini-Hochberg at the project's level
 (5%) runs over all of them, the paper's claims as one family and this project's extensions
-(``extension: true`` in config/paper_claims.yaml) as another; a firm verdict (``holds``, ``holds,
+(``extension: true`` in config/claims/) as another; a firm verdict (``holds``, ``holds,
 also at random init``, ``does not hold``) whose claim is not a discovery reads ``inconclusive
 (multiplicity)`` (``inconclusive`` where its p alone is above 5%). Claims judged on their point
 value alone have no p and are counted apart."""

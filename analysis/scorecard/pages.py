@@ -182,7 +182,7 @@ def plot_scorecard(matrix: pd.DataFrame, title: str, notes: pd.Series | None = N
     ax.set_yticks([i + 0.5 for i in range(n_rows)], matrix.index, fontsize=6.5)
     ax.xaxis.tick_top()
     ax.set_xlabel("model")
-    ax.set_ylabel("claim (config/paper_claims.yaml)")
+    ax.set_ylabel("claim (config/claims/)")
     handles = [mpatches.Patch(facecolor=c, edgecolor="0.6", label=v) for v, c in VERDICT_COLOURS.items()]
     legend_x = 1.02 + note_width / (1.3 * n_cols)
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(legend_x, 1), fontsize=7, frameon=False)
@@ -242,7 +242,7 @@ def scorecard_html(table: pd.DataFrame, model: str) -> str:
     return (
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Claim scorecard: {html.escape(model)}</title>"
         f"<style>{style}</style></head><body><h2>Do the papers' findings hold for {html.escape(model)}?</h2>"
-        f"<p>{html.escape(counts)}. Claims and criteria: <code>config/paper_claims.yaml</code>; "
+        f"<p>{html.escape(counts)}. Claims and criteria: <code>config/claims/</code>; "
         f"table: <code>results/{html.escape(model)}/tables/scorecard.csv</code>. "
         "Our values are fractions (accuracy 0.796 = 79.6%); the papers' numbers are as printed there. "
         f"{html.escape(interval_note(table))} {html.escape(firm_note(table))} {html.escape(seeds_note(table))} "
@@ -256,7 +256,7 @@ def scorecard_markdown(table: pd.DataFrame, model: str) -> str:
     counts = headline(table)
     lines = [
         f"Claim scorecard of `{model}` (generated from `results/{model}/tables/scorecard.csv` by",
-        "`tools/docs/scorecard_readme.py`; claims and criteria in `config/paper_claims.yaml`): " + counts + ".",
+        "`tools/docs/scorecard_readme.py`; claims and criteria in `config/claims/`): " + counts + ".",
         "Our values are fractions (accuracy 0.796 = 79.6%); the papers' numbers are as printed there.",
         interval_note(table),
         firm_note(table),

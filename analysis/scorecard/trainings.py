@@ -17,7 +17,7 @@ import pandas as pd
 from analysis.scorecard.run import Run
 from analysis.scorecard.values import REPLICATE
 
-# the training families a claim can name (``trained:`` in config/paper_claims.yaml), each a key of
+# the training families a claim can name (``trained:`` in config/claims/), each a key of
 # config ``trainings``: the trainings its tables come from
 TRAININGS = ("probes", "finetune", "classifiers", "staying_true", "mlm_head")
 

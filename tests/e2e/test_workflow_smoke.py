@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from analysis.scorecard.claims import claim_files, read_claims
 from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE, MULTIPLICITY, VERDICTS
 from conftest import ROOT, SNAKEMAKE
 
@@ -127,7 +128,7 @@ def test_scorecard_and_explorer(smoke_run):
     """Every claim gets a verdict from the smoke tables; the explorer page embeds the maps."""
     work = smoke_run[0]
     card = pd.read_csv(work / "results" / MODEL / "tables" / "scorecard.csv")
-    claims = yaml.safe_load((work / "config" / "paper_claims.yaml").read_text())["claims"]
+    claims = read_claims(claim_files(work))
     assert card["id"].tolist() == [c["id"] for c in claims]
     assert set(card["verdict"]) <= set(VERDICTS)
     # the random-init control (on by default) is judged on every claim that reads maps, and only those

@@ -6,13 +6,14 @@ import re
 
 import pytest
 import yaml
+from jsonschema import Draft202012Validator
 from snakemake.utils import validate
 
-from analysis.core.config_defaults import apply_defaults
+from analysis.core.config_defaults import apply_defaults, load_schema
 from conftest import ROOT
 
 SCHEMA_PATH = ROOT / "config" / "schema" / "config.schema.yaml"
-SCHEMA = yaml.safe_load(SCHEMA_PATH.read_text())
+SCHEMA = load_schema()
 
 
 def load(*names):
@@ -142,7 +143,8 @@ def test_every_schema_key_has_a_description():
 )
 def test_shipped_configs_validate(configs):
     cfg = apply_defaults(load(*configs), SCHEMA)
-    validate(cfg, str(SCHEMA_PATH))
+    validate(cfg, str(SCHEMA_PATH))  # as the Snakefile does: Snakemake follows the sections' $ref itself
+    Draft202012Validator(SCHEMA).validate(cfg)  # the schema put together, as every other reader reads it
 
 
 @pytest.mark.parametrize(
@@ -160,6 +162,23 @@ def test_unknown_keys_fail_with_their_name(change, name):
     change(cfg)
     with pytest.raises(Exception, match=re.escape(f"'{name}' was unexpected")):
         validate(cfg, str(SCHEMA_PATH))
+    with pytest.raises(Exception, match=re.escape(f"'{name}' was unexpected")):
+        Draft202012Validator(SCHEMA).validate(cfg)
+
+
+def test_each_schema_file_is_a_schema_and_a_definition_is_named_once(tmp_path):
+    """config.schema.yaml and each section's file are JSON schemas of their own (Snakemake resolves
+    the $ref between them as files); put together, a section's $defs may not take a name already used."""
+    for path in sorted((ROOT / "config" / "schema").glob("*.schema.yaml")):
+        Draft202012Validator.check_schema(yaml.safe_load(path.read_text()))
+    assert SCHEMA["properties"]["clark_probes"]["properties"]["how"] == {"$ref": "#/$defs/how"}  # made local
+    assert {"how", "corpus", "mlm_head", "finetune"} <= set(SCHEMA["$defs"])
+    section = {"type": "object", "$defs": {"how": {"type": "string"}}}
+    (tmp_path / "a.schema.yaml").write_text(yaml.safe_dump(section))
+    top = {"properties": {"a": {"$ref": "a.schema.yaml"}}, "$defs": {"how": {"type": "integer"}}}
+    (tmp_path / "config.schema.yaml").write_text(yaml.safe_dump(top))
+    with pytest.raises(ValueError, match=r"a\.schema\.yaml: \$defs\.how is defined twice"):
+        load_schema(tmp_path / "config.schema.yaml")
 
 
 @pytest.mark.parametrize("path", ["config/sources.yaml", "tests/fixtures/sources.yaml"])

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from analysis.core import resources as R
-from analysis.core.config_defaults import apply_defaults
+from analysis.core.config_defaults import apply_defaults, load_schema
 from analysis.scheduling.heavy_rules import CPU_BOUND, GPU_RULES, HEAVY
 from conftest import ROOT
 
@@ -24,7 +24,7 @@ def config(*overlays) -> dict:
     cfg = yaml.safe_load((ROOT / "config" / "config.default.yaml").read_text())
     for name in overlays:
         cfg = merge(cfg, yaml.safe_load((ROOT / name).read_text()))
-    apply_defaults(cfg, yaml.safe_load((ROOT / "config/schema/config.schema.yaml").read_text()))
+    apply_defaults(cfg, load_schema())
     return cfg
 
 

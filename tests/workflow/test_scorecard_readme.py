@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from analysis.scorecard.claims import read_claims
+from analysis.scorecard.claims import claim_files, read_claims
 from conftest import ROOT
 from tools.docs import scorecard_blocks, scorecard_readme
 
@@ -399,10 +399,10 @@ def test_block_markers_stand_alone_on_their_lines():
 
 def test_pages_spans_name_real_claims():
     """Every claim span and section pattern of README.md and docs/*.md names a claim of
-    config/paper_claims.yaml; README holds the compact block, docs/scorecard.md the full one, and
+    config/claims/; README holds the compact block, docs/scorecard.md the full one, and
     the pages the spans and section blocks."""
     mod = scorecard_blocks
-    ids = {c["id"] for c in read_claims(ROOT / "config" / "paper_claims.yaml")}
+    ids = {c["id"] for c in read_claims(claim_files())}
     assert mod.COMPACT.count((ROOT / "README.md").read_text(), "README.md") == 1
     assert mod.FULL.count((ROOT / "docs" / "scorecard.md").read_text(), "docs/scorecard.md") == 1
     spans, patterns = [], []

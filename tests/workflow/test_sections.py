@@ -1,14 +1,21 @@
 """One word for one thing: each section of the workflow (Snakefile's SECTIONS) is a rules file, a
-config section and a docs page of the same name; the spine (analysis/core) names no paper's rule."""
+config section with its schema file and a docs page of the same name, and its claims file where
+claims read its tables; the spine (analysis/core) names no paper's rule."""
 
 import ast
 import re
 
 import yaml
 
+from analysis.core.config_defaults import schema_defaults
+from analysis.scorecard.claims import read_claims
+from analysis.scorecard.registry import check_stems, lookup
 from conftest import ROOT
 
-SCHEMA = yaml.safe_load((ROOT / "config" / "schema" / "config.schema.yaml").read_text())
+SCHEMA_DIR = ROOT / "config" / "schema"
+SCHEMA = yaml.safe_load((SCHEMA_DIR / "config.schema.yaml").read_text())  # the top-level file
+# schema files that are no config section's: the top level, the claims' and the sources'
+OTHER_SCHEMAS = {"config", "claims", "sources"}
 # rules files that are no paper section: shared definitions, scheduling, the spine, the claims' inputs, the benchmark
 INFRASTRUCTURE = {"common", "scheduling", "spine", "claims", "benchmark"}
 
@@ -31,11 +38,37 @@ def test_every_section_has_its_rules_file_config_section_and_docs_page():
             missing.append(f"rules/{name}.smk")
         elif name not in rule_names(ROOT / "rules" / f"{name}.smk"):
             missing.append(f"rule {name} (the section's aggregate) in rules/{name}.smk")
-        if name not in SCHEMA["properties"]:
-            missing.append(f"config section {name}")
+        if SCHEMA["properties"].get(name) != {"$ref": f"{name}.schema.yaml"}:
+            missing.append(f"config section {name} ($ref: {name}.schema.yaml in config/schema/config.schema.yaml)")
+        if not (SCHEMA_DIR / f"{name}.schema.yaml").exists():
+            missing.append(f"config/schema/{name}.schema.yaml")
         if not (ROOT / "docs" / f"{name.replace('_', '-')}.md").exists():
             missing.append(f"docs/{name.replace('_', '-')}.md")
     assert not missing, "sections without their namesakes: " + ", ".join(missing)
+
+
+def test_every_schema_file_is_a_section_or_named():
+    files = {p.name.removesuffix(".schema.yaml") for p in SCHEMA_DIR.glob("*.schema.yaml")}
+    assert files == set(sections()) | OTHER_SCHEMAS
+
+
+def test_every_claims_file_is_a_section_and_holds_the_claims_on_its_tables(registry):
+    """config/claims/<section>.yaml holds exactly the claims whose check reads tables of that
+    section's rules, and overview.claims lists the files in the order of the sections (the
+    scorecard's rows)."""
+    claims_dir = ROOT / "config" / "claims"
+    files = {p.stem for p in claims_dir.glob("*")}
+    assert files <= set(sections()), f"claims files named after no section: {sorted(files - set(sections()))}"
+    order = [name for name in sections() if name in files]
+    assert schema_defaults("overview")["claims"] == [f"config/claims/{name}.yaml" for name in order]
+    section_of = {rule: smk.stem for smk in (ROOT / "rules").glob("*.smk") for rule in rule_names(smk)}
+    misplaced = []
+    for name in order:
+        for claim in read_claims(claims_dir / f"{name}.yaml", registry):
+            owners = {section_of[lookup(registry, stem)["rule"]] for stem in check_stems(claim["check"])}
+            if owners != {name}:
+                misplaced.append(f"{claim['id']} (config/claims/{name}.yaml) reads tables of {sorted(owners)}")
+    assert not misplaced, "; ".join(misplaced)
 
 
 def test_every_rules_file_is_a_section_or_named_infrastructure():

@@ -6,7 +6,7 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from analysis.core.config_defaults import apply_defaults
+from analysis.core.config_defaults import apply_defaults, load_schema
 from conftest import ROOT
 from tools.measure import size_benchmark as sb
 
@@ -32,7 +32,7 @@ def test_the_overlay_is_a_valid_config():
     cfg = yaml.safe_load((ROOT / "config" / "config.default.yaml").read_text())
     for key, value in sb.overlay("/models/bert-12x768").items():  # as snakemake merges configfiles
         cfg[key] = merged(cfg.get(key), value)
-    validate(apply_defaults(cfg, yaml.safe_load(SCHEMA_PATH.read_text())), str(SCHEMA_PATH))
+    validate(apply_defaults(cfg, load_schema()), str(SCHEMA_PATH))
     assert cfg["corpora"]["wiki"]["n_segments"] == 100 and cfg["kovaleva_finetune"]["tasks"] == ["SST-2"]
 
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import yaml
 
+from analysis.core.config_defaults import load_schema
 from tools.docs.page_block import refresh, update_block
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMA = ROOT / "config" / "schema" / "config.schema.yaml"
 PAGE = "docs/configuration.md"
 
 
@@ -88,14 +88,14 @@ def reference(schema: dict) -> str:
 
 def generate(root: Path, check: bool) -> list[str]:
     """The block of ``root``'s docs/configuration.md (python -m tools.docs): its stale part, written unless ``check``."""
-    return refresh(root / PAGE, "config-reference", reference(yaml.safe_load(SCHEMA.read_text())), check, PAGE)
+    return refresh(root / PAGE, "config-reference", reference(load_schema()), check, PAGE)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if docs/configuration.md's block is stale")
     args = ap.parse_args(argv)
-    text = reference(yaml.safe_load(SCHEMA.read_text()))
+    text = reference(load_schema())
     return update_block(ROOT / PAGE, "config-reference", text, args.check, "python -m tools.docs.config_reference")
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import yaml
 
 from analysis.core import resources as sizing
-from analysis.core.config_defaults import apply_defaults
+from analysis.core.config_defaults import apply_defaults, load_schema
 from analysis.scheduling.heavy_rules import GPU_RULES, HEAVY
 from tools.docs.page_block import refresh
 
@@ -60,7 +60,7 @@ def load_config(paths: list[str]) -> dict:
     config: dict = {}
     for path in ["config/config.default.yaml", *(p for p in paths if p != "config/config.default.yaml")]:
         _merge(config, yaml.safe_load((ROOT / path).read_text()))
-    apply_defaults(config, yaml.safe_load((ROOT / "config/schema/config.schema.yaml").read_text()))
+    apply_defaults(config, load_schema())
     return config
 
 

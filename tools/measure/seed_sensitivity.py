@@ -22,9 +22,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from analysis.core.config_defaults import apply_defaults
-
-SCHEMA = Path(__file__).resolve().parents[2] / "config" / "schema" / "config.schema.yaml"
+from analysis.core.config_defaults import apply_defaults, load_schema
 
 HOLDS = {"holds", "holds, also at random init"}
 FAILS = {"does not hold"}
@@ -71,7 +69,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.cmd == "overlay":
         # every seed the run uses: the config's and the schema's defaults for the keys it leaves out
-        config = apply_defaults(yaml.safe_load(Path(args.config).read_text()), yaml.safe_load(SCHEMA.read_text()))
+        config = apply_defaults(yaml.safe_load(Path(args.config).read_text()), load_schema())
         print(f"# every seed of {args.config} + {args.shift} (tools/measure/seed_sensitivity.py)")
         print(yaml.safe_dump(shifted_seeds(config, args.shift), sort_keys=False), end="")
         return 0

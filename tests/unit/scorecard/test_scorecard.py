@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from analysis.overview.compare import best_per_relation, scorecard_matrix, stack
-from analysis.scorecard.claims import read_claims, scorecard
+from analysis.scorecard.claims import claim_files, read_claims, scorecard
 from analysis.scorecard.evaluate import (
     ALSO_RANDOM,
     INCONCLUSIVE,
@@ -22,7 +22,6 @@ from analysis.scorecard.evaluate import (
 )
 from analysis.scorecard.pages import scorecard_html, scorecard_markdown
 from analysis.scorecard.run import Run
-from conftest import ROOT
 
 BY_LAYER = with_depth(
     pd.DataFrame(
@@ -153,8 +152,8 @@ def test_values_that_print_alike_get_more_digits():
     assert distinct_texts([0.5, 0.25]) == ["0.5", "0.25"]
 
 
-def test_the_claims_file():
-    claims = read_claims(ROOT / "config" / "paper_claims.yaml")
+def test_the_claims_files():
+    claims = read_claims(claim_files())
     assert len(claims) >= 30
     papers = {c["paper"].split(" et al")[0].split(" 20")[0] for c in claims}
     assert {"Clark", "Kovaleva", "Serrano & Smith", "Jain & Wallace"} <= papers
@@ -227,7 +226,7 @@ def test_reads_maps_and_trained_come_from_the_tables(registry, tmp_path):
     with pytest.raises(ValueError, match="claim c.x reads table 'nowhere', which no rule declares"):
         derive(on("probe", "nowhere"), reg)
     # the shipped claims: every table they read is declared, the map claims are the Clark ones
-    claims = read_claims(ROOT / "config" / "paper_claims.yaml", registry)
+    claims = read_claims(claim_files(), registry)
     assert {c["id"].split(".")[0] for c in claims if c["reads_maps"]} == {"clark3", "clark4", "clark6"}
 
 
@@ -473,7 +472,7 @@ def test_tutek_claims_on_hand_made_tables():
     """tutek.permutation_fragile (accuracy drop of tying / mlm vs base), tutek.adversary_costlier
     (TVD above the floor at fixed JSD levels, read only from a curve that brackets them) and
     tutek.single_token_sharp (lone-token spread), as the file writes them."""
-    claims = {c["id"]: c for c in read_claims(ROOT / "config" / "paper_claims.yaml")}
+    claims = {c["id"]: c for c in read_claims(claim_files())}
     models = ["base", "concat", "residual", "tying", "mlm"]
 
     def tables(drop, tvd, spread, bracketed=(1, 1, 1, 1, 1)):

@@ -5,11 +5,11 @@ import pandas as pd
 import pytest
 import yaml
 
-from analysis.scorecard.claims import read_claims, scorecard
+from analysis.core.config_defaults import load_schema
+from analysis.scorecard.claims import claim_files, read_claims, scorecard
 from analysis.scorecard.evaluate import INCONCLUSIVE
 from analysis.scorecard.run import Run
 from analysis.scorecard.trainings import TRAININGS, claim_seeds, pool_trainings
-from conftest import ROOT
 
 
 def claim(check, **kw):
@@ -86,9 +86,9 @@ def test_claims_name_a_known_training_family(tmp_path):
 def test_every_training_family_is_a_config_trainings_key(registry):
     """The families the claim tables declare (rules/*.smk claim_table) are config trainings' keys,
     and every key trains some claimed table."""
-    schema = yaml.safe_load((ROOT / "config" / "schema" / "config.schema.yaml").read_text())
+    schema = load_schema()
     assert tuple(schema["properties"]["trainings"]["properties"]) == TRAININGS
-    claimed = {c["trained"] for c in read_claims(ROOT / "config" / "paper_claims.yaml", registry)}
+    claimed = {c["trained"] for c in read_claims(claim_files(), registry)}
     assert {e["family"] for e in registry.values()} - {None} == set(TRAININGS) == claimed - {None}
 
 

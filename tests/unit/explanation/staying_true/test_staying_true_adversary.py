@@ -21,13 +21,11 @@ from analysis.explanation.staying_true.adversary import (
 from analysis.explanation.staying_true.models import RegularisedLSTM, StayingTrueConfig
 from conftest import ROOT
 
-SCHEMA = yaml.safe_load((ROOT / "config" / "schema" / "config.schema.yaml").read_text())
-
 
 def schema_section(name: str, *inner: str) -> dict:
-    """The ``default`` of each key of a section of ``$defs`` (or of an object inside it), read from
-    the file, not through the code under test."""
-    node = SCHEMA["$defs"][name]
+    """The ``default`` of each key of a config section (or of an object inside it), read from its
+    file config/schema/<name>.schema.yaml, not through the code under test."""
+    node = yaml.safe_load((ROOT / "config" / "schema" / f"{name}.schema.yaml").read_text())
     for key in inner:
         node = node["properties"][key]
     return {k: v["default"] for k, v in node["properties"].items() if "default" in v}
