@@ -35,9 +35,12 @@ write_table(card, snakemake.output.table)
 # (no number is parsed out of text)
 write_table(values, snakemake.output.values, float_format=None)  # every digit
 write_table(terms, snakemake.output.terms, float_format=None)
-title = f"Do the papers' claims hold for {model}? ({headline(card, zeros=True)})"
+# the paper claims' counts, then the extensions' on a line of their own
+title = f"Do the papers' claims hold for {model}?\n" + headline(card, zeros=True, sep="\n")
 columns = {"verdict": model, **({"control_verdict": "random-init control"} if controls else {})}
-fig = plot_scorecard(card.set_index("id")[list(columns)].rename(columns=columns), title, value_notes(card))
+fig = plot_scorecard(
+    card.set_index("id")[list(columns)].rename(columns=columns), title, value_notes(card), card["id"][card["extension"]]
+)
 save_figure(fig, snakemake.output.figure)
 for path, text in (
     (snakemake.output.page, scorecard_html(card, model)),

@@ -126,4 +126,4 @@ def test_verdicts_on_a_point_value_alone_are_counted_apart():
     u = {**ABOVE, "value": {"table": "u", "column": "v"}}
     card = scorecard([claim(ABOVE), claim(u, "c.y")], Run(tables, boots))
     assert card["basis"].tolist() == ["bootstrap", "point only"]
-    assert headline(card) == "1 holds; on their point value alone (no interval): 1 holds"
+    assert headline(card) == "2 paper claims: 1 holds; on their point value alone (no interval): 1 holds"
