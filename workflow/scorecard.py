@@ -1,6 +1,7 @@
 from analysis.scorecard.claims import read_claims, scorecard_and_values
+from analysis.scorecard.counts import headline
 from analysis.scorecard.evaluate import load_table
-from analysis.scorecard.pages import headline, plot_scorecard, scorecard_html, scorecard_markdown, value_notes
+from analysis.scorecard.pages import plot_scorecard, scorecard_html, scorecard_markdown, value_notes
 from analysis.scorecard.run import Run
 from analysis.scorecard.trainings import pool_trainings
 from analysis.shared.rule_io import save_figure, start, write_table, write_text

@@ -7,14 +7,8 @@ import pandas as pd
 
 from analysis.overview.compare import scorecard_matrix
 from analysis.scorecard.claims import scorecard
-from analysis.scorecard.pages import (
-    firm_note,
-    headline,
-    interval_note,
-    plot_scorecard,
-    scorecard_html,
-    scorecard_markdown,
-)
+from analysis.scorecard.counts import firm_note, headline, interval_note
+from analysis.scorecard.pages import plot_scorecard, scorecard_html, scorecard_markdown
 from analysis.scorecard.run import Run
 
 B = 199  # replicates, every one on the point value's side: a two-sided p of 2 / 200

@@ -8,8 +8,8 @@ import yaml
 from scipy import stats
 
 from analysis.scorecard.claims import read_claims, scorecard
+from analysis.scorecard.counts import headline
 from analysis.scorecard.evaluate import INCONCLUSIVE, evaluate_claim
-from analysis.scorecard.pages import headline
 from analysis.scorecard.run import Run
 from analysis.scorecard.trainings import pool_trainings
 
