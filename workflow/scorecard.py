@@ -1,6 +1,7 @@
 from analysis.scorecard.claims import read_claims, scorecard_and_values
+from analysis.scorecard.counts import headline
 from analysis.scorecard.evaluate import load_table
-from analysis.scorecard.pages import headline, plot_scorecard, scorecard_html, scorecard_markdown, value_notes
+from analysis.scorecard.pages import plot_scorecard, scorecard_html, scorecard_markdown, value_notes
 from analysis.scorecard.run import Run
 from analysis.scorecard.trainings import pool_trainings
 from analysis.shared.rule_io import save_figure, start, write_table, write_text
@@ -35,9 +36,12 @@ write_table(card, snakemake.output.table)
 # (no number is parsed out of text)
 write_table(values, snakemake.output.values, float_format=None)  # every digit
 write_table(terms, snakemake.output.terms, float_format=None)
-title = f"Do the papers' claims hold for {model}? ({headline(card, zeros=True)})"
+# the paper claims' counts, then the extensions' on a line of their own
+title = f"Do the papers' claims hold for {model}?\n" + headline(card, zeros=True, sep="\n")
 columns = {"verdict": model, **({"control_verdict": "random-init control"} if controls else {})}
-fig = plot_scorecard(card.set_index("id")[list(columns)].rename(columns=columns), title, value_notes(card))
+fig = plot_scorecard(
+    card.set_index("id")[list(columns)].rename(columns=columns), title, value_notes(card), card["id"][card["extension"]]
+)
 save_figure(fig, snakemake.output.figure)
 for path, text in (
     (snakemake.output.page, scorecard_html(card, model)),

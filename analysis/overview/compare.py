@@ -130,11 +130,16 @@ def scorecard_matrix(card: pd.DataFrame) -> pd.DataFrame:
     """Stacked scorecards -> claims x models table of verdicts (claims in file order)."""
     matrix = card.pivot(index="id", columns="model", values="verdict")
     matrix = matrix.reindex(index=list(dict.fromkeys(card["id"])), columns=list(dict.fromkeys(card["model"])))
-    # what a verdict rests on, in every view: a claim on one training seed, or on its point value alone
+    # what a verdict rests on, in every view: a claim on one training seed, or on its point value alone;
+    # and which claims are extensions
     marks = {}
     for claim, rows in card.groupby("id", sort=False):
         seeds = pd.to_numeric(rows.get("seeds", pd.Series(dtype=float)), errors="coerce")
         basis = rows.get("basis", pd.Series("", index=rows.index)).fillna("")
         notes = (["1 seed"] if (seeds == 1).any() else []) + (["point only"] if (basis == "point only").any() else [])
+        # this project's extension (a setting the paper did not test), apart from the paper's claims
+        notes = (
+            ["extension"] if rows.get("extension", pd.Series(False)).fillna(False).astype(bool).any() else []
+        ) + notes
         marks[claim] = f"{claim} ({', '.join(notes)})" if notes else claim
     return matrix.rename(index=marks)

@@ -54,6 +54,7 @@ COLUMNS = [
     "control_difference",
     "control_draws",
     "about",
+    "extension",
     "criterion",
     "tables",
     "columns",
@@ -177,13 +178,15 @@ def scorecard_and_values(claims: list[dict], model: Run, controls: Sequence[Run]
                 "control_difference": difference_text(difference),
                 "control_draws": len(draws) if draws else pd.NA,
                 "about": "model-independent" if claim.get("trained") in MODEL_INDEPENDENT else "your model",
+                # this project's extension (a setting the paper did not test): counted apart from the paper's claims
+                "extension": bool(claim.get("extension")),
                 "criterion": claim["criterion"],
                 "tables": "; ".join(stems),
                 "columns": "; ".join(columns_read(claim)),
             }
         )
     card = pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in ("q_value", "bh")])
-    card = decide(card, pd.Series([bool(c.get("extension")) for c in claims], index=card.index))[COLUMNS]
+    card = decide(card, card["extension"])[COLUMNS]
     return Scorecard(
         card, pd.DataFrame(values, columns=VALUE_COLUMNS), pd.DataFrame(terms, columns=TERM_COLUMNS, dtype=object)
     )

@@ -6,6 +6,7 @@ import html
 
 import pandas as pd
 
+from analysis.scorecard.counts import firm_note, headline, interval_note, seeds_note
 from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE, MULTIPLICITY
 from analysis.shared.plots import new_figure
 
@@ -44,56 +45,6 @@ CONTROL_NOTE = (
 )
 
 
-def interval_note(table: pd.DataFrame) -> str:
-    """How many claims rest on a bootstrap interval, a t interval over seeds, or their point value alone."""
-    basis = table.get("basis", pd.Series("", index=table.index)).fillna("")
-    boot = table[basis == "bootstrap"]
-    reps = sorted(set(boot["replicates"]))
-    clusters = pd.to_numeric(boot.get("clusters", pd.Series(dtype=float)), errors="coerce").dropna()
-    widened = (
-        f"; {len(clusters)} of them drew whole clusters, and are widened for their number" if len(clusters) else ""
-    )
-    return (
-        f"{len(boot)} of {len(table)} claims carry a 95% bootstrap interval ({' / '.join(map(str, reps)) or 'no'} "
-        f"resamples of their tables' units{widened}), {int((basis == 'seeds').sum())} a t interval over training seeds, "
-        f"{int((basis == 'point only').sum())} rest on their point value alone (point only, counted apart); a "
-        f"claim whose interval does not decide its criterion is {INCONCLUSIVE}."
-    )
-
-
-def firm_note(table: pd.DataFrame) -> str:
-    """What Benjamini-Hochberg decided across the claims with a p, and the split between claims
-    about the model and claims the same for any model."""
-    p = pd.to_numeric(table.get("p_value", pd.Series(dtype=float)), errors="coerce")
-    bh = table.get("bh", pd.Series(False, index=table.index)).fillna(False).astype(bool)
-    demoted = int((table["verdict"] == MULTIPLICITY).sum())
-    about = table.get("about", pd.Series("", index=table.index))
-    own = table[about == "your model"]
-    return (
-        f"{int(p.notna().sum())} claims carry a two-sided p (every claim with an interval); Benjamini-Hochberg at a "
-        f"5% false-discovery rate over them (the paper's claims, and this project's extensions apart) decides: "
-        f"{int(bh.sum())} are discoveries (columns q_value, bh), and {demoted} firm verdicts that are not read "
-        f"'{MULTIPLICITY}'. {len(own)} claims are about your model; "
-        f"{len(table) - len(own)} are the same for any model (Tutek & Snajder's GloVe BiLSTMs): "
-        + headline(own)
-        + " about your model."
-    )
-
-
-def seeds_note(table: pd.DataFrame) -> str:
-    """How many claims rest on a training, how many of them on one seed only (config trainings)."""
-    seeds = pd.to_numeric(table.get("seeds", pd.Series(dtype=float)), errors="coerce").fillna(0)
-    trained = seeds[seeds > 0]
-    if trained.empty:
-        return ""
-    single = int((trained == 1).sum())
-    return (
-        f"{len(trained)} claims rest on a training (probes, fine-tuning, classifiers, regularised models, MLM "
-        f"head): {len(trained) - single} cover the training's seed (several seeds, config trainings), {single} "
-        "rest on 1 seed, so their intervals cover the choice of inputs, not the seed (marked '1 seed')."
-    )
-
-
 def seeds_text(seeds) -> str:
     """`` (k seeds)`` after the interval of a claim on a training (nothing for the others)."""
     n = int(seeds) if pd.notna(seeds) else 0
@@ -117,23 +68,14 @@ def has_control(table: pd.DataFrame) -> bool:
     return bool(table["control_verdict"].fillna("").astype(str).ne("").any())
 
 
-def point_only(table: pd.DataFrame) -> pd.Series:
-    """Which claims' verdicts rest on their point value alone (no interval): counted apart."""
-    return table.get("basis", pd.Series("", index=table.index)).fillna("").eq("point only")
+EXTENSION_MARK = "extension"  # beside the id of a claim that is this project's extension, in every view
 
 
-def verdict_counts(table: pd.DataFrame, apart: bool = False) -> dict[str, int]:
-    """Claims per verdict, those on their point value alone left out (``apart``: those alone)."""
-    counts = table.loc[point_only(table) == apart, "verdict"].value_counts()
-    return {v: int(counts.get(v, 0)) for v in VERDICT_COLOURS}
-
-
-def headline(table: pd.DataFrame, zeros: bool = False) -> str:
-    """The verdict counts, with the verdicts on a point value alone (no interval) counted apart:
-    "20 holds, 5 does not hold; on their point value alone: 2 holds" (``zeros``: every verdict)."""
-    text = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items() if n or zeros)
-    apart = ", ".join(f"{n} {v}" for v, n in verdict_counts(table, apart=True).items() if n)
-    return text + (f"; on their point value alone (no interval): {apart}" if apart else "")
+def extension_mark(r, sep: str = "") -> str:
+    """`` (extension)`` (``sep``: ``; extension``) after the id of an extension claim; nothing for a paper's claim."""
+    if not bool(getattr(r, "extension", False)):
+        return ""
+    return f"{sep} {EXTENSION_MARK}" if sep else f" ({EXTENSION_MARK})"
 
 
 NOTE_CHARS = 60  # the figure's value column: longer texts end in "..." (scorecard.csv has them whole)
@@ -154,11 +96,12 @@ def value_notes(table: pd.DataFrame) -> pd.Series:
     return pd.Series([note(r) for r in table.itertuples()], index=table["id"])
 
 
-def plot_scorecard(matrix: pd.DataFrame, title: str, notes: pd.Series | None = None):
+def plot_scorecard(matrix: pd.DataFrame, title: str, notes: pd.Series | None = None, extension=()):
     """Claims (rows) x models (columns), each cell coloured by its verdict and marked in words
     (yes / no / n/a / -), so it reads in grey print too. ``matrix``: index = claim ids,
     columns = model slugs, values = verdicts ("" where a model is not judged on a claim);
-    ``notes`` (by claim id): a text column to the right, e.g. our value and its interval."""
+    ``notes`` (by claim id): a text column to the right, e.g. our value and its interval;
+    ``extension``: the claim ids that are this project's extensions, labelled so."""
     import matplotlib.patches as mpatches
 
     n_rows, n_cols = matrix.shape
@@ -179,10 +122,11 @@ def plot_scorecard(matrix: pd.DataFrame, title: str, notes: pd.Series | None = N
     ax.set_xlim(0, n_cols)
     ax.set_ylim(n_rows, 0)
     ax.set_xticks([j + 0.5 for j in range(n_cols)], matrix.columns, rotation=20, ha="right", fontsize=7)
-    ax.set_yticks([i + 0.5 for i in range(n_rows)], matrix.index, fontsize=6.5)
+    labels = [f"{c} [{EXTENSION_MARK}]" if c in set(extension) else c for c in matrix.index]
+    ax.set_yticks([i + 0.5 for i in range(n_rows)], labels, fontsize=6.5)
     ax.xaxis.tick_top()
     ax.set_xlabel("model")
-    ax.set_ylabel("claim (config/claims/)")
+    ax.set_ylabel(f"claim (config/claims/; [{EXTENSION_MARK}]: not tested in the paper)")
     handles = [mpatches.Patch(facecolor=c, edgecolor="0.6", label=v) for v, c in VERDICT_COLOURS.items()]
     legend_x = 1.02 + note_width / (1.3 * n_cols)
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(legend_x, 1), fontsize=7, frameon=False)
@@ -212,7 +156,7 @@ def scorecard_html(table: pd.DataFrame, model: str) -> str:
         # a reason without a value says why there is none; beside a value it qualifies it (tasks left out)
         why = r.reason if r.reason and not r.our_value else (f"{r.criterion} ({r.reason})" if r.reason else r.criterion)
         cells = [
-            f"<b>{html.escape(r.id)}</b><br>{html.escape(r.claim)}",
+            f"<b>{html.escape(r.id)}</b>{extension_mark(r)}<br>{html.escape(r.claim)}",
             r.paper,
             r.where,
             r.paper_value,
@@ -270,6 +214,6 @@ def scorecard_markdown(table: pd.DataFrame, model: str) -> str:
         ours = f"{r.our_value} ({r.reason})" if r.our_value and r.reason else r.our_value or r.reason
         interval = (r.interval if r.replicates else "-") + seeds_text(getattr(r, "seeds", 0)) + basis_text(r)
         control = f"{r.control_value} ({r.control_verdict}; {r.control_difference})" if r.control_verdict else ""
-        row = f"| {r.claim} (`{r.id}`) | {r.paper}, {r.where} | {r.paper_value} | {ours} | {interval} | **{r.verdict}** | {control} |"
+        row = f"| {r.claim} (`{r.id}`{extension_mark(r, ';')}) | {r.paper}, {r.where} | {r.paper_value} | {ours} | {interval} | **{r.verdict}** | {control} |"
         lines.append(row.replace("\n", " "))
     return "\n".join(lines) + "\n"

@@ -11,7 +11,10 @@ from tools.docs.page_block import BLOCK
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FULL = re.compile(r"^<!-- scorecard-full:begin -->\n(?P<body>.*?)^<!-- scorecard-full:end -->", re.S | re.M)
 # a row of the full block: | claim in words (`id`) | paper | paper's | ours | interval | **verdict** | control |
-FULL_ROW = re.compile(r"^\|.*?\(`(?P<id>[a-z0-9_]+\.[a-z0-9_]+)`\) \|.*?\| \*\*(?P<verdict>[^*|]+)\*\* \|", re.M)
+# an extension's id is marked "(`id`; extension)"
+FULL_ROW = re.compile(
+    r"^\|.*?\(`(?P<id>[a-z0-9_]+\.[a-z0-9_]+)`(?:; extension)?\) \|.*?\| \*\*(?P<verdict>[^*|]+)\*\* \|", re.M
+)
 GENERATED = [
     BLOCK,  # every generated block (compact, full, section, calibration, ...), in the one marker form
     re.compile(r"^```.*?^```", re.S | re.M),  # code, not prose
@@ -85,11 +88,17 @@ def test_checker_on_a_hand_made_page():
             "| Early heads attend to [CLS]. (`clark3.cls_early`) | Clark | 0.5 | 0.1 | [0, 1] | **does not hold** | - |",
             "| Heads attend broadly. (`clark3.early_broad`) | Clark | 3 | 4 | [3, 5] "
             "| **holds, also at random init** | 4 (holds) |",
+            "| Extension: with a transformer too. (`serrano.x_transformers`; extension) | S | not tested | 0.2 | [0, 1] "
+            "| **does not hold** | |",
             "<!-- scorecard-full:end -->",
         ]
     )
     verdicts = generated_verdicts(card)
-    assert verdicts == {"clark3.cls_early": "does not hold", "clark3.early_broad": "holds, also at random init"}
+    assert verdicts == {
+        "clark3.cls_early": "does not hold",
+        "clark3.early_broad": "holds, also at random init",
+        "serrano.x_transformers": "does not hold",
+    }
     page = "\n".join(
         [
             "# A page",

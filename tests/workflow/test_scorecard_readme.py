@@ -189,6 +189,7 @@ def write_results(root, model="m", summary="| summary |\n", rows=ROWS, folder="r
     tables = root / folder / model / "tables"
     tables.mkdir(parents=True)
     (root / folder / model / "scorecard.md").write_text(summary)
+    rows = {cid: {"extension": "False", **row} for cid, row in rows.items()}  # a paper claim unless said
     fields = [k for k in next(iter(rows.values())) if k != "terms"]
     with open(tables / "scorecard.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=fields)
@@ -239,8 +240,9 @@ TINY = {
             "paper_value": "+46.8 (dobj), +42.6 (det), +41.7 (pobj), +32.8 (poss)",
         },
         {"id": "b.three", "verdict": "not applicable", "our_value": "", "paper_value": "a | b"},
-        {
+        {  # this project's extension: counted apart from the paper's claims, marked beside its id
             "id": "b.four",
+            "extension": "True",
             "verdict": "does not hold",
             "our_value": "0.1",
             "paper_value": "the fraction removed drops sharply for conv and no encoder",
@@ -252,8 +254,9 @@ TINY = {
 
 def test_compact_block_from_a_tiny_scorecard_csv(tmp_path, monkeypatch):
     """README's compact block from a hand-made scorecard.csv in another results folder (--results):
-    verdict counts in the scorecard's order, one short row per claim, long cells cut at a group, an
-    item or a word; the full block of a docs page is the run's scorecard.md, and --check then passes."""
+    verdict counts in the scorecard's order, the paper's claims and the extensions apart, one short
+    row per claim, long cells cut at a group, an item or a word; the full block of a docs page is the
+    run's scorecard.md, and --check then passes."""
     mod = scorecard_readme
     write_results(tmp_path, summary="| the full table |\n", rows=TINY, folder="run/results")
     (tmp_path / "README.md").write_text(f"# R\n\n{mod.COMPACT.begin}\n{mod.COMPACT.end}\nend\n")
@@ -266,9 +269,9 @@ def test_compact_block_from_a_tiny_scorecard_csv(tmp_path, monkeypatch):
         "# R",
         "",
         mod.COMPACT.begin,
-        "Claim scorecard of `m` (5 claims; written by `tools/docs/scorecard_readme.py` from "
-        "`results/m/tables/scorecard.csv`): 2 holds; 1 holds, also at random init; 1 does not hold; "
-        "1 not applicable.",
+        "Claim scorecard of `m` (4 paper claims, 1 extension; written by `tools/docs/scorecard_readme.py` from "
+        "`results/m/tables/scorecard.csv`): paper claims: 2 holds; 1 holds, also at random init; "
+        "1 not applicable. Extensions (settings the papers did not test): 1 does not hold.",
         "Ours are fractions (0.796 = 79.6%), the papers' numbers as printed there; a cell longer than "
         "48 characters is cut and ends in `...`.",
         "",
@@ -278,7 +281,7 @@ def test_compact_block_from_a_tiny_scorecard_csv(tmp_path, monkeypatch):
         "| `a.two` | holds, also at random init | none: 0.323; cnn: 0.14; lstm: 0.18 ... "
         "| +46.8 (dobj), +42.6 (det), +41.7 (pobj) ... |",
         "| `b.three` | not applicable | - | a \\| b |",
-        "| `b.four` | does not hold | 0.1 | the fraction removed drops sharply for conv and ... |",
+        "| `b.four` (extension) | does not hold | 0.1 | the fraction removed drops sharply for conv and ... |",
         "| `b.five` | holds | 0.5 > 0.4 | qualitative |",
         mod.COMPACT.end,
         "end",
@@ -472,6 +475,7 @@ def test_one_seed_and_point_only_are_marked_in_the_generated_views():
         "m",
     )
     assert "| `a.b` | holds (1 seed) | 0.5 | 1 |" in compact
-    assert "over the 2 claims with a p decides: 1 firm verdicts are no discovery" in compact
+    assert "over the 2 paper claims with a p and, apart, the 0 extensions with a p decides" in compact
+    assert "no discovery (inconclusive (multiplicity)): 1 of the paper claims, 0 of the extensions" in compact
     # a per-level claim that holds on fewer levels than it names says so
     assert "| `a.c` | inconclusive (multiplicity) (holds on 1 of 2 levels) |" in compact

@@ -106,7 +106,7 @@ def section_block(rows: list[dict], model: str) -> str:
             else ""
         )
         lines.append(
-            f"- **{row['verdict']}**{basis_mark(row)} `{row['id']}`: {row['claim']} Ours: {ours}.{control} "
+            f"- **{row['verdict']}**{basis_mark(row)} `{row['id']}`{extension_mark(row)}: {row['claim']} Ours: {ours}.{control} "
             f"Paper: {row['paper_value']}."
         )
     return "\n".join(lines) + "\n"
@@ -212,18 +212,42 @@ def shorten(text: str, limit: int = CELL_CHARS) -> str:
     return text.replace("|", "\\|")
 
 
-def compact_block(rows: dict[str, dict], model: str) -> str:
-    """The verdict counts and one short row per claim (id, verdict, ours, the paper's number)."""
+def is_extension(row: dict) -> bool:
+    """Whether a scorecard row is this project's extension (column ``extension``, claims file
+    ``extension: true``: a setting the paper did not test), counted apart from the paper's claims."""
+    return str(row.get("extension", "")).strip().lower() == "true"
+
+
+def extension_mark(row: dict) -> str:
+    """`` (extension)`` after the id of an extension claim, in every view of the scorecard."""
+    return " (extension)" if is_extension(row) else ""
+
+
+def plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def verdict_counts(rows: list[dict]) -> str:
+    """The verdict counts of ``rows``: "23 holds; 12 does not hold; on their point value alone (no interval): 1 holds"."""
     counts, apart = {v: 0 for v in VERDICTS}, {v: 0 for v in VERDICTS}
-    for row in rows.values():  # verdicts on a point value alone (no interval) are counted apart
+    for row in rows:  # verdicts on a point value alone (no interval) are counted apart
         tally = apart if row.get("basis") == "point only" else counts
         tally[row["verdict"]] = tally.get(row["verdict"], 0) + 1
     alone = "; ".join(f"{n} {v}" for v, n in apart.items() if n)
+    text = "; ".join(f"{n} {v}" for v, n in counts.items() if n) or "none"
+    return text + (f"; on their point value alone (no interval): {alone}" if alone else "")
+
+
+def compact_block(rows: dict[str, dict], model: str) -> str:
+    """The verdict counts (the paper's claims, this project's extensions apart) and one short row per
+    claim (id, verdict, ours, the paper's number)."""
+    paper = [r for r in rows.values() if not is_extension(r)]
+    extra = [r for r in rows.values() if is_extension(r)]
     lines = [
-        f"Claim scorecard of `{model}` ({len(rows)} claims; written by `tools/docs/scorecard_readme.py` from "
-        f"`results/{model}/tables/scorecard.csv`): "
-        + "; ".join(f"{n} {v}" for v, n in counts.items() if n)
-        + (f"; on their point value alone (no interval): {alone}" if alone else "")
+        f"Claim scorecard of `{model}` ({plural(len(paper), 'paper claim')}, {plural(len(extra), 'extension')}; "
+        f"written by `tools/docs/scorecard_readme.py` from `results/{model}/tables/scorecard.csv`): paper claims: "
+        + verdict_counts(paper)
+        + (f". Extensions (settings the papers did not test): {verdict_counts(extra)}" if extra else "")
         + ".",
         "Ours are fractions (0.796 = 79.6%), the papers' numbers as printed there; a cell longer than "
         f"{CELL_CHARS} characters is cut and ends in `...`.",
@@ -231,15 +255,21 @@ def compact_block(rows: dict[str, dict], model: str) -> str:
         "| claim | verdict | ours | paper's |",
         "|---|---|---|---|",
     ]
-    with_p = [r for r in rows.values() if r.get("p_value", "") not in ("", "nan")]
-    if with_p:
-        demoted = sum(r["verdict"] == "inconclusive (multiplicity)" for r in rows.values())
+
+    def with_p(group: list[dict]) -> list[dict]:
+        return [r for r in group if r.get("p_value", "") not in ("", "nan")]
+
+    if with_p(paper) or with_p(extra):
+        demoted = sum(r["verdict"] == "inconclusive (multiplicity)" for r in paper)
+        demoted_extra = sum(r["verdict"] == "inconclusive (multiplicity)" for r in extra)
         alike = sum(r.get("about") == "model-independent" for r in rows.values())
-        lines.insert(1, f"Benjamini-Hochberg at 5% over the {len(with_p)} claims with a p decides: {demoted} firm "
-                     f"verdicts are no discovery (inconclusive (multiplicity)); {alike} claims are the same for any "
-                     "model; `1 seed`: the verdict rests on one training seed.")  # fmt: skip
+        lines.insert(1, f"Benjamini-Hochberg at 5% over the {plural(len(with_p(paper)), 'paper claim')} with a p "
+                     f"and, apart, the {plural(len(with_p(extra)), 'extension')} with a p decides: firm verdicts that "
+                     f"are no discovery (inconclusive (multiplicity)): {demoted} of the paper claims, {demoted_extra} "
+                     f"of the extensions; {alike} claims are the same for any model; `1 seed`: the verdict rests on "
+                     "one training seed.")  # fmt: skip
     for row in rows.values():
         ours = shorten(row["our_value"]) or "-"
         verdict = row["verdict"] + basis_mark(row)
-        lines.append(f"| `{row['id']}` | {verdict} | {ours} | {shorten(row['paper_value'])} |")
+        lines.append(f"| `{row['id']}`{extension_mark(row)} | {verdict} | {ours} | {shorten(row['paper_value'])} |")
     return "\n".join(lines) + "\n"

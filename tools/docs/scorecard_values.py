@@ -34,7 +34,10 @@ def read_scorecard(path: Path) -> dict[str, dict]:
     value as the scorecard rule wrote them at full precision beside it (``scorecard.terms.csv``:
     claim id, group, term, value)."""
     with open(path, newline="") as f:
-        rows = {row["id"]: {**row, "terms": {}} for row in csv.DictReader(f)}
+        reader = csv.DictReader(f)
+        rows = {row["id"]: {**row, "terms": {}} for row in reader}
+    if "extension" not in (reader.fieldnames or []):  # else an extension would be counted as a paper claim
+        raise SpanError(f"{path} has no column 'extension' (a scorecard of before): rerun the scorecard rule")
     terms = Path(path).with_name(Path(path).stem + ".terms.csv")
     if not terms.exists():
         raise SpanError(f"{terms} not found: rerun the scorecard rule (it writes it beside {Path(path).name})")

@@ -233,7 +233,8 @@ def test_the_values_table_holds_our_values_numbers_at_full_precision():
 
 
 def test_a_widened_interval_says_how_many_clusters_in_every_view():
-    from analysis.scorecard.pages import interval_note, scorecard_markdown, value_notes
+    from analysis.scorecard.counts import interval_note
+    from analysis.scorecard.pages import scorecard_markdown, value_notes
 
     reps = np.linspace(0.6, 0.9, 400)
     tables, boots = run(0.75, reps)

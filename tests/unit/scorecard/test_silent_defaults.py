@@ -8,8 +8,8 @@ import yaml
 from scipy import stats
 
 from analysis.scorecard.claims import read_claims, scorecard
+from analysis.scorecard.counts import headline
 from analysis.scorecard.evaluate import INCONCLUSIVE, evaluate_claim
-from analysis.scorecard.pages import headline
 from analysis.scorecard.run import Run
 from analysis.scorecard.trainings import pool_trainings
 
@@ -126,4 +126,4 @@ def test_verdicts_on_a_point_value_alone_are_counted_apart():
     u = {**ABOVE, "value": {"table": "u", "column": "v"}}
     card = scorecard([claim(ABOVE), claim(u, "c.y")], Run(tables, boots))
     assert card["basis"].tolist() == ["bootstrap", "point only"]
-    assert headline(card) == "1 holds; on their point value alone (no interval): 1 holds"
+    assert headline(card) == "2 paper claims: 1 holds; on their point value alone (no interval): 1 holds"

@@ -101,5 +101,12 @@ def test_the_pages_say_how_many_seeds():
     md = scorecard_markdown(card, "m")
     # t interval of (0.6, 0.7, 0.55): mean 0.6167, sd 0.0764, 4.303 x 0.0764 / sqrt(3) = 0.1898 -> [0.427, 0.806]
     assert "| [0.427, 0.806] (t, 3 seeds) (3 seeds) | **inconclusive** |" in md
-    assert "1 claims rest on a training" in md and "1 cover the training's seed" in md and "0 rest on 1 seed" in md
+    assert (
+        "Resting on a training (probes, fine-tuning, classifiers, regularised models, MLM head): 1 paper claim, 0 extensions;"
+        in md
+    )
+    assert (
+        "1 paper claim, 0 extensions cover the training's seed" in md
+        and "0 paper claims, 0 extensions rest on 1 seed" in md
+    )
     assert "(3 seeds)" in scorecard_html(card, "m")
