@@ -107,15 +107,13 @@ def failed_run(run, work: Path) -> str:
     return f"snakemake failed:\n{run.stderr[-6000:]}\n{logs[-12000:]}"
 
 
-@pytest.fixture(scope="session", params=["fixture mirror", "shared mirror"])
+@pytest.fixture(scope="session", params=["fixture mirror"])
 def smoke_run(request, tmp_path_factory):
-    """The smoke run (--cores 2) on the tiny fixture mirror in tests/fixtures (always: a clean clone
-    needs nothing else), and on the full offline mirror (../shared/data or ATTN_MIRROR) where it
-    exists. One run per session: tests/e2e/test_workflow_smoke.py checks it, tests/e2e/test_slurm.py
-    compares the SLURM run's files with it (before any test reruns a rule)."""
+    """The smoke run (--cores 2) on the tiny fixture mirror in tests/fixtures (a clean clone needs
+    nothing else; the full mirror's sources are read by tests/e2e/test_real_mirror.py). One run per
+    session: tests/e2e/test_workflow_smoke.py checks it, tests/e2e/test_slurm.py compares the SLURM
+    run's files with it (before any test reruns a rule)."""
     setup = smoke_workdir(tmp_path_factory.mktemp("smoke"), request.param)
-    if setup is None:
-        pytest.skip("no full offline mirror (set ATTN_MIRROR or put shared/data beside the repo)")
     work, env, configfiles = setup
     cmd = [SNAKEMAKE, "--cores", "2", "--configfile", *configfiles]
     run = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=1500)

@@ -1,6 +1,6 @@
 """End-to-end: the whole DAG on config/smoke.yaml (tiny random BERT, a handful of inputs) in a
-temporary copy of the workflow, on the fixture mirror of tests/fixtures (and on the full offline
-mirror where there is one), then checks on every declared output."""
+temporary copy of the workflow, on the fixture mirror of tests/fixtures (the full offline mirror's
+sources: tests/e2e/test_real_mirror.py), then checks on every declared output."""
 
 import json
 import re
