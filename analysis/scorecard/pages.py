@@ -6,7 +6,7 @@ import html
 
 import pandas as pd
 
-from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE, MULTIPLICITY
+from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE, MULTIPLICITY, SEED
 from analysis.shared.plots import new_figure
 
 VERDICT_COLOURS = {
@@ -14,6 +14,7 @@ VERDICT_COLOURS = {
     ALSO_RANDOM: "#a6d96a",
     INCONCLUSIVE: "#fee08b",
     MULTIPLICITY: "#ffffbf",
+    SEED: "#fdf5c9",
     "does not hold": "#d73027",
     "not applicable": "#9e9e9e",
     "not run": "#ffffff",
@@ -23,6 +24,7 @@ VERDICT_MARKS = {
     ALSO_RANDOM: "yes, rand.",
     INCONCLUSIVE: "?",
     MULTIPLICITY: "?, mult.",
+    SEED: "?, seed",
     "does not hold": "no",
     "not applicable": "n/a",
     "not run": "-",
@@ -87,10 +89,21 @@ def seeds_note(table: pd.DataFrame) -> str:
     if trained.empty:
         return ""
     single = int((trained == 1).sum())
+    if "seed_reference" in table.columns:
+        covered = int(table["seed_reference"].fillna("").astype(str).str.startswith("between").sum())
+        reference = (
+            f" The seed reference gives {covered} of the {single} a between-seed SD: such a firm verdict stands only "
+            f"where its interval widened by that SD decides too, else it reads '{SEED}' (column seed_reference)."
+        )
+    else:
+        reference = (
+            " No seed reference was read (overview.seed_reference: no file), so no verdict is widened for the seed."
+        )
     return (
         f"{len(trained)} claims rest on a training (probes, fine-tuning, classifiers, regularised models, MLM "
-        f"head): {len(trained) - single} cover the training's seed (several seeds, config trainings), {single} "
-        "rest on 1 seed, so their intervals cover the choice of inputs, not the seed (marked '1 seed')."
+        f"head): {len(trained) - single} cover the training's seed (several seeds, config trainings: the mean over "
+        f"seeds, with a t interval on the between-seed plus bootstrap variance), {single} "
+        "rest on 1 seed, so their intervals cover the choice of inputs, not the seed (marked '1 seed')." + reference
     )
 
 

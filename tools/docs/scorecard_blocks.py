@@ -194,6 +194,7 @@ VERDICTS = (
     "holds, also at random init",
     "inconclusive",
     "inconclusive (multiplicity)",
+    "inconclusive (seed)",
     "does not hold",
     "not applicable",
     "not run",
