@@ -70,5 +70,6 @@ def reference_text(reference: SeedReference | None, claim: dict, seeds: int) -> 
     if not sds:
         return "not in the reference: the interval covers the inputs, not the seed"
     counts = sorted({k for q in reference.of(claim["id"]).values() for _, k in q.values()})
-    span = f"{min(sds):.3g}" if len(sds) == 1 else f"{min(sds):.3g} to {max(sds):.3g} over {len(sds)} quantities"
+    span = f"{min(sds):.3g}" if min(sds) == max(sds) else f"{min(sds):.3g} to {max(sds):.3g}"
+    span += f" over {len(sds)} quantities" if len(sds) > 1 else ""
     return f"between-seed SD {span} ({'/'.join(map(str, counts))} seeds; {reference.source})"
