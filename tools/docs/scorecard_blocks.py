@@ -236,9 +236,15 @@ def compact_block(rows: dict[str, dict], model: str) -> str:
     if with_p:
         demoted = sum(r["verdict"] == "inconclusive (multiplicity)" for r in rows.values())
         alike = sum(r.get("about") == "model-independent" for r in rows.values())
+        seed = sum(r["verdict"] == "inconclusive (seed)" for r in rows.values())
+        widened = (
+            f" {seed} firm on one training seed are undecided once widened by the seed reference (inconclusive (seed));"
+            if seed
+            else ""
+        )
         lines.insert(1, f"Benjamini-Hochberg at 5% over the {len(with_p)} claims with a p decides: {demoted} firm "
-                     f"verdicts are no discovery (inconclusive (multiplicity)); {alike} claims are the same for any "
-                     "model; `1 seed`: the verdict rests on one training seed.")  # fmt: skip
+                     f"verdicts are no discovery (inconclusive (multiplicity));{widened} {alike} claims are the same "
+                     "for any model; `1 seed`: the verdict rests on one training seed.")  # fmt: skip
     for row in rows.values():
         ours = shorten(row["our_value"]) or "-"
         verdict = row["verdict"] + basis_mark(row)

@@ -32,18 +32,21 @@ def seed_run(point, reps, units=np.inf, **columns):
 def test_the_seed_mean_adds_the_between_seed_and_the_bootstrap_variance():
     # seed 1: 0.6, replicates 0.58 / 0.60 / 0.62; seed 2: 0.7, replicates 0.66 / 0.70 / 0.74.
     # the seed mean on each replicate: 0.62, 0.65, 0.68 -> its variance (n - 1): (0.03^2 + 0 + 0.03^2) / 2 = 0.0009
-    # between: var(0.6, 0.7) = 0.005, / k = 0.0025; total 0.0034; df = 0.0034^2 / (0.0025^2 / 1) = 1.8496
+    # between: var(0.6, 0.7) = 0.005, / k = 0.0025; total 0.0034, se 0.05831. The df reads the between
+    # term at its 80% upper bound, U = 0.0025 x 1 / chi2(0.2; 1) = 0.0025 / 0.064185 = 0.038950:
+    # df = (U + 0.0009)^2 / (U^2 / 1) = 0.039850^2 / 0.038950^2 = 1.04675
     reps = [pd.Series([0.58, 0.60, 0.62]), pd.Series([0.66, 0.70, 0.74])]
     e = seed_mean([0.6, 0.7], reps)
     assert e.mean == pytest.approx(0.65) and e.parts == pytest.approx({"between": 0.0025, "within": 0.0009})
-    assert e.se == pytest.approx(np.sqrt(0.0034)) and e.df == pytest.approx(1.8496)
-    half = stats.t.ppf(0.975, 1.8496) * np.sqrt(0.0034)
+    assert stats.chi2.ppf(0.2, 1) == pytest.approx(0.064185, abs=1e-6)
+    assert e.se == pytest.approx(np.sqrt(0.0034)) and e.df == pytest.approx(1.04675, abs=1e-5)
+    half = stats.t.ppf(0.975, e.df) * np.sqrt(0.0034)  # the df asserted above, unrounded
     assert e.bounds() == pytest.approx((0.65 - half, 0.65 + half))
-    # 10 clusters: the bootstrap variance x 10 / 9 = 0.001 with 9 df; total 0.0035,
-    # df = 0.0035^2 / (0.0025^2 / 1 + 0.001^2 / 9) = 1.225e-5 / 6.3611e-6 = 1.92576
+    # 10 clusters: the bootstrap variance x 10 / 9 = 0.001 with 9 df;
+    # df = (0.038950 + 0.001)^2 / (0.038950^2 / 1 + 0.001^2 / 9) = 0.0015960 / 0.0015172 = 1.05193
     e = seed_mean([0.6, 0.7], reps, units=10)
-    assert e.parts["within"] == pytest.approx(0.001) and e.df == pytest.approx(1.92576, abs=1e-4)
-    assert satterthwaite([(0.0025, 1), (0.001, 9)]) == pytest.approx(1.92576, abs=1e-4)
+    assert e.parts["within"] == pytest.approx(0.001) and e.df == pytest.approx(1.05193, abs=1e-4)
+    assert satterthwaite([(0.0025, 1), (0.001, 9)]) == pytest.approx(1.92576, abs=1e-4)  # the plain formula
     # no bootstrap: the plain t interval over the seeds (k - 1 df)
     e = seed_mean([0.6, 0.7], [None, None])
     assert (e.se, e.df) == (pytest.approx(0.05), 1)
@@ -92,9 +95,9 @@ def test_the_two_sided_p_agrees_with_the_interval():
 def test_an_order_over_seeds_reads_each_difference():
     """a > b on 2 seeds: the difference a - b is 0.3 and 0.5 (between var 0.02 / 2 = 0.01), its seed
     mean's replicates 0.39 / 0.40 / 0.41 (variance 0.0001): se sqrt(0.0101) = 0.1005, df
-    0.0101^2 / 0.01^2 = 1.0201 -> 0.4 +- 12.48 x 0.1005: undecided; with 0.39 and 0.41 instead
-    (between 0.0002 / 2 = 0.0001, total 0.0002, df 0.0002^2 / (0.0001^2 / 1 + 0.0001^2 / inf) = 4):
-    0.4 +- 2.776 x 0.01414 = [0.361, 0.439]: holds."""
+    (0.01 / 0.064185 + 0.0001)^2 / (0.01 / 0.064185)^2 = 1.0013 -> 0.4 +- 12.67 x 0.1005: undecided;
+    with 0.39 and 0.41 instead (between 0.0002 / 2 = 0.0001, U = 0.0001 / 0.064185 = 0.001558, total
+    0.0002, df (0.001558 + 0.0001)^2 / 0.001558^2 = 1.1325): 0.4 +- 9.680 x 0.014142 = [0.263, 0.537]: holds."""
     order = {"greater": [{"table": "t", "column": "a"}, {"table": "t", "column": "b"}]}
 
     def run(a, b, spread):
@@ -105,7 +108,7 @@ def test_an_order_over_seeds_reads_each_difference():
     row = scorecard([claim(order, trained="probes")], pool_trainings([run(0.8, 0.5, spread), run(0.9, 0.4, spread)]))
     assert row.iloc[0].verdict == INCONCLUSIVE and row.iloc[0].our_value == "0.85 > 0.45 (means of 2 seeds)"
     row = scorecard([claim(order, trained="probes")], pool_trainings([run(0.8, 0.41, spread), run(0.8, 0.39, spread)]))
-    assert (row.iloc[0].verdict, row.iloc[0].interval) == ("holds", "[0.361, 0.439] (t, differences, 2 seeds)")
+    assert (row.iloc[0].verdict, row.iloc[0].interval) == ("holds", "[0.263, 0.537] (t, differences, 2 seeds)")
 
 
 def test_a_per_level_claim_over_seeds_reads_each_level_and_writes_each_seeds_value():
@@ -135,14 +138,16 @@ def test_a_categorical_value_over_seeds_has_no_mean_and_is_never_firm():
 def test_one_seed_widened_by_the_reference():
     """One seed: 0.6, 40 replicates evenly from 0.56 to 0.64, h = 0.08 / 39 apart (variance (n - 1):
     h^2 n (n + 1) / 12 = 0.00057506). With a between-seed SD of 0.05 over 5 seeds: se^2 = 0.00057506 +
-    0.0025 = 0.00307506, df = 0.00307506^2 / (0.0025^2 / 4) = 6.0518, half-width t(0.975, 6.05) x se =
-    2.4418 x 0.055453 = 0.13541 -> [0.465, 0.735]: does not decide > 0.5. SD 0.01: se^2 = 0.00067506,
-    df = 0.00067506^2 / (0.0001^2 / 4) = 182.3, half-width 1.9731 x 0.025982 = 0.05126 -> [0.549, 0.651]."""
+    0.0025 = 0.00307506 (se 0.055453); the df reads 0.0025 at its 80% upper bound, U = 0.0025 x 4 /
+    chi2(0.2; 4) = 0.01 / 1.648777 = 0.0060651: df = (U + 0.00057506)^2 / (U^2 / 4) = 4.7945,
+    half-width t(0.975, 4.79) x se = 2.6041 x 0.055453 = 0.14441 -> [0.456, 0.744]: does not decide
+    > 0.5. SD 0.01: U = 0.0004 / 1.648777 = 0.00024260, df = (U + 0.00057506)^2 / (U^2 / 4) = 45.44,
+    half-width 2.0136 x 0.025982 = 0.05232 -> [0.548, 0.652]: decides."""
     reps = pd.Series(np.linspace(0.56, 0.64, 40))
     e = widened(0.6, reps, np.inf, 0.05, 5)
-    assert e.se**2 == pytest.approx(0.00307506, rel=1e-5) and e.df == pytest.approx(6.0518, abs=1e-3)
-    assert e.bounds() == pytest.approx((0.4646, 0.7354), abs=1e-4) and e.reference == (0.05, 5)
-    assert widened(0.6, reps, np.inf, 0.01, 5).bounds() == pytest.approx((0.5487, 0.6513), abs=1e-4)
+    assert e.se**2 == pytest.approx(0.00307506, rel=1e-5) and e.df == pytest.approx(4.7945, abs=1e-3)
+    assert e.bounds() == pytest.approx((0.4556, 0.7444), abs=1e-4) and e.reference == (0.05, 5)
+    assert widened(0.6, reps, np.inf, 0.01, 5).bounds() == pytest.approx((0.5477, 0.6523), abs=1e-4)
 
 
 def _reference(tmp_path, rows):
@@ -160,10 +165,10 @@ def test_a_firm_one_seed_verdict_the_reference_undecides_reads_inconclusive_seed
     wide = _reference(tmp_path, [["c.x", "", "value", 0.05, 5, "m", "0123456789"]])
     row = scorecard([trained], Run(one.tables, one.boots, reference=wide)).iloc[0]
     assert (row.verdict, row.interval) == (SEED, "[0.562, 0.638]")  # the bootstrap's own interval decides ...
-    assert "widened by the seed reference's between-seed SD, [0.465, 0.735] (SD 0.05, 5 seeds)" in row.reason
+    assert "widened by the seed reference's between-seed SD, [0.456, 0.744] (SD 0.05, 5 seeds)" in row.reason
     assert row.seed_reference == "between-seed SD 0.05 (5 seeds; m @ 0123456)"
-    # ... its p is the widened interval's: t = 0.1 / 0.055453 = 1.8033 on 6.0518 df
-    assert row.p_value == pytest.approx(2 * stats.t.sf(0.1 / 0.055453, 6.0518), rel=1e-3)
+    # ... its p is the widened interval's: t = 0.1 / 0.055453 = 1.8033 on 4.7945 df
+    assert row.p_value == pytest.approx(2 * stats.t.sf(0.1 / 0.055453, 4.7945), rel=1e-3)
     narrow = _reference(tmp_path, [["c.x", "", "value", 0.01, 5, "m", "0123456789"]])
     assert scorecard([trained], Run(one.tables, one.boots, reference=narrow)).iloc[0].verdict == "holds"
     # a claim the reference does not cover: judged as without it, and said so
@@ -184,7 +189,7 @@ def test_the_reference_is_read_per_level(tmp_path):
     run = Run({"t": pd.DataFrame({"g": ["A", "B"], "v": [0.6, 0.6]})}, {"t": boot.assign(resampled_units=np.inf)})
     ref = _reference(tmp_path, [["c.x", "A", "value", 0.05, 5, "m", "abc"]])
     row = scorecard([claim(per, trained="probes")], Run(run.tables, run.boots, reference=ref)).iloc[0]
-    assert row.verdict == SEED and "A: [0.465, 0.735] (SD 0.05, 5 seeds)" in row.reason and row.levels == "1 of 2"
+    assert row.verdict == SEED and "A: [0.456, 0.744] (SD 0.05, 5 seeds)" in row.reason and row.levels == "1 of 2"
 
 
 @pytest.mark.parametrize(
