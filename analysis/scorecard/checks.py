@@ -114,14 +114,14 @@ def check_once(check: dict, run: Run, extra_where=None, reference: dict | None =
 
 def _widen(judged: Judgement, quantities: list, reference: dict, fallback: list, failing: int) -> None:
     """``judged`` (one seed, a bootstrap) widened by the seed reference: each quantity (key, point,
-    replicates, gap on the claim's side) with a between-seed SD in ``reference`` gets the t interval
+    replicates, gap on the claim's side, that side: +1 above, -1 below) with a between-seed SD in ``reference`` gets the t interval
     of :func:`analysis.scorecard.seeds.widened` and its p (a quantity without one keeps its bootstrap
     p, ``fallback``); the verdict is firm only where that interval decides too, and its p is the larger."""
     estimates = [widened(point, reps, judged.units, *reference[key]) if key in reference else None
-                 for key, point, reps, _ in quantities]  # fmt: skip
+                 for key, point, reps, *_ in quantities]  # fmt: skip
     if not any(estimates):
         return
-    ps = [e.sided_p(gap) if e else f for e, (*_, gap), f in zip(estimates, quantities, fallback)]
+    ps = [e.sided_p(gap, sign) if e else f for e, (*_, gap, sign), f in zip(estimates, quantities, fallback)]
     judged.estimates, judged.seed_p = estimates, combined(ps, failing)
     judged.p_holds, judged.p_fails = max(judged.p_holds, judged.seed_p[0]), max(judged.p_fails, judged.seed_p[1])
 
@@ -148,13 +148,20 @@ def _over_seeds(check: dict, runs: list[Run], extra_where) -> Judgement:
     if not all(numeric(points) for points, _ in seeds):
         shown = modal(seeds[0][0])
         ok = not order and holds(shown, op, threshold)
-        return Judgement(ok, [(None, 1, shown)], order, threshold, False, [], k, "seeds", k, why=("categorical", k))
+        return Judgement(
+            ok, [(None, 1, shown)], order, threshold, False, [], k, "seeds", k, why=("categorical", k),
+            strength=pd.Series(np.nan, index=range(k)),  # no side to be on
+        )  # fmt: skip
+    if check.get("interval") == "basic":  # each seed's replicates reflected about its own value
+        seeds = [(points, [None if r is None else basic(r, p) for p, r in zip(points, reps)]) for points, reps in seeds]
     quantities = _differences(seeds, check.get("margin", 0.0)) if order else seeds
     estimates = [seed_mean(points, reps, units) for points, reps in quantities]
     gaps = [strength_of(e.mean, op, threshold) for e in estimates]  # how far on the claim's side
     ok = all(g > 0 for g in gaps) if order else holds(estimates[0].mean, op, threshold)
     # an order holds where every difference does; it fails where one does (Bonferroni over those failing)
-    p_holds, p_fails = combined([e.sided_p(g) for e, g in zip(estimates, gaps)], sum(g <= 0 for g in gaps) or len(gaps))
+    p_holds, p_fails = combined(
+        [e.sided_p(g, side(op)) for e, g in zip(estimates, gaps)], sum(g <= 0 for g in gaps) or len(gaps)
+    )
     if not order and not side(op):  # ==: no side, no p
         p_holds, p_fails = np.nan, np.nan
     shown = [(None, i, float(np.mean(points))) for i, (points, _) in enumerate(seeds, start=1)]
@@ -196,7 +203,7 @@ def _check_threshold(check: dict, run: Run, extra_where, reference: dict) -> Jud
         agreement=_share(outcomes, ok), units=units,
     )  # fmt: skip
     if side(op) and not isinstance(v, str):
-        quantity = ("value", float(v), reps, side(op) * (float(v) - threshold))
+        quantity = ("value", float(v), reps, side(op) * (float(v) - threshold), side(op))
         _widen(judged, [quantity], reference, [(judged.p_holds, judged.p_fails)], 1)
     judged.firm = judged.firm_at()
     return judged
@@ -239,7 +246,7 @@ def _check_order(check: dict, run: Run, extra_where, reference: dict) -> Judgeme
         agreement=agreement, divisor=divisor, units=units,
     )  # fmt: skip
     points = [float(a) - float(b) - margin for a, b in pairs]
-    quantities = [(f"difference{i}", x, d, x) for i, (x, d) in enumerate(zip(points, diffs), start=1)]
+    quantities = [(f"difference{i}", x, d, x, 1) for i, (x, d) in enumerate(zip(points, diffs), start=1)]
     _widen(judged, quantities, reference, part_p, failing)
     judged.firm = judged.firm_at()
     return judged

@@ -10,24 +10,28 @@ mean over seeds, m = mean_s q_s, with
     var(m) = s_b^2 / k  +  V_w,
 
 s_b^2 the between-seed variance of the seeds' values (k - 1 degrees of freedom) and V_w the
-bootstrap variance of the seed mean: the variance over the replicates of mean_s q_s,b (replicate b
-of every seed side by side, so inputs shared by the seeds count once), times G/(G - 1) for G
-resampled clusters (G - 1 degrees of freedom; none without a bootstrap). The 95% interval is
-m +- t(0.975, df) sqrt(var(m)); the one-sided p of each direction is the same t's, so the interval
-decides exactly where the two-sided p is <= 5%. A verdict is never read from k of k seeds agreeing.
+bootstrap variance of the seed mean, read on the replicates of mean_s q_s,b (replicate b of every
+seed side by side, so inputs the seeds share count once). V_w is read off those replicates' own 95%
+interval, widened for G resampled clusters as a one-seed verdict's is
+(:func:`analysis.scorecard.few_units.bounds_of`), one side at a time: ((m - low) / q)^2 below m and
+((high - m) / q)^2 above, q = t(0.975, G - 1) (1.96 for many units); so with no spread between
+seeds the interval is the bootstrap's own, skew included, and the t interval
+m - t(0.975, df) se_below, m + t(0.975, df) se_above decides where the bootstrap would. The one-sided
+p of each direction is the same t's (on the side facing the comparison), so the interval decides
+exactly where the two-sided p is <= 5%. A verdict is never read from k of k seeds agreeing.
 
-The df is Welch-Satterthwaite's, with the between-seed term taken at its one-sided 80% upper
-confidence bound, s_b^2 (k - 1) / chi2(0.2; k - 1), in the df alone (the standard error keeps
-s_b^2): the plain plug-in df is largest exactly where s_b^2 came out small, so with 3 seeds whose
-spread dominates it gave 3.7% wrong verdicts per direction for 2.5%; the bound keeps it at 2.5%
-while the df still tends to the bootstrap's where the seeds agree (t(k - 1) throughout would need
-4.3 standard errors of 3 seeds however small their spread). Without a bootstrap it is t(k - 1).
-tools/measure/seed_calibration.py measures it through the engine.
+The df is Welch-Satterthwaite's, s_b^2 / k with k - 1 df and V_w with G - 1, the between-seed term
+taken at its one-sided 80% upper confidence bound, s_b^2 (k - 1) / chi2(0.2; k - 1), in the df alone
+(the standard error keeps s_b^2): the plain plug-in df is largest exactly where s_b^2 came out small,
+so with 3 seeds whose spread dominates it gave 3.7% wrong verdicts per direction for 2.5%; the bound
+keeps it at 2.5% while the df still tends to the bootstrap's where the seeds agree (t(k - 1)
+throughout would need 4.3 standard errors of 3 seeds however small their spread). Without a
+bootstrap it is t(k - 1). tools/measure/seed_calibration.py measures it through the engine.
 
 One seed with a seed reference (between-seed SD s over k_ref seeds, measured once by
-``python -m tools.measure.seed_reference``): the seed's own bootstrap variance plus s^2 (k_ref - 1
-degrees of freedom), the same t; a firm bootstrap verdict stays firm only where this interval
-decides too (else ``inconclusive (seed)``).
+``python -m tools.measure.seed_reference``): the seed's own bootstrap variance, read alike, plus s^2
+(k_ref - 1 df in the df); a firm bootstrap verdict stays firm only where this interval decides too
+(else ``inconclusive (seed)``). With s = 0 it is the bootstrap's own interval.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from analysis.scorecard.few_units import bounds_of
 from analysis.scorecard.run import Run
 from analysis.scorecard.values import replicate_values, value
 
@@ -48,37 +53,40 @@ DF_BOUND = 0.8
 
 @dataclass(frozen=True)
 class SeedMean:
-    """A quantity over seeds: each seed's value (``points``), their ``mean``, its standard error
-    (``se``) and degrees of freedom (``df``), the seed mean on every bootstrap replicate (``reps``;
-    None without a bootstrap), the clusters drawn (``units``), and for a one-seed quantity widened by
-    the seed reference, that reference's between-seed SD and seed count (``reference``)."""
+    """A quantity over seeds: each seed's value (``points``), their ``mean``, its standard error and
+    degrees of freedom below and above the mean (``spread``: ((se, df) below, (se, df) above)), the
+    seed mean on every bootstrap replicate (``reps``; None without a bootstrap), the clusters drawn
+    (``units``), and for one seed widened by the seed reference, that reference's between-seed SD and
+    seed count (``reference``)."""
 
     points: tuple
     mean: float
-    se: float
-    df: float
+    spread: tuple = ((np.nan, np.nan), (np.nan, np.nan))
     reps: pd.Series | None = None
     units: float = np.inf
     reference: tuple | None = None
-    parts: dict = field(default_factory=dict)  # the variance terms: between, within (for the terms table)
+    parts: dict = field(default_factory=dict)  # the variance terms (the terms table)
 
     def bounds(self, tail: float = TAIL) -> tuple[float, float]:
-        """The interval m +- t(1 - tail, df) se (NaN where there is no standard error)."""
-        if not np.isfinite(self.se):
+        """m - t(1 - tail, df) se below, m + t(1 - tail, df) se above (NaN without a standard error)."""
+        (se_lo, df_lo), (se_hi, df_hi) = self.spread
+        half = lambda se, df: float(stats.t.ppf(1 - tail, df)) * se if se > 0 else 0.0  # noqa: E731
+        if not (np.isfinite(se_lo) and np.isfinite(se_hi)):
             return np.nan, np.nan
-        half = float(stats.t.ppf(1 - tail, self.df)) * self.se if self.se > 0 else 0.0
-        return self.mean - half, self.mean + half
+        return self.mean - half(se_lo, df_lo), self.mean + half(se_hi, df_hi)
 
-    def sided_p(self, gap: float) -> tuple[float, float]:
-        """(p of holds, p of does not hold) of the claim that the mean lies ``gap`` above its
-        comparison on the claim's side (``gap`` = side x (m - threshold)): the t test the interval
-        inverts. With no spread at all the side of the mean decides (0 and 1)."""
-        if not np.isfinite(self.se) or not np.isfinite(gap):
+    def sided_p(self, gap: float, side: int = 1) -> tuple[float, float]:
+        """(p of holds, p of does not hold) of the claim that the mean lies ``gap`` beyond its
+        comparison on the claim's side (``gap`` = side x (m - threshold); ``side`` +1: above, -1:
+        below): the t test the interval inverts, on the side of the mean that faces the comparison.
+        With no spread at all the side of the mean decides (0 and 1)."""
+        se, df = self.spread[0] if (gap > 0) == (side > 0) else self.spread[1]
+        if not np.isfinite(se) or not np.isfinite(gap):
             return np.nan, np.nan
-        if self.se == 0:
+        if se == 0:
             return (0.0, 1.0) if gap > 0 else (1.0, 0.0)
-        t = gap / self.se
-        return float(stats.t.sf(t, self.df)), float(stats.t.cdf(t, self.df))
+        t = gap / se
+        return float(stats.t.sf(t, df)), float(stats.t.cdf(t, df))
 
     @property
     def undefined(self) -> float:
@@ -103,47 +111,50 @@ def seed_df(between: float, df_between: float, within: float, df_within: float) 
     return satterthwaite([(upper, df_between), (within, df_within)])
 
 
-def _within(reps: list[pd.Series | None], units: float) -> tuple[pd.Series | None, float, float]:
-    """(the seed mean on every replicate, its bootstrap variance, that variance's df): replicate b of
-    every seed side by side (by position in replicate order), the variance corrected to the unbiased
-    one for G clusters (G / (G - 1), G - 1 df); (None, 0, inf) unless every seed has replicates."""
+def _within(point: float, reps: list[pd.Series | None], units: float) -> tuple:
+    """(the seed mean on every replicate, its bootstrap variance below and above ``point``, their df):
+    replicate b of every seed side by side (by position in replicate order), each side's variance
+    read off their few-cluster widened 95% interval (module docstring); (None, 0, 0, inf) unless every
+    seed has replicates, inf variances where the units allow no interval."""
     if not reps or any(r is None for r in reps):
-        return None, 0.0, np.inf
+        return None, 0.0, 0.0, np.inf
     n = min(len(r) for r in reps)
     stacked = np.column_stack([pd.to_numeric(r, errors="coerce").to_numpy(dtype=float)[:n] for r in reps])
     mean = pd.Series(stacked.mean(axis=1), index=pd.RangeIndex(n, name="replicate"))  # NaN where a seed has none
-    known = mean.dropna()
-    variance = float(known.var(ddof=1)) if len(known) > 1 else 0.0
-    if np.isfinite(units):
-        return mean, variance * units / (units - 1) if units > 1 else np.inf, max(units - 1, 1.0)
-    return mean, variance, np.inf
+    interval = bounds_of(mean, units, TAIL)
+    df = units - 1 if np.isfinite(units) else np.inf
+    if not isinstance(interval, tuple):  # too few units for an interval, or no replicate with a value
+        return mean, np.inf, np.inf, df
+    q = float(stats.t.ppf(1 - TAIL, df))
+    low, high = interval
+    return mean, (max(point - low, 0.0) / q) ** 2, (max(high - point, 0.0) / q) ** 2, df
+
+
+def _estimate(points, mean, between, df_between, reps, units, reference=None) -> SeedMean:
+    """The SeedMean of ``mean`` with the between-seed variance ``between`` (``df_between`` df) and the
+    bootstrap variance of ``reps`` (each seed's replicates) on each side."""
+    mean_reps, below, above, df_within = _within(mean, reps, units)
+    spread = tuple((float(np.sqrt(between + w)), seed_df(between, df_between, w, df_within)) for w in (below, above))
+    parts = {"between": between, "within_below": below, "within_above": above}
+    return SeedMean(tuple(points), float(mean), spread, mean_reps, units, reference, parts)
 
 
 def seed_mean(points: list, reps: list[pd.Series | None], units: float = np.inf) -> SeedMean:
     """The mean over k seeds of one quantity (``points``: each seed's value; ``reps``: each seed's
-    bootstrap replicates, None where it has none), its standard error sqrt(s_b^2 / k + V_w) and
-    Welch-Satterthwaite df (module docstring). Fewer than 2 seeds: no standard error (NaN)."""
+    bootstrap replicates, None where it has none), its standard error sqrt(s_b^2 / k + V_w) on each
+    side and its df (module docstring). Fewer than 2 seeds: no standard error (NaN)."""
     x = np.asarray(points, dtype=float)
     k = len(x)
-    mean_reps, within, df_within = _within(reps, units)
     if k < 2:
-        return SeedMean(tuple(points), float(x.mean()) if k else np.nan, np.nan, np.nan, mean_reps, units)
-    between = float(x.var(ddof=1)) / k
-    df = seed_df(between, k - 1, within, df_within)
-    parts = {"between": between, "within": within}
-    return SeedMean(tuple(points), float(x.mean()), float(np.sqrt(between + within)), df, mean_reps, units, None, parts)
+        return SeedMean(tuple(points), float(x.mean()) if k else np.nan)
+    return _estimate(points, float(x.mean()), float(x.var(ddof=1)) / k, k - 1, reps, units)
 
 
 def widened(point: float, reps: pd.Series, units: float, sd: float, k_ref: int) -> SeedMean:
-    """One seed's value with its bootstrap variance (corrected for G clusters as :func:`seed_mean`)
-    plus the seed reference's between-seed variance ``sd``^2 (``k_ref`` - 1 df): what a new seed's
-    value could be, read as a t interval with the df of :func:`seed_df`."""
-    _, within, df_within = _within([reps], units)
-    between = float(sd) ** 2
-    df = seed_df(between, k_ref - 1, within, df_within)
-    parts = {"between": between, "within": within}
-    se = float(np.sqrt(between + within))
-    return SeedMean((point,), float(point), se, df, reps, units, (float(sd), int(k_ref)), parts)
+    """One seed's value with its bootstrap variance (read as :func:`seed_mean` reads it) plus the seed
+    reference's between-seed variance ``sd``^2 (``k_ref`` - 1 df): what a new seed's value could be,
+    read as a t interval with the df of :func:`seed_df`."""
+    return _estimate((point,), point, float(sd) ** 2, k_ref - 1, [reps], units, (float(sd), int(k_ref)))
 
 
 def seed_runs(run: Run, specs: list[dict]) -> list[Run]:

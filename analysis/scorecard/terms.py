@@ -10,7 +10,7 @@ in the order of its ``greater`` list, with its ``margin``); their 95% interval `
 or t p), ``units`` (the independent units its replicates drew, where the table says so),
 ``replicates``, ``seeds``; over k seeds each seed's value of each quantity (``value_seed1``, ... or
 ``difference1_seed1``, ...: what tools/measure/seed_reference.py reads) and the t interval's
-degrees of freedom (``df``, ``df1``, ...); one seed widened by the seed reference: ``seed_sd``,
+degrees of freedom below and above the mean (``df_low``, ``df_high``, ``df_low1``, ...); one seed widened by the seed reference: ``seed_sd``,
 ``seed_reference_seeds``, ``seed_low``, ``seed_high`` (an order: ``seed_sd1``, ...); the claim's ``control_difference`` (model minus the random-init control
 on the claim's side) with ``control_difference_low`` / ``_high`` / ``_p``."""
 
@@ -65,7 +65,9 @@ def _seed_terms(j: Judgement) -> dict:
             continue
         suffix, quantity = (str(i), f"difference{i}") if j.order else ("", "value")
         if e.reference is None:
-            out |= {f"{quantity}_seed{s}": x for s, x in enumerate(e.points, start=1)} | {f"df{suffix}": e.df}
+            (_, df_low), (_, df_high) = e.spread
+            out |= {f"{quantity}_seed{s}": x for s, x in enumerate(e.points, start=1)}
+            out |= {f"df_low{suffix}": df_low, f"df_high{suffix}": df_high}
         else:
             low, high = e.bounds()
             out |= {f"seed_sd{suffix}": e.reference[0], f"seed_reference_seeds{suffix}": e.reference[1]}
