@@ -89,6 +89,13 @@ def scorecard_runs(wildcards):
     return runs
 
 
+def seed_reference_input(wildcards):
+    """The seed reference file (config overview.seed_reference) where it exists, else nothing: the
+    scorecard then widens no verdict for the seed, and says so."""
+    path = config["overview"]["seed_reference"]
+    return [path] if os.path.isfile(path) else []
+
+
 def scorecard_inputs(wildcards):
     """Every file of every run, one named list per run (the scorecard reads them through params runs)."""
     return {

@@ -11,6 +11,8 @@ rule scorecard:
     input:
         unpack(scorecard_inputs),
         claims=CLAIMS_FILES,
+        # the seed reference, where the file exists (none: no claim is widened for the seed)
+        seed_reference=seed_reference_input,
     output:
         table=table("scorecard"),
         # our_value's numbers at full precision, one per claim, level and position
@@ -38,6 +40,7 @@ rule scorecard:
         rules_left_out=scorecard_rules_left_out(),
         registry=CLAIM_TABLES,
         runs=scorecard_runs,
+        seed_reference=config["overview"]["seed_reference"],
     script:
         "../workflow/scorecard.py"
 

@@ -1,8 +1,11 @@
+from dataclasses import replace
+
 from analysis.scorecard.claims import read_claims, scorecard_and_values
 from analysis.scorecard.counts import headline
 from analysis.scorecard.evaluate import load_table
 from analysis.scorecard.pages import plot_scorecard, scorecard_html, scorecard_markdown, value_notes
 from analysis.scorecard.run import Run
+from analysis.scorecard.seed_reference import read_seed_reference
 from analysis.scorecard.trainings import pool_trainings
 from analysis.shared.rule_io import save_figure, start, write_table, write_text
 
@@ -21,10 +24,19 @@ def read_run(run: dict) -> Run:
 
 
 runs = snakemake.params.runs
-# the model's own run, then its training runs (config trainings): pooled into the intervals
+# the model's own run, then its training runs (config trainings): each seed judged alone, combined
 own = pool_trainings(
     [read_run(runs["model"])] + [read_run(r) for name, r in runs.items() if name.startswith("training-")]
 )
+# the seed reference a one-seed claim is widened by (overview.seed_reference; no file: none)
+reference = read_seed_reference(snakemake.params.seed_reference)
+log.info(
+    "seed reference: %s",
+    f"{reference.path} ({reference.source})"
+    if reference
+    else f"{snakemake.params.seed_reference} absent: no verdict widened",
+)
+own = replace(own, reference=reference)
 # the random-init control's runs (overview.random_init_control), for the claims that read maps: its
 # first draw, then its further draws (random_init.draws: control-2, ...)
 controls = [read_run(runs["control"])] if "control" in runs else []

@@ -1,6 +1,7 @@
 """One check of a claim on one model's tables: its point verdict, how firm it is over the replicate
-tables (a bootstrap, or the trainings' seeds: a t interval), its bootstrap p and its strength per
-replicate (how far on the claim's side: the paired control reads it). A judgement carries numbers
+tables (a bootstrap; over k training seeds the seeds' mean with a t interval on the between-seed plus
+bootstrap variance, :mod:`analysis.scorecard.seeds`; one seed widened by the seed reference where it
+has one), its p and its strength per replicate (how far on the claim's side: the paired control reads it). A judgement carries numbers
 only (its values, their interval bounds, units, seeds, p): :mod:`analysis.scorecard.wording` puts
 them into words, :mod:`analysis.scorecard.terms` into the terms table. The rules are stated in
 :mod:`analysis.scorecard.evaluate`."""
@@ -11,31 +12,26 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from analysis.scorecard.few_units import MIN_CLUSTERS, required_share, units_of
-from analysis.scorecard.pvalues import combined, direction_p, t_p
+from analysis.scorecard.few_units import bounds_of, required_share, too_few, units_of
+from analysis.scorecard.pvalues import combined, direction_p
 from analysis.scorecard.run import Run
-from analysis.scorecard.values import OPS, TIE, NoRows, interval_of, replicate_values, select, specs_of, value
+from analysis.scorecard.seeds import modal, numeric, per_seed, seed_mean, seed_runs, widened
+from analysis.scorecard.values import (
+    TIE,
+    NoRows,
+    basic,
+    holds,
+    replicate_values,
+    select,
+    side,
+    specs_of,
+    strength_of,
+    value,
+)
 
 AGREEMENT = 0.975  # share of replicates that must agree with a verdict (one side of a 95% interval)
 LEVEL = 0.05  # two-sided: each direction of a firm verdict at 2.5%
-
-
-def basic(reps: pd.Series, point) -> pd.Series:
-    """The replicates reflected about the point value (2 x point - replicate): their percentiles are
-    the basic bootstrap interval, which removes a bias the replicates show about the point (an
-    in-sample maximum's replicates lean upwards by the bias of the max: the reflection moves the
-    interval down by as much)."""
-    return 2 * float(point) - pd.to_numeric(reps, errors="coerce")
-
-
-@dataclass(frozen=True)
-class Modal:
-    """A categorical value's replicates: their most common value (None: no replicate) and its share."""
-
-    value: object
-    share: float
 
 
 @dataclass
@@ -47,7 +43,7 @@ class Judgement:
     values: list = field(default_factory=list)
     order: bool = False  # values in decreasing order (``greater``), else one value against ``threshold``
     threshold: object = None  # the comparison: a threshold, or an order's margin
-    firm: bool | None = None  # None: no replicates; else whether >= AGREEMENT of them agree with ``ok``
+    firm: bool | None = None  # None: no replicates; else whether its interval decides (firm_at)
     # per value: (low, high), Modal or None (too few units for an interval); an order over seeds: per difference
     bounds: list = field(default_factory=list)
     replicates: int = 0
@@ -60,12 +56,17 @@ class Judgement:
     p_fails: float = np.nan
     strength: pd.Series | None = None
     strength_point: float = np.nan
-    why: tuple = ()  # why a verdict is not firm beyond its interval: ("undefined", share) | ("tie",) | ("few", units, floor)
+    # why a verdict is not firm beyond its interval: ("undefined", share) | ("tie",) | ("few", units, floor) | ("categorical", k)
+    why: tuple = ()
     agreement: float = np.nan  # share of the replicates agreeing (a failing order: its best failing pair)
     divisor: int = 1  # the Bonferroni divisor of that share (a failing order: its failing pairs)
     levels: dict = field(default_factory=dict)  # level -> its Judgement (a check with ``per``)
     marks: dict = field(default_factory=dict)  # level -> a note beside its value (e.g. a task not learnt)
     units: float = np.inf  # independent units (clusters) the replicates drew; inf: many
+    # per quantity (the value; an order's differences): its SeedMean over k seeds, or one seed's widened
+    # by the seed reference (None: a difference the reference has no SD for)
+    estimates: list = field(default_factory=list)
+    seed_p: tuple | None = None  # (p of holds, p of does not hold) of the interval widened by the seed reference
 
     @property
     def p_value(self) -> float:
@@ -74,28 +75,17 @@ class Judgement:
         return float(min(1.0, 2 * p)) if np.isfinite(p) else np.nan
 
     def firm_at(self, level: float = AGREEMENT) -> bool | None:
-        """Whether the verdict is firm when ``level`` of the replicates must agree (seeds: their t
-        interval), corrected for few resampled clusters (:func:`required_share`)."""
-        if self.basis != "bootstrap":  # no replicates (None), or seeds: their t interval decided it
+        """Whether the verdict is firm when ``level`` of the replicates must agree, corrected for few
+        resampled clusters (:func:`required_share`), and its interval widened by the seed reference
+        decides at ``level`` too; over seeds, whether their t interval at ``level`` decides (the p
+        of the verdict's side, Bonferroni over an order's failing pairs, within 1 - ``level``)."""
+        side = 0 if self.ok else 1
+        if self.basis == "seeds":
+            return not self.why and bool((self.p_holds, self.p_fails)[side] <= 1 - level)
+        if self.basis != "bootstrap":  # no replicates (None)
             return self.firm
-        return not self.why and bool(self.agreement >= required_share((1 - level) / self.divisor, self.units))
-
-
-def _bounds(reps: pd.Series, units: float):
-    """The replicates' 95% interval, widened for few clusters (the percentiles :func:`required_share`
-    reads): (low, high); a categorical value's modal share; None where no interval is possible."""
-    share = required_share(1 - AGREEMENT, units)
-    if not np.isfinite(share):
-        return None
-    if pd.to_numeric(reps, errors="coerce").notna().sum() == 0:  # categorical values (==): the modal share
-        top = reps.value_counts(normalize=True)
-        return Modal(top.index[0], float(top.iloc[0])) if len(top) else Modal(None, np.nan)
-    return interval_of(reps, share)
-
-
-def _too_few(units: float) -> tuple:
-    """Why a table resampled by ``units`` clusters gives no firm verdict (() where it can)."""
-    return ("few", units, MIN_CLUSTERS) if np.isfinite(units) and units < MIN_CLUSTERS else ()
+        firm = not self.why and bool(self.agreement >= required_share((1 - level) / self.divisor, self.units))
+        return firm and (self.seed_p is None or bool(self.seed_p[side] <= 1 - level))
 
 
 def _share(outcomes: pd.Series, ok: bool) -> float:
@@ -110,85 +100,116 @@ def levels_of(check: dict, tables) -> list:
     return list(dict.fromkeys(df[check["per"]].tolist()))
 
 
-def _holds(v, op: str, threshold) -> bool:
-    """``v op threshold``; a tie (an undecided argmax, TIE) never holds."""
-    if isinstance(v, str) and v.startswith(TIE):
-        return False
-    return bool(OPS[op](v, threshold))
-
-
-def _strength(v, op: str, threshold) -> float:
-    """How far ``v`` is on the claim's side of ``threshold`` (> 0 where ``v op threshold`` holds
-    strictly); NaN for a categorical value."""
-    try:
-        v = float(v)
-    except (TypeError, ValueError):
-        return np.nan
-    return v - threshold if op in (">", ">=") else threshold - v if op in ("<", "<=") else np.nan
-
-
-def _seed_interval(reps: pd.Series) -> tuple[float, float, float]:
-    """(mean, low, high): the t interval over k seeds' values (k - 1 degrees of freedom)."""
-    x = pd.to_numeric(reps, errors="coerce").dropna()
-    k = len(x)
-    if k < 2:
-        return (float(x.mean()) if k else np.nan), np.nan, np.nan
-    half = float(stats.t.ppf(AGREEMENT, k - 1)) * float(x.std(ddof=1)) / np.sqrt(k)
-    return float(x.mean()), float(x.mean()) - half, float(x.mean()) + half
-
-
-def _seeds(boots, spec) -> int:
-    """k when ``spec``'s replicates are k trainings' own tables (no bootstrap), else 0."""
-    boot = (boots or {}).get(spec["table"])
-    return int(boot.attrs.get("seeds", 0)) if boot is not None else 0
-
-
-def check_once(check: dict, run: Run, extra_where=None) -> Judgement:
-    """One check (a threshold or an order), at one level of ``per`` (``extra_where``)."""
+def check_once(check: dict, run: Run, extra_where=None, reference: dict | None = None) -> Judgement:
+    """One check (a threshold or an order), at one level of ``per`` (``extra_where``); ``reference``:
+    the seed reference's (between-seed SD, seeds) of its quantities at that level (``value``,
+    ``difference1``, ...), read where the check rests on one seed."""
+    runs = seed_runs(run, specs_of(check))
+    if len(runs) > 1:  # k training seeds: each judged alone, the quantity read as their mean
+        return _over_seeds(check, runs, extra_where)
     if "value" in check:
-        return _check_threshold(check, run, extra_where)
-    return _check_order(check, run, extra_where)
+        return _check_threshold(check, run, extra_where, reference or {})
+    return _check_order(check, run, extra_where, reference or {})
 
 
-def _check_threshold(check: dict, run: Run, extra_where) -> Judgement:
-    """One value against its threshold."""
-    op, threshold, boots = check["op"], check["threshold"], run.boots
-    v = value(check["value"], run.tables, extra_where)
-    reps = replicate_values(check["value"], boots, extra_where)
-    k = _seeds(boots, check["value"])
-    if k:  # k seeds, no bootstrap: the seeds' mean and its t interval; never firm by agreement alone
-        mean, lo, hi = _seed_interval(reps)
-        ok = _holds(mean, op, threshold)
-        firm = bool(np.isfinite(lo)) and (_holds(lo, op, threshold) == _holds(hi, op, threshold) == ok)
-        p_holds, p_fails = t_p(reps, op, threshold)
+def _widen(judged: Judgement, quantities: list, reference: dict, fallback: list, failing: int) -> None:
+    """``judged`` (one seed, a bootstrap) widened by the seed reference: each quantity (key, point,
+    replicates, gap on the claim's side, that side: +1 above, -1 below) with a between-seed SD in ``reference`` gets the t interval
+    of :func:`analysis.scorecard.seeds.widened` and its p (a quantity without one keeps its bootstrap
+    p, ``fallback``); the verdict is firm only where that interval decides too, and its p is the larger."""
+    estimates = [widened(point, reps, judged.units, *reference[key]) if key in reference else None
+                 for key, point, reps, *_ in quantities]  # fmt: skip
+    if not any(estimates):
+        return
+    ps = [e.sided_p(gap, sign) if e else f for e, (*_, gap, sign), f in zip(estimates, quantities, fallback)]
+    judged.estimates, judged.seed_p = estimates, combined(ps, failing)
+    judged.p_holds, judged.p_fails = max(judged.p_holds, judged.seed_p[0]), max(judged.p_fails, judged.seed_p[1])
+
+
+def _differences(seeds: list, margin: float) -> list:
+    """Each adjacent difference of an order over seeds, minus the margin: (each seed's point, each
+    seed's replicates by replicate id or None) from ``seeds``, per value (points, replicates)."""
+    num = lambda r: pd.to_numeric(r, errors="coerce")  # noqa: E731
+    return [
+        ([a - b - margin for a, b in zip(pa, pb)], [None if x is None or y is None else num(x) - num(y) - margin for x, y in zip(ra, rb)])
+        for (pa, ra), (pb, rb) in zip(seeds, seeds[1:])
+    ]  # fmt: skip
+
+
+def _over_seeds(check: dict, runs: list[Run], extra_where) -> Judgement:
+    """k training seeds, each judged alone: the value (an order: each adjacent difference) read as its
+    mean over the seeds, with the t interval on the between-seed plus bootstrap variance and its p
+    (:func:`analysis.scorecard.seeds.seed_mean`); firm where that interval decides (an order: Bonferroni
+    over its failing pairs), never by k of k seeds agreeing. A categorical value has no mean: never firm."""
+    specs, k, order = specs_of(check), len(runs), "greater" in check
+    op, threshold = (">", 0.0) if order else (check["op"], check["threshold"])
+    units = min(units_of(r.boots, spec) for r in runs for spec in specs)
+    seeds = [per_seed(spec, runs, extra_where) for spec in specs]  # per value: (points, replicates) of each seed
+    if not all(numeric(points) for points, _ in seeds):
+        shown = modal(seeds[0][0])
+        ok = not order and holds(shown, op, threshold)
         return Judgement(
-            ok, [(None, 1, mean)], False, threshold, firm, [(lo, hi)], k, "seeds", k, p_holds, p_fails,
-            strength=reps.map(lambda r: _strength(r, op, threshold)), strength_point=_strength(mean, op, threshold),
+            ok, [(None, 1, shown)], order, threshold, False, [], k, "seeds", k, why=("categorical", k),
+            strength=pd.Series(np.nan, index=range(k)),  # no side to be on
         )  # fmt: skip
-    ok = _holds(v, op, threshold)
-    point_strength = _strength(v, op, threshold)
-    if reps is None:
-        return Judgement(ok, [(None, 1, v)], threshold=threshold, strength_point=point_strength)
-    if check.get("interval") == "basic" and not isinstance(v, str):  # a categorical value has no reflection
-        reps = basic(reps, v)
-    outcomes = reps.map(lambda r: _holds(r, op, threshold) if pd.notna(r) else np.nan)
-    strength = reps.map(lambda r: _strength(r, op, threshold) if pd.notna(r) else np.nan)
-    undefined = float(reps.isna().mean())
-    why = ("undefined", undefined) if undefined > 1 - AGREEMENT else ()
-    if isinstance(v, str) and v.startswith(TIE):
-        why = ("tie",)
-    units = units_of(boots, check["value"])
-    why = why or _too_few(units)
+    if check.get("interval") == "basic":  # each seed's replicates reflected about its own value
+        seeds = [(points, [None if r is None else basic(r, p) for p, r in zip(points, reps)]) for points, reps in seeds]
+    quantities = _differences(seeds, check.get("margin", 0.0)) if order else seeds
+    estimates = [seed_mean(points, reps, units) for points, reps in quantities]
+    gaps = [strength_of(e.mean, op, threshold) for e in estimates]  # how far on the claim's side
+    ok = all(g > 0 for g in gaps) if order else holds(estimates[0].mean, op, threshold)
+    # an order holds where every difference does; it fails where one does (Bonferroni over those failing)
+    p_holds, p_fails = combined(
+        [e.sided_p(g, side(op)) for e, g in zip(estimates, gaps)], sum(g <= 0 for g in gaps) or len(gaps)
+    )
+    if not order and not side(op):  # ==: no side, no p
+        p_holds, p_fails = np.nan, np.nan
+    shown = [(None, i, float(np.mean(points))) for i, (points, _) in enumerate(seeds, start=1)]
+    reps = [e.reps if e.reps is not None else pd.Series(e.points, dtype=float) for e in estimates]
+    strength = pd.concat([r.reset_index(drop=True).map(lambda x: strength_of(x, op, threshold)) for r in reps], axis=1)
+    undefined = max(e.undefined for e in estimates)
     judged = Judgement(
-        ok, [(None, 1, v)], False, threshold, None, [_bounds(reps, units)], len(reps), "bootstrap", 0,
-        *direction_p(outcomes, units), strength=strength, strength_point=point_strength, why=why,
-        agreement=_share(outcomes, ok), units=units,
+        ok, shown, order, check.get("margin", 0.0) if order else threshold, None, [e.bounds() for e in estimates],
+        len(reps[0]), "seeds", k, p_holds, p_fails, strength=strength.min(axis=1, skipna=False),
+        strength_point=min(gaps), units=units, estimates=estimates,
+        why=("undefined", undefined) if undefined > 1 - AGREEMENT else too_few(units),
     )  # fmt: skip
     judged.firm = judged.firm_at()
     return judged
 
 
-def _check_order(check: dict, run: Run, extra_where) -> Judgement:
+def _check_threshold(check: dict, run: Run, extra_where, reference: dict) -> Judgement:
+    """One value against its threshold."""
+    op, threshold, boots = check["op"], check["threshold"], run.boots
+    v = value(check["value"], run.tables, extra_where)
+    reps = replicate_values(check["value"], boots, extra_where)
+    ok = holds(v, op, threshold)
+    point_strength = strength_of(v, op, threshold)
+    if reps is None:
+        return Judgement(ok, [(None, 1, v)], threshold=threshold, strength_point=point_strength)
+    if check.get("interval") == "basic" and not isinstance(v, str):  # a categorical value has no reflection
+        reps = basic(reps, v)
+    outcomes = reps.map(lambda r: holds(r, op, threshold) if pd.notna(r) else np.nan)
+    strength = reps.map(lambda r: strength_of(r, op, threshold) if pd.notna(r) else np.nan)
+    undefined = float(reps.isna().mean())
+    why = ("undefined", undefined) if undefined > 1 - AGREEMENT else ()
+    if isinstance(v, str) and v.startswith(TIE):
+        why = ("tie",)
+    units = units_of(boots, check["value"])
+    why = why or too_few(units)
+    judged = Judgement(
+        ok, [(None, 1, v)], False, threshold, None, [bounds_of(reps, units)], len(reps), "bootstrap", 0,
+        *direction_p(outcomes, units), strength=strength, strength_point=point_strength, why=why,
+        agreement=_share(outcomes, ok), units=units,
+    )  # fmt: skip
+    if side(op) and not isinstance(v, str):
+        quantity = ("value", float(v), reps, side(op) * (float(v) - threshold), side(op))
+        _widen(judged, [quantity], reference, [(judged.p_holds, judged.p_fails)], 1)
+    judged.firm = judged.firm_at()
+    return judged
+
+
+def _check_order(check: dict, run: Run, extra_where, reference: dict) -> Judgement:
     """Values in strictly decreasing order (each by more than the margin)."""
     specs, boots = check["greater"], run.boots
     values = [value(spec, run.tables, extra_where) for spec in specs]
@@ -205,22 +226,6 @@ def _check_order(check: dict, run: Run, extra_where) -> Judgement:
         for ra, rb in zip(reps, reps[1:])
     ]
     strength = pd.concat(diffs, axis=1).min(axis=1, skipna=False)
-    k = _seeds(boots, specs[0])
-    if k:  # k seeds: each adjacent difference's t interval must lie on one side of the margin
-        bounds = [_seed_interval(d)[1:] for d in diffs]
-        means = [_seed_interval(d)[0] for d in diffs]
-        ok = all(m > 0 for m in means)
-        seed_means = [(None, i, _seed_interval(r)[0]) for i, r in enumerate(reps, start=1)]
-        failing = sum(m <= 0 for m in means) or len(means)
-        p_holds, p_fails = combined([t_p(d, ">", 0.0) for d in diffs], failing)
-        # holds: every difference's t interval above 0; does not hold: a failing one below 0 at the
-        # Bonferroni level over the failing pairs (its t test's p x their number <= 2.5%)
-        firm = all(np.isfinite(lo) for lo, _ in bounds) and (
-            all(lo > 0 for lo, _ in bounds) if ok else p_fails <= 1 - AGREEMENT
-        )
-        return Judgement(
-            ok, seed_means, True, margin, firm, bounds, k, "seeds", k, p_holds, p_fails, strength, min(means)
-        )
     # an order holds firmly when every adjacent difference is firmly above the margin, and does not
     # hold firmly when some difference that fails is firmly below it (Bonferroni over the pairs)
     outcome = [d.map(lambda x: x > 0 if pd.notna(x) else np.nan) for d in diffs]
@@ -232,27 +237,37 @@ def _check_order(check: dict, run: Run, extra_where) -> Judgement:
     units = min(units_of(boots, spec) for spec in specs)
     # the p of does not hold is Bonferroni over the failing pairs, as the firm verdict (over every pair
     # where the order holds at the point: the direction the data do not take)
-    p_holds, p_fails = combined([direction_p(o, units) for o in outcome], divisor if not ok else len(outcome))
+    part_p = [direction_p(o, units) for o in outcome]
+    failing = divisor if not ok else len(outcome)
+    p_holds, p_fails = combined(part_p, failing)
     judged = Judgement(
-        ok, shown, True, margin, None, [_bounds(r, units) for r in reps], len(reps[0]), "bootstrap", 0,
-        p_holds, p_fails, strength=strength, strength_point=point_strength, why=_too_few(units),
+        ok, shown, True, margin, None, [bounds_of(r, units) for r in reps], len(reps[0]), "bootstrap", 0,
+        p_holds, p_fails, strength=strength, strength_point=point_strength, why=too_few(units),
         agreement=agreement, divisor=divisor, units=units,
     )  # fmt: skip
+    points = [float(a) - float(b) - margin for a, b in pairs]
+    quantities = [(f"difference{i}", x, d, x, 1) for i, (x, d) in enumerate(zip(points, diffs), start=1)]
+    _widen(judged, quantities, reference, part_p, failing)
     judged.firm = judged.firm_at()
     return judged
 
 
-def run_check(check: dict, run: Run, skip=frozenset(), mark: dict | None = None) -> Judgement:
+def run_check(
+    check: dict, run: Run, skip=frozenset(), mark: dict | None = None, reference: dict | None = None
+) -> Judgement:
     """The check's judgement; with ``per``, every level (but those in ``skip``) must hold: it holds
     firmly when every level does, and does not hold firmly when some level firmly does not
     (Bonferroni over the levels: a "does not hold" is a union over them). ``mark``: level -> a note
-    printed beside its value (e.g. a task whose model did not learn it)."""
+    printed beside its value (e.g. a task whose model did not learn it). ``reference``: the claim's
+    seed reference, level (text; empty for none) -> quantity -> (between-seed SD, seeds)."""
+    reference = reference or {}
     if not check.get("per"):
-        return check_once(check, run)
+        return check_once(check, run, None, reference.get(""))
     levels = [level for level in levels_of(check, run.tables) if level not in skip]
     if not levels:
         raise NoRows(f"no level of {check['per']!r}")
-    results = [(level, check_once(check, run, {check["per"]: level})) for level in levels]
+    at = lambda level: reference.get(str(level))  # noqa: E731
+    results = [(level, check_once(check, run, {check["per"]: level}, at(level))) for level in levels]
     ok = all(j.ok for _, j in results)
     marks = {lvl: mark[lvl] for lvl, _ in results if mark and lvl in mark}
     strength_point = min(j.strength_point for _, j in results)

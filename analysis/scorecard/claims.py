@@ -17,6 +17,7 @@ from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE, Outcome, eval
 from analysis.scorecard.multiplicity import benjamini_hochberg, decide, levels_held  # noqa: F401 (BH: interface)
 from analysis.scorecard.registry import derive
 from analysis.scorecard.run import Run
+from analysis.scorecard.seed_reference import reference_text
 from analysis.scorecard.terms import TERM_COLUMNS, claim_terms, plain
 from analysis.scorecard.trainings import TRAININGS, claim_seeds
 from analysis.scorecard.values import absent_levels, specs_of
@@ -41,6 +42,7 @@ COLUMNS = [
     "replicates",
     "clusters",
     "seeds",
+    "seed_reference",  # only where a seed reference was read (overview.seed_reference)
     "basis",
     "p_value",
     "q_value",
@@ -128,15 +130,26 @@ def scorecard(claims: list[dict], model: Run, controls: Sequence[Run] = ()) -> p
     return scorecard_and_values(claims, model, controls).card
 
 
+def _control_draws(claim: dict, controls: Sequence[Run]) -> tuple[list, str]:
+    """A claim that reads maps judged on every draw of the random-init control, and its control role."""
+    if not claim.get("reads_maps"):
+        return [], ""
+    if "control" not in claim:
+        raise ValueError(f"claim {claim['id']}: " + NO_ROLE)
+    return [evaluate_claim(claim, c) for c in controls], claim["control"]
+
+
 def scorecard_and_values(claims: list[dict], model: Run, controls: Sequence[Run] = ()) -> Scorecard:
     """One row per claim: the paper's number, ours with its 95% interval (from the replicate tables
-    of ``model``, training runs pooled in: :func:`analysis.scorecard.trainings.pool_trainings`),
+    of ``model``, and of its training runs: :func:`analysis.scorecard.trainings.pool_trainings`),
     the verdict and why. With ``controls`` (the random-init control's runs: its first draw, then
     more), each claim that reads attention maps (``reads_maps``) is judged on every draw too, and
     compared with it as a paired difference by its ``control`` role
     (:func:`analysis.scorecard.control.with_control`). Every claim with an interval carries a
-    two-sided p; Benjamini-Hochberg over them decides (:func:`analysis.scorecard.multiplicity.decide`:
-    ``q_value``, ``bh``, a firm verdict that is no discovery reads ``inconclusive (multiplicity)``);
+    two-sided p; over k training seeds the claim's quantity is their mean with a t interval, and a
+    one-seed claim is widened by ``model.reference`` (column ``seed_reference``: :mod:`analysis.scorecard.seeds`).
+    Benjamini-Hochberg over the p decides (:func:`analysis.scorecard.multiplicity.decide`: ``q_value``, ``bh``, a
+    firm verdict that is no discovery reads ``inconclusive (multiplicity)``);
     ``levels``: on how many of its levels a per-level claim holds.
 
     Also the numbers each ``our_value`` shows, as numbers (``values``: one row per claim, level
@@ -146,11 +159,8 @@ def scorecard_and_values(claims: list[dict], model: Run, controls: Sequence[Run]
     rows, values, terms = [], [], []
     for claim in claims:
         outcome = evaluate_claim(claim, model)
-        draws = [evaluate_claim(claim, c) for c in controls] if claim.get("reads_maps") else []
+        draws, role = _control_draws(claim, controls)
         control = draws[0] if draws else None
-        if claim.get("reads_maps") and "control" not in claim:
-            raise ValueError(f"claim {claim['id']}: " + NO_ROLE)
-        role = claim["control"] if claim.get("reads_maps") else ""
         verdict, difference, why = with_control(outcome, draws, role)
         stems = tables_read(claim)
         n_seeds = claim_seeds(claim, model.seeds, stems)
@@ -167,6 +177,7 @@ def scorecard_and_values(claims: list[dict], model: Run, controls: Sequence[Run]
                 "replicates": outcome.replicates,
                 "clusters": clusters_drawn(claim, outcome),
                 "seeds": n_seeds,
+                "seed_reference": reference_text(model.reference, claim, n_seeds),
                 "basis": outcome.basis if outcome.verdict in JUDGED else "",
                 "p_value": outcome.p_value,  # two-sided; NaN without an interval
                 "verdict": verdict,
@@ -180,13 +191,14 @@ def scorecard_and_values(claims: list[dict], model: Run, controls: Sequence[Run]
                 "about": "model-independent" if claim.get("trained") in MODEL_INDEPENDENT else "your model",
                 # this project's extension (a setting the paper did not test): counted apart from the paper's claims
                 "extension": bool(claim.get("extension")),
-                "criterion": claim["criterion"],
                 "tables": "; ".join(stems),
                 "columns": "; ".join(columns_read(claim)),
             }
         )
-    card = pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in ("q_value", "bh")])
-    card = decide(card, card["extension"])[COLUMNS]
+    # no seed reference read: no column (the table as without one; the pages say so)
+    columns = [c for c in COLUMNS if c != "seed_reference" or model.reference is not None]
+    card = pd.DataFrame(rows, columns=[c for c in columns if c not in ("q_value", "bh")])
+    card = decide(card, card["extension"])[columns]
     return Scorecard(
         card, pd.DataFrame(values, columns=VALUE_COLUMNS), pd.DataFrame(terms, columns=TERM_COLUMNS, dtype=object)
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.scorecard.evaluate import INCONCLUSIVE, MULTIPLICITY, VERDICTS
+from analysis.scorecard.evaluate import INCONCLUSIVE, MULTIPLICITY, SEED, VERDICTS
 
 
 def interval_note(table: pd.DataFrame) -> str:
@@ -70,11 +70,23 @@ def seeds_note(table: pd.DataFrame) -> str:
     ext = extensions(table)
     if not (seeds > 0).any():
         return ""
+    if "seed_reference" in table.columns:
+        covered = table["seed_reference"].fillna("").astype(str).str.startswith("between")
+        reference = (
+            f" The seed reference gives {apart(covered & ~ext, covered & ext)} of them a between-seed SD: such a "
+            f"firm verdict stands only where its interval widened by that SD decides too, else it reads '{SEED}' "
+            "(column seed_reference)."
+        )
+    else:
+        reference = (
+            " No seed reference was read (overview.seed_reference: no file), so no verdict is widened for the seed."
+        )
     return (
         f"Resting on a training (probes, fine-tuning, classifiers, regularised models, MLM head): "
         f"{apart((seeds > 0) & ~ext, (seeds > 0) & ext)}; of them, {apart((seeds > 1) & ~ext, (seeds > 1) & ext)} "
-        f"cover the training's seed (several seeds, config trainings), {apart((seeds == 1) & ~ext, (seeds == 1) & ext)} "
-        "rest on 1 seed, so their intervals cover the choice of inputs, not the seed (marked '1 seed')."
+        "cover the training's seed (several seeds, config trainings: the mean over seeds, with a t interval on the "
+        f"between-seed plus bootstrap variance), {apart((seeds == 1) & ~ext, (seeds == 1) & ext)} "
+        "rest on 1 seed, so their intervals cover the choice of inputs, not the seed (marked '1 seed')." + reference
     )
 
 

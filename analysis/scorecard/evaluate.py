@@ -23,8 +23,12 @@ on every replicate too; its 95% interval is their 2.5th-97.5th percentiles and t
 the interval widened by sqrt(G/(G-1)) t(G-1)/z, read off the replicates (e.g. 98.7% of them for 15
 clusters; :func:`analysis.scorecard.few_units.required_share`). An order holds firmly when every adjacent difference does, and does not
 hold firmly when a failing one firmly fails (Bonferroni over the pairs); a per-level claim likewise
-over its levels. Trainings without a bootstrap (k seeds) read as their mean and t interval. A claim
-whose tables have no replicates is judged on its point value (basis ``point only``). With
+over its levels. Over k training seeds (config ``trainings``) each seed is judged alone and the
+claim's quantity read as their mean with a t interval on the between-seed plus bootstrap variance
+(basis ``seeds``: :mod:`analysis.scorecard.seeds`); a firm verdict on one seed of a claim the seed
+reference covers must survive its interval widened by the reference's between-seed SD, else it reads
+``inconclusive (seed)``. A claim whose tables have no replicates is judged on its point value (basis
+``point only``). With
 ``refuted_if`` (evidence of absence), a claim that fails is ``does not hold`` only where its
 refutation holds; else ``inconclusive``. With ``resolved_if`` (a premise on how well the data
 resolve the reading, e.g. a curve with points on both sides of the level it is read at), a claim
@@ -69,7 +73,10 @@ INCONCLUSIVE = "inconclusive"
 # a firm verdict whose claim is not a Benjamini-Hochberg discovery over all claims with a p
 # (analysis.scorecard.multiplicity): it would be firm alone, not among so many claims
 MULTIPLICITY = "inconclusive (multiplicity)"
-VERDICTS = ("holds", ALSO_RANDOM, INCONCLUSIVE, MULTIPLICITY, "does not hold", "not applicable", "not run")
+# a firm verdict on one training seed that its interval widened by the seed reference's between-seed
+# SD does not decide (analysis.scorecard.seeds): it would be firm for this seed, not for a new one
+SEED = "inconclusive (seed)"
+VERDICTS = ("holds", ALSO_RANDOM, INCONCLUSIVE, MULTIPLICITY, SEED, "does not hold", "not applicable", "not run")
 
 
 class ClaimError(ValueError):
@@ -230,7 +237,10 @@ def evaluate_claim(claim: dict, run: Run) -> Outcome:
         not_learnt, skip, mark = _not_learnt(claim, run)
         if not_learnt:
             return not_learnt
-        judged = run_check(claim["check"], run, skip, mark)
+        reference = run.reference.of(claim["id"]) if run.reference is not None and claim.get("trained") else {}
+        judged = run_check(claim["check"], run, skip, mark, reference)
+        # firm on its own bootstrap, not once widened by the seed reference: inconclusive (seed)
+        seed_only = bool(reference) and judged.firm is False and run_check(claim["check"], run, skip, mark).firm
         refute = claim.get("refuted_if")
         refuted = _refuted(judged, refute, run, skip) if refute and not judged.ok else None
         resolved = claim.get("resolved_if")
@@ -244,8 +254,8 @@ def evaluate_claim(claim: dict, run: Run) -> Outcome:
     reasons = [("left out", list(skip.values())), ("no row", absent_members(specs_of(claim["check"]), tables))]
     verdict = "holds" if judged.ok else "does not hold"
     if judged.firm is False:
-        verdict = INCONCLUSIVE
-        reasons.insert(0, ("undecided", judged))
+        verdict = SEED if seed_only else INCONCLUSIVE
+        reasons.insert(0, ("seed" if seed_only else "undecided", judged))
     elif refuted is not None and not refuted[0]:
         # a failed test is no evidence of absence: "does not hold" needs its refutation to hold too
         verdict = INCONCLUSIVE

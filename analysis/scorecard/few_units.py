@@ -10,11 +10,13 @@ but keeps a value on its threshold at the 2.5% per direction it promises (tools/
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.scorecard.values import select
+from analysis.scorecard.values import interval_of, select
 from analysis.shared.bootstrap import RESAMPLED
 
 # fewer clusters than this give no firm verdict: the widened percentiles cannot reach past the most
@@ -67,3 +69,29 @@ def units_of(boots, spec) -> float:
     if units.isna().any():
         raise ValueError(f"replicate table {spec['table']}.boot.csv: column {RESAMPLED} has empty rows: {fix}")
     return float(units.min())
+
+
+@dataclass(frozen=True)
+class Modal:
+    """A categorical value's replicates: their most common value (None: no replicate) and its share."""
+
+    value: object
+    share: float
+
+
+def bounds_of(reps: pd.Series, units: float, tail: float = 0.025):
+    """The replicates' 95% interval, widened for few clusters (the percentiles :func:`required_share`
+    reads) at one-sided level ``tail`` per end: (low, high); a categorical value's modal share; None
+    where no interval is possible."""
+    share = required_share(tail, units)
+    if not np.isfinite(share):
+        return None
+    if pd.to_numeric(reps, errors="coerce").notna().sum() == 0:  # categorical values (==): the modal share
+        top = reps.value_counts(normalize=True)
+        return Modal(top.index[0], float(top.iloc[0])) if len(top) else Modal(None, np.nan)
+    return interval_of(reps, share)
+
+
+def too_few(units: float) -> tuple:
+    """Why a table resampled by ``units`` clusters gives no firm verdict (() where it can)."""
+    return ("few", units, MIN_CLUSTERS) if np.isfinite(units) and units < MIN_CLUSTERS else ()

@@ -7,7 +7,7 @@ import html
 import pandas as pd
 
 from analysis.scorecard.counts import firm_note, headline, interval_note, seeds_note
-from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE, MULTIPLICITY
+from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE, MULTIPLICITY, SEED
 from analysis.shared.plots import new_figure
 
 VERDICT_COLOURS = {
@@ -15,6 +15,7 @@ VERDICT_COLOURS = {
     ALSO_RANDOM: "#a6d96a",
     INCONCLUSIVE: "#fee08b",
     MULTIPLICITY: "#ffffbf",
+    SEED: "#fdf5c9",
     "does not hold": "#d73027",
     "not applicable": "#9e9e9e",
     "not run": "#ffffff",
@@ -24,6 +25,7 @@ VERDICT_MARKS = {
     ALSO_RANDOM: "yes, rand.",
     INCONCLUSIVE: "?",
     MULTIPLICITY: "?, mult.",
+    SEED: "?, seed",
     "does not hold": "no",
     "not applicable": "n/a",
     "not run": "-",

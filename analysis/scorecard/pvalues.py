@@ -1,13 +1,12 @@
-"""The p of a check's two directions (holds, does not hold), from its bootstrap replicates or its
-seeds' values, and over an order's pairs or a per-level check's levels: each check's two-sided p is
-twice the smaller (:attr:`analysis.scorecard.checks.Judgement.p_value`), what Benjamini-Hochberg
+"""The p of a check's two directions (holds, does not hold), from its bootstrap replicates (over
+training seeds: the t of :meth:`analysis.scorecard.seeds.SeedMean.sided_p`), and over an order's
+pairs or a per-level check's levels: each check's two-sided p is twice the smaller (:attr:`analysis.scorecard.checks.Judgement.p_value`), what Benjamini-Hochberg
 reads across the claims (:mod:`analysis.scorecard.multiplicity`)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from analysis.scorecard.few_units import few_unit_p
 
@@ -28,18 +27,3 @@ def combined(ps: list[tuple[float, float]], failing: int) -> tuple[float, float]
     does not hold (Bonferroni over the ``failing`` parts one of which must fail), at most 1."""
     one = lambda p: 1.0 if np.isnan(p) else p  # noqa: E731 (a part without a p shows nothing)
     return max(one(p) for p, _ in ps), min(1.0, failing * min(one(p) for _, p in ps))
-
-
-def t_p(x: pd.Series, op: str, threshold: float) -> tuple[float, float]:
-    """(p of holds, p of does not hold) of k seeds' values against ``threshold`` (a one-sample t test
-    with k - 1 degrees of freedom, as their t interval); NaN for fewer than 2 seeds or ``==``."""
-    x = pd.to_numeric(x, errors="coerce").dropna()
-    if len(x) < 2 or op not in (">", ">=", "<", "<="):
-        return np.nan, np.nan
-    se = float(x.std(ddof=1)) / np.sqrt(len(x))
-    side = 1 if op in (">", ">=") else -1
-    gap = side * (float(x.mean()) - threshold)
-    if se == 0:
-        return (0.0, 1.0) if gap > 0 else (1.0, 0.0)
-    t = gap / se
-    return float(stats.t.sf(t, len(x) - 1)), float(stats.t.cdf(t, len(x) - 1))

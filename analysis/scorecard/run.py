@@ -11,12 +11,17 @@ import pandas as pd
 
 @dataclass(frozen=True)
 class Run:
-    """One run's tables by stem (``tables``), their replicate tables (``boots``: ``<stem>.boot.csv``,
-    training runs pooled in: :func:`analysis.scorecard.trainings.pool_trainings`), the number
-    of trainings (seeds) behind each table (``seeds``) and the stems of the rules not selected
-    (``not_selected``, config overview.scorecard_rules: their claims are 'not run')."""
+    """One run's tables by stem (``tables``), their replicate tables (``boots``: ``<stem>.boot.csv``),
+    the number of trainings (seeds) behind each table (``seeds``), the stems of the rules not
+    selected (``not_selected``, config overview.scorecard_rules: their claims are 'not run'), the
+    model's training runs (``trainings``: one Run per further training seed, each judged alone and
+    combined as a random effect, :mod:`analysis.scorecard.seeds`; set by
+    :func:`analysis.scorecard.trainings.pool_trainings`) and the seed reference a one-seed claim is
+    widened by (``reference``: :mod:`analysis.scorecard.seed_reference`; None: none read)."""
 
     tables: dict[str, pd.DataFrame]
     boots: dict[str, pd.DataFrame] = field(default_factory=dict)
     seeds: dict[str, int] = field(default_factory=dict)
     not_selected: frozenset = frozenset()
+    trainings: tuple = ()
+    reference: object = None

@@ -8,7 +8,10 @@ in the order of its ``greater`` list, with its ``margin``); their 95% interval `
 (an order: ``low1`` / ``high1``, ...; over k seeds the order's differences: ``difference_low1`` /
 ``difference_high1``, ...), ``modal_share`` for a categorical value; ``p`` (the verdict's bootstrap
 or t p), ``units`` (the independent units its replicates drew, where the table says so),
-``replicates``, ``seeds``; the claim's ``control_difference`` (model minus the random-init control
+``replicates``, ``seeds``; over k seeds each seed's value of each quantity (``value_seed1``, ... or
+``difference1_seed1``, ...: what tools/measure/seed_reference.py reads) and the t interval's
+degrees of freedom below and above the mean (``df_low``, ``df_high``, ``df_low1``, ...); one seed widened by the seed reference: ``seed_sd``,
+``seed_reference_seeds``, ``seed_low``, ``seed_high`` (an order: ``seed_sd1``, ...); the claim's ``control_difference`` (model minus the random-init control
 on the claim's side) with ``control_difference_low`` / ``_high`` / ``_p``."""
 
 from __future__ import annotations
@@ -50,7 +53,26 @@ def judgement_terms(j: Judgement) -> dict:
             out |= {f"difference_low{suffix}": bound[0], f"difference_high{suffix}": bound[1]}
         else:
             out |= {f"low{suffix}": bound[0], f"high{suffix}": bound[1]}
-    return out | _common(j)
+    return out | _seed_terms(j) | _common(j)
+
+
+def _seed_terms(j: Judgement) -> dict:
+    """Per quantity (the value, an order's differences): each seed's value and the t's df over k
+    seeds; the reference's SD and seeds and the widened interval on one seed."""
+    out = {}
+    for i, e in enumerate(j.estimates, start=1):
+        if e is None:
+            continue
+        suffix, quantity = (str(i), f"difference{i}") if j.order else ("", "value")
+        if e.reference is None:
+            (_, df_low), (_, df_high) = e.spread
+            out |= {f"{quantity}_seed{s}": x for s, x in enumerate(e.points, start=1)}
+            out |= {f"df_low{suffix}": df_low, f"df_high{suffix}": df_high}
+        else:
+            low, high = e.bounds()
+            out |= {f"seed_sd{suffix}": e.reference[0], f"seed_reference_seeds{suffix}": e.reference[1]}
+            out |= {f"seed_low{suffix}": low, f"seed_high{suffix}": high}
+    return out
 
 
 def _common(j: Judgement) -> dict:

@@ -1,56 +1,27 @@
-"""Training runs: a claim's tables made again with every training seed + r (config
-``trainings``, one count per training family), pooled into the replicate tables that the claim's
-interval and verdict are read from (:mod:`analysis.scorecard.evaluate`).
-
-The point value stays the model's own run (seed + 0), so a rerun of the default gives the same
-tables. The pooled replicates are every training's bootstrap replicates side by side (each seed's
-resamples of its units) where every training has them, else the trainings' own tables, one
-replicate per seed: the interval then spans both the choice of inputs and the training's seed.
-"""
+"""Training runs: a claim's tables made again with every training seed + r (config ``trainings``, one
+count per training family), handed to the engine beside the model's own run. Each seed's run is judged
+alone and the claim's quantity read as a random effect over the seeds (its mean, and a t interval on
+the between-seed plus the bootstrap variance: :mod:`analysis.scorecard.seeds`), never as k of k
+seeds agreeing; a claim on one seed is widened by the seed reference where it has one."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-import pandas as pd
-
 from analysis.scorecard.run import Run
-from analysis.scorecard.values import REPLICATE
 
 # the training families a claim can name (``trained:`` in config/claims/), each a key of
 # config ``trainings``: the trainings its tables come from
 TRAININGS = ("probes", "finetune", "classifiers", "staying_true", "mlm_head")
 
 
-def _renumbered(boot: pd.DataFrame, offset: int) -> tuple[pd.DataFrame, int]:
-    """``boot`` with its replicate ids mapped to ``offset``, ``offset + 1``, ... (and the next free id)."""
-    ids = sorted(boot[REPLICATE].unique())
-    mapping = {old: offset + i for i, old in enumerate(ids)}
-    return boot.assign(**{REPLICATE: boot[REPLICATE].map(mapping)}), offset + len(ids)
-
-
 def pool_trainings(runs: list[Run]) -> Run:
-    """Pool the trainings of each table: ``runs`` holds one Run (tables, replicate tables) for each
-    training seed, the model's own run first. Returns the model's own run with the pooled replicate
-    tables and the number of trainings (seeds) behind each of its tables."""
+    """The model's own run (``runs[0]``) with its training runs (``runs[1:]``, one per further training
+    seed: each has the tables its families' trainings make) and the number of trainings (seeds)
+    behind each of its tables. Its own tables and replicate tables are left as they are."""
     own = runs[0]
-    boots, seeds = dict(own.boots), {}
-    for stem in own.tables:
-        trained = [run for run in runs if stem in run.tables]
-        seeds[stem] = len(trained)
-        if len(trained) == 1:
-            continue
-        parts, offset = [], 0
-        if all(stem in run.boots for run in trained):
-            for run in trained:
-                part, offset = _renumbered(run.boots[stem], offset)
-                parts.append(part)
-            boots[stem] = pd.concat(parts, ignore_index=True)
-        else:  # no bootstrap of this table: each training's own table is one value, read by a t interval
-            parts = [run.tables[stem].assign(**{REPLICATE: i}) for i, run in enumerate(trained)]
-            boots[stem] = pd.concat(parts, ignore_index=True)
-            boots[stem].attrs["seeds"] = len(trained)
-    return replace(own, boots=boots, seeds=seeds)
+    seeds = {stem: sum(stem in run.tables for run in runs) for stem in own.tables}
+    return replace(own, seeds=seeds, trainings=tuple(runs[1:]))
 
 
 def claim_seeds(claim: dict, seeds: dict[str, int], stems: list[str]) -> int:

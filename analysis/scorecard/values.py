@@ -178,3 +178,33 @@ def interval_of(reps: pd.Series, share: float = 0.975) -> tuple:
     the 2.5th and 97.5th percentiles by default."""
     x = pd.to_numeric(reps, errors="coerce").dropna()
     return (float(np.quantile(x, 1 - share)), float(np.quantile(x, share))) if len(x) else (np.nan, np.nan)
+
+
+def basic(reps: pd.Series, point) -> pd.Series:
+    """The replicates reflected about the point value (2 x point - replicate): their percentiles are
+    the basic bootstrap interval, which removes a bias the replicates show about the point (an
+    in-sample maximum's replicates lean upwards by the bias of the max: the reflection moves the
+    interval down by as much)."""
+    return 2 * float(point) - pd.to_numeric(reps, errors="coerce")
+
+
+def holds(v, op: str, threshold) -> bool:
+    """``v op threshold``; a tie (an undecided argmax, TIE) never holds."""
+    if isinstance(v, str) and v.startswith(TIE):
+        return False
+    return bool(OPS[op](v, threshold))
+
+
+def strength_of(v, op: str, threshold) -> float:
+    """How far ``v`` is on the claim's side of ``threshold`` (> 0 where ``v op threshold`` holds
+    strictly); NaN for a categorical value."""
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        return np.nan
+    return v - threshold if op in (">", ">=") else threshold - v if op in ("<", "<=") else np.nan
+
+
+def side(op: str) -> int:
+    """+1 for a claim that a value is above its threshold, -1 below, 0 for ``==``."""
+    return 1 if op in (">", ">=") else -1 if op in ("<", "<=") else 0

@@ -36,6 +36,8 @@ def value_text(j) -> str:
         note = lambda lvl: f" ({j.marks[lvl]})" if lvl in j.marks else ""  # noqa: E731
         return "; ".join(f"{lvl}: {value_text(s)}{note(lvl)}" for lvl, s in j.levels.items())
     numbers = [x for _, _, x in j.values]
+    if j.why[:1] == ("categorical",):
+        return f"{fmt(numbers[0])} (the most common of {j.seeds} seeds)"
     if j.order:
         return (" > " if j.ok else " vs ").join(distinct_texts(numbers)) + (
             f" (means of {j.seeds} seeds)" if j.seeds else ""
@@ -57,6 +59,8 @@ def interval_text(j) -> str:
     differences for an order), every level's."""
     if j.levels:
         return "; ".join(f"{lvl}: {interval_text(s)}" for lvl, s in j.levels.items())
+    if j.why[:1] == ("categorical",):
+        return f"none (a categorical value over {j.seeds} seeds has no mean)"
     if j.seeds:
         bounds = "; ".join(f"[{fmt(lo)}, {fmt(hi)}]" for lo, hi in j.bounds)
         return bounds + (f" (t, differences, {j.seeds} seeds)" if j.order else f" (t, {j.seeds} seeds)")
@@ -74,7 +78,23 @@ def why_text(j) -> str:
         return f"no value on {terms[0]:.0%} of the resamples"
     if kind == "tie":
         return "a tie: no single level is the largest"
+    if kind == "categorical":
+        return ""  # said by its interval
     return f"{terms[0]:.0f} clusters resampled: too few for a firm verdict (at least {terms[1]})"
+
+
+def widened_text(j) -> str:
+    """A one-seed judgement's intervals widened by the seed reference: each quantity's (the value, an
+    order's differences), with the between-seed SD and seed count it was widened by; every level's."""
+    if j.levels:
+        return "; ".join(f"{lvl}: {widened_text(s)}" for lvl, s in j.levels.items() if s.estimates)
+    parts = []
+    for i, e in enumerate(j.estimates, start=1):
+        if e is not None:
+            name = f"difference {i} " if j.order else ""
+            low, high = e.bounds()
+            parts.append(f"{name}[{fmt(low)}, {fmt(high)}] (SD {fmt(e.reference[0])}, {e.reference[1]} seeds)")
+    return "; ".join(parts)
 
 
 def task_text(t: dict) -> str:
@@ -127,6 +147,11 @@ def reason_text(item) -> str:
     if kind == "undecided":
         why = why_text(a[0])
         return f"the 95% interval {interval_text(a[0])} does not decide it" + (f" ({why})" if why else "")
+    if kind == "seed":
+        return (
+            f"firm on this training seed, but its 95% interval widened by the seed reference's between-seed SD, "
+            f"{widened_text(a[0])}, does not decide it"
+        )
     if kind == "not further":
         return f"not firmly further than {_draw_name(a[0])} (model minus it {difference_text(a[1])})"
     if kind == "no more":

@@ -43,6 +43,9 @@ RUN = [c for c in CHECKPOINTS if not ONLY or c[0] in ONLY]
 WHOLE_DAG = {slug for slug, _, _ in RUN} if os.environ.get("FAMILY_WHOLE_DAG") else {"bert.bare", "roberta.mlm"}
 # a bare checkpoint's form-dependent rules: its loading (extraction, on one corpus), the fitted
 # masked-LM head and its gradients, fine-tuning from the bare encoder, disabling its heads
+# heavy rules whose work is the same whatever the family: the machine's matmul rates; the tests of
+# the attention classifiers (small CPU models re-run; the encoder's part is rule attn_classifiers')
+NO_FAMILY_PATH = {"measure_matmul", "erasure", "permutation", "adversarial"}
 FORM_RULES = {"extract_attention", "mlm_head", "gradient_importance", "finetune", "disable_heads_scores"}
 
 
@@ -50,20 +53,21 @@ def rules_run(slug: str, form: str, whole=WHOLE_DAG) -> set[str] | None:
     """The rules a checkpoint's targets come from (None: the whole DAG)."""
     if slug in whole:
         return None
-    return set(HEAVY) - {"measure_matmul"} if form != "bare" else FORM_RULES
+    return set(HEAVY) - NO_FAMILY_PATH if form != "bare" else FORM_RULES
 
 
 def targets(summary: str, run=RUN, whole=WHOLE_DAG) -> list[str]:
     """Every output of ``snakemake --summary`` (a tab-separated table: output_file, date, rule, ...) that
     a checkpoint's rules write (under a folder named by its slug; extraction's sidecars, not its maps,
-    which are deleted once read), and every output of no model where a checkpoint runs the whole DAG."""
+    which are deleted once read), and where every checkpoint runs the whole DAG, every output of no
+    model or of them all (compare); a whole-DAG checkpoint's own targets bring what it needs of them."""
     rows = [line.split("\t") for line in summary.splitlines()[1:] if "\t" in line]
     out = []
     for path, _, rule, *_ in rows:
         parts = path.split("/")
         owner = [(slug, form) for slug, _, form in run if slug in parts]
-        if not owner:
-            out += [path] if whole else []
+        if not owner:  # of no model (or of every one: compare): needed where every checkpoint runs it all
+            out += [path] if {slug for slug, _, _ in run} <= set(whole) else []
             continue
         slug, form = owner[0]
         rules = rules_run(slug, form, whole)
@@ -123,7 +127,6 @@ def test_the_targets_cover_every_checkpoints_rules():
     )
     run = [("bert.bare", "bert", "bare"), ("albert.mlm", "albert", "mlm"), ("albert.bare", "albert", "bare")]
     assert targets(summary, run, {"bert.bare"}) == [
-        "resources/raw/glue/SHA256SUMS",  # an output of no model: the whole-DAG checkpoints need it
         "results/bert.bare/tables/entropy.csv",  # a whole-DAG checkpoint: every rule
         "results/albert.mlm/tables/probes_train.csv",  # a published form: its heavy rules only
         "results/albert.bare/tables/extract_attention.wiki.0.json",  # a bare form: its form's rules, one corpus

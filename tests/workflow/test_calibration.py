@@ -36,3 +36,19 @@ def test_the_docs_table_is_the_tools_output(tmp_path):
     assert f"{begin}\n{markdown(pd.read_csv(csv))}\n{end}" in page.read_text()
     page.write_text(page.read_text().replace("now", "then"))
     assert calibration.main([*args, "--check"]) == 1
+
+
+def test_the_seed_table_is_the_tools_output(tmp_path):
+    from tools.docs.calibration_table import seed_markdown
+    from tools.measure import seed_calibration
+
+    page = tmp_path / "p.md"
+    begin, end = markers("seed-calibration")
+    page.write_text(f"x\n{begin}\nold\n{end}\n")
+    csv = tmp_path / "s.csv"
+    assert seed_calibration.main(["--datasets", "4", "--resamples", "30", "--page", str(page), "--csv", str(csv)]) == 0
+    table = pd.read_csv(csv)
+    assert len(table) == len(seed_calibration.ENGINES) * len(seed_calibration.TRUTHS)
+    # what python -m tools.docs checks the page against: the same table, rendered from the csv alone
+    assert f"{begin}\n{seed_markdown(table)}\n{end}" in page.read_text()
+    assert "| 3 seeds as a random effect (now) | 3 | 0 |" in page.read_text()

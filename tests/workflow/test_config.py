@@ -138,6 +138,7 @@ def test_every_schema_key_has_a_description():
         ["config/config.default.yaml", "config/paper.yaml"],
         ["config/config.default.yaml", "config/random_init_model.yaml"],
         ["config/config.default.yaml", "config/trainings.yaml"],
+        ["config/config.default.yaml", "config/seed_reference.yaml"],
         ["config/config.default.yaml", "config/smoke.yaml", "config/test/branches.yaml"],
     ],
 )

@@ -25,7 +25,7 @@ CLAIM_ID = re.compile(r"`(?P<id>[a-z0-9_]+\.[a-z0-9_]+)(?:[@#][^`]*)?`")
 # verdict words, the longest first; "do not hold" (plural) reads as "does not hold"
 VERDICT_WORDS = re.compile(
     r"\b(?P<w>holds, also at random init|also at random init|does not hold|do not hold|not applicable"
-    r"|inconclusive \(multiplicity\)|inconclusive|holds)(?:\b|(?<=\)))"
+    r"|inconclusive \(multiplicity\)|inconclusive \(seed\)|inconclusive|holds)(?:\b|(?<=\)))"
 )
 NEAR = 40  # characters after the id in which its verdict is looked for
 CANONICAL = {

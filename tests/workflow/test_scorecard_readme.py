@@ -479,3 +479,15 @@ def test_one_seed_and_point_only_are_marked_in_the_generated_views():
     assert "no discovery (inconclusive (multiplicity)): 1 of the paper claims, 0 of the extensions" in compact
     # a per-level claim that holds on fewer levels than it names says so
     assert "| `a.c` | inconclusive (multiplicity) (holds on 1 of 2 levels) |" in compact
+    assert "inconclusive (seed)" not in compact  # said only where a verdict reads so
+
+
+def test_the_compact_block_counts_the_verdicts_the_seed_reference_undecided():
+    row = {"id": "a.b", "verdict": "inconclusive (seed)", "our_value": "0.5", "paper_value": "1", "claim": "c"}
+    compact = scorecard_blocks.compact_block(
+        {"a.b": {**row, "seeds": "1", "basis": "bootstrap", "p_value": "0.2"}}, "m"
+    )
+    assert (
+        "1 firm on one training seed are undecided once widened by the seed reference (inconclusive (seed));" in compact
+    )
+    assert "| `a.b` | inconclusive (seed) (1 seed) | 0.5 | 1 |" in compact and "1 inconclusive (seed)" in compact

@@ -40,6 +40,10 @@ GENERATORS = {
         "docs/scorecard.md from docs/calibration.csv",
         lambda a: calibration_table.generate(a.root, a.check),
     ),
+    "seed-calibration": (
+        "docs/scorecard.md from docs/seed_calibration.csv",
+        lambda a: calibration_table.generate_seeds(a.root, a.check),
+    ),
     "scorecard": (
         "README.md and docs/*.md from results/<model>/",
         lambda a: scorecard_readme.generate(a.root, a.check, a.results, a.model),

@@ -1,7 +1,9 @@
-"""docs/scorecard.md's calibration table, between ``<!-- calibration:begin -->`` and
-``<!-- calibration:end -->``, rendered from docs/calibration.csv: the simulation itself is
-``python -m tools.measure.calibration`` (minutes), which writes both; this only renders the csv, so
-that ``python -m tools.docs --check`` finds a table that no longer matches its csv."""
+"""docs/scorecard.md's calibration tables, between ``<!-- calibration:begin -->`` and
+``<!-- calibration:end -->`` (from docs/calibration.csv) and ``<!-- seed-calibration:begin -->`` and
+``<!-- seed-calibration:end -->`` (from docs/seed_calibration.csv): the simulations themselves are
+``python -m tools.measure.calibration`` and ``python -m tools.measure.seed_calibration`` (minutes),
+which write both; this only renders the csv, so that ``python -m tools.docs --check`` finds a table
+that no longer matches its csv."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import pandas as pd
 
 from tools.docs.page_block import refresh
 
-PAGE, CSV = "docs/scorecard.md", "docs/calibration.csv"
+PAGE, CSV, SEED_CSV = "docs/scorecard.md", "docs/calibration.csv", "docs/seed_calibration.csv"
 
 
 def markdown(table: pd.DataFrame) -> str:
@@ -34,3 +36,30 @@ def markdown(table: pd.DataFrame) -> str:
 def generate(root: Path, check: bool) -> list[str]:
     """The table of ``root``'s docs/scorecard.md from its docs/calibration.csv: its stale part, written unless ``check``."""
     return refresh(root / PAGE, "calibration", markdown(pd.read_csv(root / CSV)), check, PAGE)
+
+
+def seed_markdown(table: pd.DataFrame) -> str:
+    """The seed rule's rates by engine and truth (in standard errors above the threshold), each with
+    two Monte Carlo standard errors, and the line saying how they were measured."""
+    lines = [
+        "| engine | seeds | truth (SE above the threshold) | `holds` | `does not hold` |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    pm = lambda p, se: f"{p:.1%} +- {2 * se:.1%}"  # noqa: E731
+    for r in table.itertuples():
+        lines.append(
+            f"| {r.engine} ({r.when}) | {r.seeds} | {r.truth_se:g} | {pm(r.holds, r.mc_se_holds)} | "
+            f"{pm(r.does_not_hold, r.mc_se_does_not_hold)} |"
+        )
+    n = table.iloc[0]
+    lines += [
+        "",
+        f"{n.datasets} simulated datasets per row, {n.resamples} resamples each "
+        "(`python -m tools.measure.seed_calibration`); +- two Monte Carlo standard errors.",
+    ]
+    return "\n".join(lines)
+
+
+def generate_seeds(root: Path, check: bool) -> list[str]:
+    """The seed rule's table of ``root``'s docs/scorecard.md from its docs/seed_calibration.csv."""
+    return refresh(root / PAGE, "seed-calibration", seed_markdown(pd.read_csv(root / SEED_CSV)), check, PAGE)

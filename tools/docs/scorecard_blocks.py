@@ -194,6 +194,7 @@ VERDICTS = (
     "holds, also at random init",
     "inconclusive",
     "inconclusive (multiplicity)",
+    "inconclusive (seed)",
     "does not hold",
     "not applicable",
     "not run",
@@ -263,10 +264,16 @@ def compact_block(rows: dict[str, dict], model: str) -> str:
         demoted = sum(r["verdict"] == "inconclusive (multiplicity)" for r in paper)
         demoted_extra = sum(r["verdict"] == "inconclusive (multiplicity)" for r in extra)
         alike = sum(r.get("about") == "model-independent" for r in rows.values())
+        seed = sum(r["verdict"] == "inconclusive (seed)" for r in rows.values())
+        widened = (
+            f" {seed} firm on one training seed are undecided once widened by the seed reference (inconclusive (seed));"
+            if seed
+            else ""
+        )
         lines.insert(1, f"Benjamini-Hochberg at 5% over the {plural(len(with_p(paper)), 'paper claim')} with a p "
                      f"and, apart, the {plural(len(with_p(extra)), 'extension')} with a p decides: firm verdicts that "
                      f"are no discovery (inconclusive (multiplicity)): {demoted} of the paper claims, {demoted_extra} "
-                     f"of the extensions; {alike} claims are the same for any model; `1 seed`: the verdict rests on "
+                     f"of the extensions;{widened} {alike} claims are the same for any model; `1 seed`: the verdict rests on "
                      "one training seed.")  # fmt: skip
     for row in rows.values():
         ours = shorten(row["our_value"]) or "-"

@@ -4,6 +4,9 @@ a mirror):
 
 - ``calibration``: the verdict engine on synthetic claims (false-firm rates; writes
   docs/calibration.csv, which tools.docs renders into docs/scorecard.md);
+- ``seed_calibration``: the seed rule on simulated claims over seeds (size and power; writes
+  docs/seed_calibration.csv, rendered into docs/scorecard.md alike);
+- ``seed_reference``: each trained claim's between-seed SD from a 5-seed run (config/seed_reference.csv);
 - ``seed_sensitivity``: an overlay with every seed shifted; the flips between two scorecards;
 - ``size_benchmark``: the map rules on random BERTs of growing size;
 - ``peak_disk``: the peak size of the maps over a run;

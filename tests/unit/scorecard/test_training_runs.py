@@ -20,13 +20,12 @@ def claim(check, **kw):
 ABOVE = {"value": {"table": "t", "column": "v"}, "op": ">", "threshold": 0.5}
 
 
-def test_trainings_without_bootstrap_are_one_replicate_each():
-    """Three seeds, no replicate table: the seeds' own values are the replicates."""
+def test_trainings_without_bootstrap_are_read_as_their_mean_and_t_interval():
+    """Three seeds, no replicate table: each seed's value, read as their mean with a t interval."""
     runs = [Run({"t": pd.DataFrame({"v": [v]})}) for v in (0.6, 0.7, 0.4)]
     pooled = pool_trainings(runs)
-    assert pooled.seeds == {"t": 3} and pooled.tables is runs[0].tables
-    boots = pooled.boots
-    assert boots["t"]["replicate"].tolist() == [0, 1, 2] and boots["t"]["v"].tolist() == [0.6, 0.7, 0.4]
+    assert pooled.seeds == {"t": 3} and pooled.tables is runs[0].tables and pooled.trainings == tuple(runs[1:])
+    assert pooled.boots == {}  # the model's own replicate tables, untouched: no seed is stacked into them
     # k seeds, no bootstrap: the seeds' mean, and a t interval over them (2 df): mean 0.5667, sd 0.1528,
     # half-width 4.303 x 0.1528 / sqrt(3) = 0.3796 -> [0.187, 0.946]: it does not decide > 0.5
     card = scorecard([claim(ABOVE, trained="probes")], pooled)
@@ -44,23 +43,12 @@ def test_trainings_without_bootstrap_are_one_replicate_each():
     assert (row.verdict, row.interval) == ("holds", "[0.585, 0.635] (t, 3 seeds)")
 
 
-def test_bootstraps_of_every_seed_are_pooled_with_distinct_ids():
-    boot_a = pd.DataFrame({"replicate": [0, 0, 1, 1], "v": [0.6, 0.8, 0.7, 0.9], "resampled_units": 2})
-    boot_b = pd.DataFrame({"replicate": [5, 7], "v": [0.2, 0.3], "resampled_units": 2})
-    runs = [
-        Run({"t": pd.DataFrame({"v": [0.7]})}, {"t": boot_a}),
-        Run({"t": pd.DataFrame({"v": [0.25]})}, {"t": boot_b}),
-    ]
+def test_a_table_no_training_makes_keeps_one_seed():
+    boot_a = pd.DataFrame({"replicate": [0, 1], "v": [0.6, 0.8], "resampled_units": 2})
+    runs = [Run({"t": pd.DataFrame({"v": [0.7]}), "u": pd.DataFrame({"v": [1.0]})}, {"u": boot_a})]
+    runs.append(Run({"t": pd.DataFrame({"v": [0.25]})}))
     pooled = pool_trainings(runs)
-    boots = pooled.boots
-    assert pooled.seeds == {"t": 2}
-    # seed 0's replicates keep ids 0 and 1; seed 1's 5 and 7 become 2 and 3
-    assert boots["t"]["replicate"].tolist() == [0, 0, 1, 1, 2, 3]
-    assert boots["t"]["v"].tolist() == [0.6, 0.8, 0.7, 0.9, 0.2, 0.3]
-    # a table only the model's own run has (no training changes it) keeps its replicates and one seed
-    runs[0].tables["u"], runs[0].boots["u"] = pd.DataFrame({"v": [1.0]}), boot_b
-    pooled = pool_trainings(runs)
-    assert pooled.seeds["u"] == 1 and pooled.boots["u"] is boot_b
+    assert pooled.seeds == {"t": 2, "u": 1} and pooled.boots["u"] is boot_a
 
 
 def test_a_claim_counts_the_seeds_of_its_trained_tables():
