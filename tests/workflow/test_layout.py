@@ -204,7 +204,6 @@ MANY_PARAMETERS = {
     "analysis/clark/syntax/scorer.py add": 9,
     "analysis/clark/syntax/scorer.py add_word_maps": 9,
     "analysis/clark/syntax/scorer.py _score": 9,
-    "analysis/core/extraction.py extract_shard": 14,
 }
 
 

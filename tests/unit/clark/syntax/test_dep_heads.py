@@ -200,15 +200,15 @@ def test_extraction_split_end_to_end(tmp_path):
     every arc is either scored in one window or counted as lost."""
     from analysis.core.corpora.dependency import read_treebank
     from analysis.core.extraction import extract_shard
+    from analysis.core.extraction_settings import ShardSettings
     from analysis.core.models import TINY, load_model, load_tokenizer
     from analysis.core.storage import Shards
 
     fix = FIXTURES / "dependency"
     recs, _ = read_treebank(fix, "conllx", files="*.conll10")
     tok = load_tokenizer(TINY)
-    extract_shard(
-        load_model(TINY, device="cpu"), tok, recs, tmp_path / "shard-0", max_len=5, policy="split", progress=False
-    )
+    settings = ShardSettings(max_len=5, policy="split", progress=False)
+    extract_shard(load_model(TINY, device="cpu"), tok, recs, tmp_path / "shard-0", settings)
     shards = Shards([tmp_path / "shard-0.npy"])
     sc = score_examples(shards, shards.n_layers, shards.n_heads, 3, "mean", "row")
     c = sc.finish_counts()
