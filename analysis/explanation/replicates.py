@@ -27,7 +27,7 @@ import pandas as pd
 
 from analysis.explanation.erasure import vs_attention_rows
 from analysis.explanation.staying_true.curves import equal_jsd_summary
-from analysis.shared.bootstrap import unit_weights
+from analysis.shared.bootstrap import unit_weights, with_resampled
 
 REPLICATE = "replicate"
 # erasure.summary: what the claims read (single-weight columns repeat beside every order)
@@ -106,6 +106,14 @@ def median_replicates(df: pd.DataFrame, keys: list[str], columns: list[str], uni
         key = key if isinstance(key, tuple) else (key,)
         parts.append((dict(zip(keys, key)), {c: weighted_median(g[c], w) for c in columns}))
     return _stack(parts, len(weights))
+
+
+def median_boot(df: pd.DataFrame, spec: tuple[list[str], list[str]], resamples: int, seed: int) -> pd.DataFrame:
+    """The boot table of a rule whose claims read medians over instances (``spec``: ``PERMUTATION``,
+    ``ADVERSARIAL``, ``RANK_AGREEMENT``): :func:`median_replicates` on ``resamples`` seeded resamples
+    of ``df``'s instances, with the number of instances each drew (``with_resampled``)."""
+    units, weights = instance_weights(resamples, seed, df)
+    return with_resampled(median_replicates(df, *spec, units, weights), len(units))
 
 
 def _single_columns(single: pd.DataFrame, units, weights) -> dict[str, dict[str, np.ndarray]]:
