@@ -69,7 +69,7 @@ rule finetune_scores:
         mem_mb=job_mem_mb("finetune_scores"),
         runtime=job_runtime("finetune_scores"),
     params:
-        n_boot=config["kovaleva_finetune"]["learnt_bootstrap"],
+        resamples=config["kovaleva_finetune"]["learnt_bootstrap"],  # of the score intervals
         seed=training_seed("kovaleva_finetune"),
     script:
         "../workflow/finetune_scores.py"

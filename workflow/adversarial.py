@@ -1,20 +1,14 @@
-from analysis.core.device import device_record, job_device
+from analysis.core.device import job_device
 from analysis.explanation.adversarial import AdversarySearch, run_adversarial
 from analysis.explanation.plots import plot_adversarial
-from analysis.explanation.replicates import ADVERSARIAL, instance_weights, median_replicates
-from analysis.explanation.setup import rule_classifiers
-from analysis.shared.bootstrap import with_resampled
-from analysis.shared.rule_io import save_figure, start, write_json, write_table
+from analysis.explanation.replicates import ADVERSARIAL
+from analysis.explanation.setup import rule_classifiers, write_median_test
+from analysis.shared.rule_io import save_figure, start
 
 snakemake, log = start(globals(), __file__, threads=True)
 device = job_device(snakemake)
-classifiers = rule_classifiers(snakemake, device)
 search = snakemake.params.search
 search = AdversarySearch(**{**search, "report_tolerances": tuple(search["report_tolerances"])})
-df = run_adversarial(classifiers, search, snakemake.params.seed)
-write_table(df, snakemake.output.table)
-units, weights = instance_weights(snakemake.params.bootstrap["resamples"], snakemake.params.bootstrap["seed"], df)
-write_table(with_resampled(median_replicates(df, *ADVERSARIAL, units, weights), len(units)), snakemake.output.boot)
-fig = plot_adversarial(df, snakemake.wildcards.model, search)
-save_figure(fig, snakemake.output.figure)
-write_json(device_record(device), snakemake.output.device)
+df = run_adversarial(rule_classifiers(snakemake, device), search, snakemake.params.seed)
+write_median_test(snakemake, df, ADVERSARIAL, device)
+save_figure(plot_adversarial(df, snakemake.wildcards.model, search), snakemake.output.figure)

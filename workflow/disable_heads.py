@@ -17,7 +17,7 @@ snakemake, log = start(globals(), __file__)
 tasks, model = snakemake.params.tasks, snakemake.wildcards.model
 table = disable_heads_table([pd.read_csv(p) for p in snakemake.input.scores])
 write_table(table, snakemake.output.table)
-# replicates: each whole layer's change on resampled dev examples (paired: both models on the same rows)
+# replicate table: each whole layer's change on resampled dev examples (paired: both models on the same rows)
 p, boots = snakemake.params, []
 for task, path in zip(tasks, snakemake.input.layer_predictions):
     preds = load_layer_predictions(path)

@@ -30,7 +30,7 @@ with autocast(p.precision, device):  # fp32, or bf16 autocast (docs/performance.
 gold = [items[i]["label"] for i in order]
 table = score_table(task, base, per_variant, gold, n_layers, n_heads)
 write_table(table, snakemake.output.scores)
-# each dev example's prediction, unmodified and with each whole layer disabled (the replicates' units)
+# each dev example's prediction, unmodified and with each whole layer disabled (the resamples' units)
 whole_layers = [k for k in range(len(per_variant)) if k % (n_heads + 1) == n_heads]
 save_layer_predictions(
     snakemake.output.layer_predictions,

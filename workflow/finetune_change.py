@@ -12,7 +12,7 @@ snakemake, log = start(globals(), __file__)
 tasks, model, p = snakemake.params.tasks, snakemake.wildcards.model, snakemake.params
 parts, boots = [], []
 for task, pre, fine in zip(tasks, snakemake.input.pretrained, snakemake.input.finetuned):
-    cosines = []  # each example's (layers, heads) cosines: the units of the replicates
+    cosines = []  # each example's (layers, heads) cosines: the units of the resamples
     t, n = mean_cosines(Shards([pre]), Shards([fine]), keep=cosines)
     t.insert(0, "task", task)
     parts.append(t)

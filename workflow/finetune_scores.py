@@ -13,7 +13,7 @@ for info, path in zip(infos, snakemake.input.predictions):
     rows = pd.read_csv(path)
     intervals.append(
         score_intervals(
-            info["task"], rows.finetuned, rows.majority, rows.gold, snakemake.params.n_boot, snakemake.params.seed
+            info["task"], rows.finetuned, rows.majority, rows.gold, snakemake.params.resamples, snakemake.params.seed
         )
     )
 t = scores_table(infos, intervals)

@@ -13,7 +13,7 @@ parts, boots = [], []
 for variant, paths in [("finetuned", snakemake.input.finetuned), ("pretrained", snakemake.input.pretrained)]:
     for task, path in zip(tasks, paths):
         shards = Shards([path])
-        stats = [] if variant in p.boot_variants else None  # each example's sums: the units of the replicates
+        stats = [] if variant in p.boot_variants else None  # each example's sums: the units of the resamples
         t, n = special_attention_by_layer(shards, keep=stats)
         t.insert(0, "variant", variant)
         t.insert(0, "task", task)

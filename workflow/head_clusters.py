@@ -17,8 +17,8 @@ dist, counts = head_distances(parts, metas)
 log.info("distances over %s", counts)
 write_table(distance_table(dist, H), snakemake.output.distances)
 write_table(layer_distances(dist, L, H), snakemake.output.layers)
-# its replicates (scorecard intervals): the segments of the distances resampled
-# its replicates: the Wikipedia articles resampled, each with all its segments
+# its replicate table (scorecard intervals): the Wikipedia articles of the distances' segments
+# resampled, each with all its segments
 clusters = segment_clusters(metas, js=True)
 write_table(
     layer_replicates(parts, H, p.bootstrap["resamples"], p.bootstrap["seed"], clusters), snakemake.output.layers_boot

@@ -41,7 +41,7 @@ tab = with_provenance(task_shares(pred, counts, clf["kind"], p.spec), p.labelled
 write_table(tab, snakemake.output.table)
 layers = share_table(pred, ["variant", "task", "layer"])
 write_table(with_provenance(layers, p.labelled_model, p.spec), snakemake.output.layers)
-# replicates: the shares on resampled inputs of each task (all heads of an input together)
+# replicate table: the shares on resampled inputs of each task (all heads of an input together)
 write_table(
     pattern_share_replicates(pred, p.boot_variants, p.bootstrap["resamples"], p.bootstrap["seed"], CLASSES),
     snakemake.output.boot,

@@ -1,18 +1,12 @@
-from analysis.core.device import device_record, job_device
+from analysis.core.device import job_device
 from analysis.explanation.plots import plot_rank_agreement
 from analysis.explanation.rank_agreement import run_rank_agreement
-from analysis.explanation.replicates import RANK_AGREEMENT, instance_weights, median_replicates
-from analysis.explanation.setup import rule_classifiers
-from analysis.shared.bootstrap import with_resampled
-from analysis.shared.rule_io import save_figure, start, write_json, write_table
+from analysis.explanation.replicates import RANK_AGREEMENT
+from analysis.explanation.setup import rule_classifiers, write_median_test
+from analysis.shared.rule_io import save_figure, start
 
 snakemake, log = start(globals(), __file__, threads=True)
 device = job_device(snakemake)
-classifiers = rule_classifiers(snakemake, device)
-df = run_rank_agreement(classifiers)
-write_table(df, snakemake.output.table)
-units, weights = instance_weights(snakemake.params.bootstrap["resamples"], snakemake.params.bootstrap["seed"], df)
-write_table(with_resampled(median_replicates(df, *RANK_AGREEMENT, units, weights), len(units)), snakemake.output.boot)
-fig = plot_rank_agreement(df, snakemake.wildcards.model)
-save_figure(fig, snakemake.output.figure)
-write_json(device_record(device), snakemake.output.device)
+df = run_rank_agreement(rule_classifiers(snakemake, device))
+write_median_test(snakemake, df, RANK_AGREEMENT, device)
+save_figure(plot_rank_agreement(df, snakemake.wildcards.model), snakemake.output.figure)

@@ -1,22 +1,13 @@
-from analysis.clark.surface.boot import replicate_tables, segment_clusters
 from analysis.clark.surface.plots import plot_special_tokens
-from analysis.clark.surface.sums import combine, read_sums
-from analysis.shared.attention_stats import by_layer, per_head_table
-from analysis.shared.rule_io import save_figure, start, write_table
+from analysis.clark.surface.tables import SurfaceSums
+from analysis.shared.rule_io import save_figure, start
 
 snakemake, log = start(globals(), __file__)
-parts, metas = read_sums(snakemake.input)
 # the replicate table (scorecard intervals): the Wikipedia articles resampled, each with all its segments
-BOOT = (snakemake.params.bootstrap["resamples"], snakemake.params.bootstrap["seed"])
-t = per_head_table(combine(parts, "special_tokens"))
-n = sum(m["examples"] for m in metas)
-write_table(t, snakemake.output.table)
-write_table(by_layer(t, ["cls", "sep", "punct"]), snakemake.output.layers)
-boot = replicate_tables(
-    parts, "special_tokens", *BOOT, layers=["cls", "sep", "punct"], clusters=segment_clusters(metas)
+sums = SurfaceSums.read(snakemake.input, **snakemake.params.bootstrap)
+t = sums.write_tables("special_tokens", snakemake.output, layers=["cls", "sep", "punct"])
+h = sums.header
+fig = plot_special_tokens(
+    t, h["model"], sums.n_examples, h["cls_token"], h["sep_token"], local=snakemake.params.local_layers
 )
-write_table(boot["layers"], snakemake.output.layers_boot)
-
-h = metas[0]["header"]
-fig = plot_special_tokens(t, h["model"], n, h["cls_token"], h["sep_token"], local=snakemake.params.local_layers)
 save_figure(fig, snakemake.output.figure)

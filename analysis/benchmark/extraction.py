@@ -28,6 +28,7 @@ from analysis.core.extraction import (
     forward_attentions,
     length_batches,
 )
+from analysis.core.extraction_settings import ShardSettings
 from analysis.core.models import shape_of
 from analysis.core.precision import matmul_rates, supported
 
@@ -89,17 +90,8 @@ def project_extraction(model, tokenizer, records, max_len: int, batch_size: int,
     with tempfile.TemporaryDirectory() as tmp:
         stem = Path(tmp) / "shard-0"
         t0 = time.perf_counter()
-        header = extract_shard(
-            model,
-            tokenizer,
-            records,
-            stem,
-            max_len,
-            batch_size=batch_size,
-            progress=False,
-            segments=segments,
-            precision=precision,
-        )
+        settings = ShardSettings(max_len, batch_size=batch_size, segments=segments, precision=precision, progress=False)
+        header = extract_shard(model, tokenizer, records, stem, settings)
         seconds = time.perf_counter() - t0
         size = stem.with_suffix(".npy").stat().st_size
     return seconds, header, size

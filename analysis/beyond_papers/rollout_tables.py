@@ -12,7 +12,7 @@ import pandas as pd
 
 from analysis.beyond_papers.rollout_compare import METHODS, TARGETS
 from analysis.core.glue.metrics import spearman
-from analysis.shared.bootstrap import percentile_interval, resamples
+from analysis.shared.bootstrap import percentile_interval, resample_indices
 
 SUBSETS = ("common", "all")
 
@@ -73,7 +73,7 @@ def common_inputs(per_input: pd.DataFrame) -> pd.DataFrame:
     return per_input[methods == per_input.method.nunique()]
 
 
-def summary_table(per_input: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+def summary_table(per_input: pd.DataFrame, resamples: int, seed: int) -> pd.DataFrame:
     """Per (target, layer, method): inputs, mean (with its bootstrap 95% interval) / median /
     quartiles of the Spearman correlations, the share above zero, the mean under the authors'
     formula (``mean_authors_formula``); NaN correlations (constant vectors) are counted, not
@@ -82,14 +82,14 @@ def summary_table(per_input: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFra
     every input it has, only where those are more (raw and rollout when flow ran on a subsample)."""
     if per_input.empty:
         return pd.DataFrame()
-    common = _summaries(common_inputs(per_input), n_boot, seed).assign(subset="common")
-    full = _summaries(per_input, n_boot, seed).assign(subset="all")
+    common = _summaries(common_inputs(per_input), resamples, seed).assign(subset="common")
+    full = _summaries(per_input, resamples, seed).assign(subset="all")
     keys = ["target", "layer", "method"]
     inputs_common = full[keys].merge(common[[*keys, "inputs"]], on=keys, how="left").inputs
     return _ordered(pd.concat([common, full[(full.inputs > inputs_common.fillna(0)).to_numpy()]], ignore_index=True))
 
 
-def _summaries(per_input: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+def _summaries(per_input: pd.DataFrame, resamples: int, seed: int) -> pd.DataFrame:
     rows = []
     for (target, layer, method), g in per_input.groupby(["target", "layer", "method"], sort=False):
         rho = g["spearman"]
@@ -106,23 +106,23 @@ def _summaries(per_input: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
                 "q25": ok.quantile(0.25),
                 "q75": ok.quantile(0.75),
                 "share_positive": float((ok > 0).mean()) if len(ok) else np.nan,
-                **dict(zip(("mean_ci95_low", "mean_ci95_high"), bootstrap_ci(ok.to_numpy(), n_boot, seed))),
+                **dict(zip(("mean_ci95_low", "mean_ci95_high"), bootstrap_ci(ok.to_numpy(), resamples, seed))),
                 "mean_authors_formula": g["spearman_authors"].mean(),
             }
         )
     return pd.DataFrame(rows)
 
 
-def bootstrap_ci(values: np.ndarray, n_boot: int, seed: int) -> tuple[float, float]:
+def bootstrap_ci(values: np.ndarray, resamples: int, seed: int) -> tuple[float, float]:
     """95% percentile bootstrap interval of the mean (``analysis.shared.bootstrap``; seeded; NaN
     for fewer than 2 values)."""
     values = np.asarray(values, dtype=np.float64)
     if len(values) < 2:
         return np.nan, np.nan
-    return percentile_interval(values[resamples(len(values), n_boot, seed)].mean(axis=1))
+    return percentile_interval(values[resample_indices(len(values), resamples, seed)].mean(axis=1))
 
 
-def paired_table(per_input: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+def paired_table(per_input: pd.DataFrame, resamples: int, seed: int) -> pd.DataFrame:
     """Per (target, layer) and pair of methods, on the inputs where both are defined: mean
     difference of the Spearman correlations (with its bootstrap interval) and the share of
     inputs where the first is higher."""
@@ -145,7 +145,8 @@ def paired_table(per_input: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFram
                     "share_first_higher": float((diff > 0).mean()) if len(both) else np.nan,
                     **dict(
                         zip(
-                            ("difference_ci95_low", "difference_ci95_high"), bootstrap_ci(diff.to_numpy(), n_boot, seed)
+                            ("difference_ci95_low", "difference_ci95_high"),
+                            bootstrap_ci(diff.to_numpy(), resamples, seed),
                         )
                     ),
                 }

@@ -7,6 +7,7 @@ import logging
 import numpy as np
 import torch
 
+from analysis.core.extraction_settings import Calibration, ShardSettings
 from analysis.core.models import checked_attentions, shape_of, token_kinds
 from analysis.core.precision import autocast, calibration_records, check_precision, choose_precision, header_record
 from analysis.core.storage import write_shard
@@ -249,28 +250,21 @@ def extract_shard(
     tokenizer,
     records,
     stem,
-    max_len: int,
-    policy: str = "split",
-    batch_size: int = 32,
+    settings: ShardSettings,
     model_name: str = "",
-    progress: bool = True,
-    segments: str = "zeros",
-    precision: str = "fp32",
-    rates: dict | None = None,
-    reference=None,
-    reference_name: str | None = None,
+    calibration: Calibration | None = None,
 ) -> dict:
-    """Encode ``records``, run the model, write the shard at ``stem``; return the header
-    (``counts``: inputs split/truncated; ``precision``: requested, used and why, see
-    ``analysis.core.precision``; ``rates``: the machine's matmul rates it decides on, measured
-    here when None; ``reference``: what returns the pre-trained model the run's precision is
-    calibrated on, named ``reference_name``, see ``calibrate``). ``segments``: token type ids
-    of pairs (``SEGMENT_IDS``). Maps with a NaN or inf stop it (:class:`NonFiniteMaps`)."""
+    """Encode ``records``, run the model, write the shard at ``stem`` as ``settings`` say; return the
+    header (``counts``: inputs split/truncated; ``precision``: requested, used and why, see
+    ``analysis.core.precision``, decided on ``calibration``, default ``Calibration()``). Maps with a
+    NaN or inf stop it (:class:`NonFiniteMaps`)."""
+    calibration = calibration or Calibration()
+    max_len, policy, segments, precision = settings.max_len, settings.policy, settings.segments, settings.precision
     items, counts = encode_records(tokenizer, records, max_len, policy, segments)
     n_layers, n_heads = shape_of(model)
-    chosen = calibrate(model, tokenizer, precision, rates, reference, max_len, segments)
+    chosen = calibrate(model, tokenizer, precision, calibration.rates, calibration.reference, max_len, segments)
     if precision != "fp32":
-        chosen["calibrated_on"] = reference_name or model_name
+        chosen["calibrated_on"] = calibration.reference_name or model_name
     header = {
         "model": model_name,
         "n_layers": n_layers,
@@ -283,7 +277,9 @@ def extract_shard(
         "cls_token": tokenizer.cls_token or tokenizer.bos_token,
         "sep_token": tokenizer.sep_token or tokenizer.eos_token,
     }
-    maps = iter_maps(model, tokenizer, items, batch_size, progress, chosen["used"], where=f"shard {stem}")
+    maps = iter_maps(
+        model, tokenizer, items, settings.batch_size, settings.progress, chosen["used"], where=f"shard {stem}"
+    )
     write_shard(stem, header, items, maps)
     if counts.get("too_long"):
         log.warning("%d inputs longer than %d word pieces: %s", counts["too_long"], max_len, counts)

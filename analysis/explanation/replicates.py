@@ -1,11 +1,11 @@
 """Replicate tables (``<stem>.boot.csv``) of the attention-as-explanation rules, for the claim
 scorecard's intervals (:mod:`analysis.shared.bootstrap`).
 
-The resampled units are the explained instances (dev sentences, column ``id``): every replicate
+The resampled units are the explained instances (dev sentences, column ``id``): every resample
 draws as many instances as there are, with replacement, and every encoder and every erasure order
 of the rule sees the same draws (a paired resample: the encoders explain the same sentences). A
-replicate's summary is the point summary with each instance's rows counted as often as it was
-drawn, computed for all replicates at once from a (replicates, instances) weight matrix: shares
+resample's summary is the point summary with each instance's rows counted as often as it was
+drawn, computed for all resamples at once from a (resamples, instances) weight matrix: shares
 are weighted means, medians weighted medians (NaN left out, as pandas' median does), so all
 weights 1 give the point summary exactly.
 
@@ -27,7 +27,7 @@ import pandas as pd
 
 from analysis.explanation.erasure import vs_attention_rows
 from analysis.explanation.staying_true.curves import equal_jsd_summary
-from analysis.shared.bootstrap import unit_weights
+from analysis.shared.bootstrap import unit_weights, with_resampled
 
 REPLICATE = "replicate"
 # erasure.summary: what the claims read (single-weight columns repeat beside every order)
@@ -44,20 +44,20 @@ STAYING_TRUE_DROP = "accuracy_drop_under_permutation"
 STAYING_TRUE_SINGLE = {"median_single_std": "single_std"}
 
 
-def instance_weights(n_boot: int, seed: int, *tables: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+def instance_weights(resamples: int, seed: int, *tables: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """(units, weights): the sorted instance ids of ``tables`` (column ``id``, every encoder) and
-    their (n_boot, units) multiplicities per replicate (:func:`unit_weights`)."""
+    their (resamples, units) multiplicities per resample (:func:`unit_weights`)."""
     units = np.unique(np.concatenate([t["id"].to_numpy() for t in tables]))
-    return units, unit_weights(len(units), n_boot, seed)
+    return units, unit_weights(len(units), resamples, seed)
 
 
 def row_weights(ids, units: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """(replicates, rows): each row counted as often as its instance was drawn."""
+    """(resamples, rows): each row counted as often as its instance was drawn."""
     return weights[:, np.searchsorted(units, np.asarray(ids))]
 
 
 def weighted_mean(x, w: np.ndarray) -> np.ndarray:
-    """Per replicate (row of ``w``), the mean of ``x`` with each value counted ``w`` times (NaN
+    """Per resample (row of ``w``), the mean of ``x`` with each value counted ``w`` times (NaN
     left out; NaN where nothing is left)."""
     x = np.asarray(x, dtype=float)
     ok = ~np.isnan(x)
@@ -67,7 +67,7 @@ def weighted_mean(x, w: np.ndarray) -> np.ndarray:
 
 
 def weighted_median(x, w: np.ndarray) -> np.ndarray:
-    """Per replicate (row of ``w``), the median of ``x`` with each value repeated ``w`` times:
+    """Per resample (row of ``w``), the median of ``x`` with each value repeated ``w`` times:
     the middle value, or the mean of the two middle ones (as ``np.median`` of the repeated values;
     NaN left out; NaN where nothing is left)."""
     x = np.asarray(x, dtype=float)
@@ -86,11 +86,11 @@ def weighted_median(x, w: np.ndarray) -> np.ndarray:
     return np.where(total > 0, med, np.nan)
 
 
-def _stack(parts: list[tuple[dict, dict[str, np.ndarray]]], n_boot: int) -> pd.DataFrame:
-    """One row per replicate and group: ``parts`` = (keys, column -> (replicates,) values) per
+def _stack(parts: list[tuple[dict, dict[str, np.ndarray]]], resamples: int) -> pd.DataFrame:
+    """One row per resample and group: ``parts`` = (keys, column -> (resamples,) values) per
     group; rows replicate-major, groups in the order given."""
     frames = [
-        pd.DataFrame({**{k: [v] * n_boot for k, v in keys.items()}, **cols, REPLICATE: np.arange(n_boot)})
+        pd.DataFrame({**{k: [v] * resamples for k, v in keys.items()}, **cols, REPLICATE: np.arange(resamples)})
         for keys, cols in parts
     ]
     out = pd.concat(frames, ignore_index=True)
@@ -108,6 +108,14 @@ def median_replicates(df: pd.DataFrame, keys: list[str], columns: list[str], uni
     return _stack(parts, len(weights))
 
 
+def median_boot(df: pd.DataFrame, spec: tuple[list[str], list[str]], resamples: int, seed: int) -> pd.DataFrame:
+    """The boot table of a rule whose claims read medians over instances (``spec``: ``PERMUTATION``,
+    ``ADVERSARIAL``, ``RANK_AGREEMENT``): :func:`median_replicates` on ``resamples`` seeded resamples
+    of ``df``'s instances, with the number of instances each drew (``with_resampled``)."""
+    units, weights = instance_weights(resamples, seed, df)
+    return with_resampled(median_replicates(df, *spec, units, weights), len(units))
+
+
 def _single_columns(single: pd.DataFrame, units, weights) -> dict[str, dict[str, np.ndarray]]:
     """Per encoder, the single-weight shares of the claims (as :func:`erasure.single_summary`)."""
     single = single.assign(jsd_top_larger=single["jsd_difference"] > 0)
@@ -119,7 +127,7 @@ def _single_columns(single: pd.DataFrame, units, weights) -> dict[str, dict[str,
 
 
 def erasure_replicates(single: pd.DataFrame, sets: pd.DataFrame, units, weights) -> pd.DataFrame:
-    """``erasure.summary``'s claim columns per encoder and order on every replicate: the
+    """``erasure.summary``'s claim columns per encoder and order on every resample: the
     single-weight shares (repeated beside each order), the median fraction removed over the set
     rows (instances x random draws) and the shares flipping sooner / later than attention order."""
     single_cols = _single_columns(single, units, weights)
@@ -159,7 +167,7 @@ def staying_true_single_token_replicates(df: pd.DataFrame, units, weights) -> pd
 def staying_true_adversary_replicates(instances: pd.DataFrame, levels, units, weights) -> pd.DataFrame:
     """Per model, JSD level and replicate: :func:`equal_jsd_summary`'s TVD at equal JSD and above
     the model's floor (``levels``: fixed levels; None: the largest mean JSD every model reaches, in
-    each replicate) on each (model, weight)'s weighted mean JSD and TVD over the instances
+    each resample) on each (model, weight)'s weighted mean JSD and TVD over the instances
     (``instances``: model, weight, id, jsd, tvd)."""
     keys, jsd, tvd = [], [], []
     for key, g in instances.groupby(["model", "weight"], sort=False):
@@ -168,7 +176,7 @@ def staying_true_adversary_replicates(instances: pd.DataFrame, levels, units, we
         jsd.append(weighted_mean(g["jsd"], w))
         tvd.append(weighted_mean(g["tvd"], w))
     models, adv_weights = [k[0] for k in keys], [k[1] for k in keys]
-    jsd, tvd = np.array(jsd), np.array(tvd)  # (groups, replicates)
+    jsd, tvd = np.array(jsd), np.array(tvd)  # (groups, resamples)
     frames = []
     for r in range(len(weights)):
         curves = pd.DataFrame({"model": models, "weight": adv_weights, "mean_jsd": jsd[:, r], "mean_tvd": tvd[:, r]})

@@ -1,6 +1,7 @@
 """What every attention test rule starts from: the checkpoint bundle of rule
 ``attn_classifiers``, the dev sentences tested and the frozen transformer, then one
-:class:`~analysis.explanation.explainer.Explainer` and its instances per classifier."""
+:class:`~analysis.explanation.explainer.Explainer` and its instances per classifier; and what the
+median tests write (:func:`write_median_test`)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from pathlib import Path
 
 from torch import nn
 
-from analysis.core.device import load_bundle
+from analysis.core.device import device_record, load_bundle
 from analysis.explanation.classifiers import WORD_ENCODERS, AttnClassifier, TrainConfig, Vocab
 from analysis.explanation.explainer import Explainer, Instance
 from analysis.explanation.frozen_transformer import FrozenTransformer
+from analysis.explanation.replicates import median_boot
 from analysis.explanation.sst2 import read_sst2
+from analysis.shared.rule_io import write_json, write_table
 
 log = logging.getLogger(__name__)
 
@@ -87,3 +90,14 @@ def rule_classifiers(smk, device: str = "cpu") -> Iterator[tuple[str, Explainer,
     return classifiers_under_test(
         smk.input.model, smk.input.glue, smk.params.spec, smk.params.task, smk.params.n_explain, device
     )
+
+
+def write_median_test(smk, df, spec: tuple[list[str], list[str]], device: str) -> None:
+    """The outputs of a test rule whose claims read medians over instances (permutation,
+    adversarial, rank_agreement; ``spec``: its keys and columns, ``analysis.explanation.replicates``):
+    the per-instance table ``df``, its boot table (:func:`median_boot` on the rule's ``bootstrap``
+    params) and the record of the job's ``device``."""
+    write_table(df, smk.output.table)
+    boot = smk.params.bootstrap
+    write_table(median_boot(df, spec, boot["resamples"], boot["seed"]), smk.output.boot)
+    write_json(device_record(device), smk.output.device)

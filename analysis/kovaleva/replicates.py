@@ -1,7 +1,7 @@
 """Replicate tables of the Kovaleva claims (``<stem>.boot.csv``; see :mod:`analysis.shared.bootstrap`).
 
 The unit is the dev example (input) of a task: every table of the Kovaleva rules is a mean or a
-share over examples, so each replicate redraws a task's examples with replacement (seeded, and
+share over examples, so each resample redraws a task's examples with replacement (seeded, and
 independently per task: :func:`task_seed`) and recomputes the table as weighted sums
 (``weights @ per_example``) of per-example values kept while the maps were read once:
 
@@ -27,7 +27,7 @@ import pandas as pd
 from scipy.stats import rankdata
 
 from analysis.kovaleva.finetune.disable_heads_null import BATCHED
-from analysis.shared.bootstrap import RESAMPLED, resamples, unit_weights, with_resampled
+from analysis.shared.bootstrap import RESAMPLED, resample_indices, unit_weights, with_resampled
 
 REPLICATE = "replicate"
 
@@ -38,25 +38,25 @@ def task_seed(seed: int, task: str) -> int:
     return int(np.random.SeedSequence([seed, zlib.crc32(task.encode())]).generate_state(1)[0])
 
 
-def task_weights(n_examples: int, n_boot: int, seed: int, task: str) -> np.ndarray:
-    """(n_boot, n_examples) multiplicity of each of a task's examples per replicate."""
-    return unit_weights(n_examples, n_boot, task_seed(seed, task))
+def task_weights(n_examples: int, resamples: int, seed: int, task: str) -> np.ndarray:
+    """(resamples, n_examples) multiplicity of each of a task's examples per resample."""
+    return unit_weights(n_examples, resamples, task_seed(seed, task))
 
 
 def _by_layer(values: np.ndarray, column: str) -> pd.DataFrame:
-    """(replicates, layers) values -> rows layer (1-indexed), ``column``, replicate."""
-    n_boot, n_layers = values.shape
+    """(resamples, layers) values -> rows layer (1-indexed), ``column``, replicate."""
+    resamples, n_layers = values.shape
     return pd.DataFrame(
         {
-            "layer": np.tile(np.arange(1, n_layers + 1), n_boot),
+            "layer": np.tile(np.arange(1, n_layers + 1), resamples),
             column: values.ravel(),
-            REPLICATE: np.repeat(np.arange(n_boot), n_layers),
+            REPLICATE: np.repeat(np.arange(resamples), n_layers),
         }
     )
 
 
 def cosine_replicates(cosines: np.ndarray, weights: np.ndarray) -> pd.DataFrame:
-    """``cosines`` (examples, layers, heads) of ``head_cosines``; per replicate and layer the mean
+    """``cosines`` (examples, layers, heads) of ``head_cosines``; per resample and layer the mean
     over heads of each head's weighted mean over examples (columns layer, cosine, replicate)."""
     n, n_layers, n_heads = cosines.shape
     per_head = weights @ cosines.reshape(n, -1) / weights.sum(1, keepdims=True)
@@ -64,7 +64,7 @@ def cosine_replicates(cosines: np.ndarray, weights: np.ndarray) -> pd.DataFrame:
 
 
 def special_replicates(stats: list[dict], weights: np.ndarray, columns=("cls", "sep")) -> pd.DataFrame:
-    """``stats``: each example's ``special_tokens_stats``; per replicate and layer the mean over
+    """``stats``: each example's ``special_tokens_stats``; per resample and layer the mean over
     heads of each head's attention to the token (weighted sum over examples / weighted tokens)."""
     n_tokens = weights @ np.stack([s["n_tokens"] for s in stats]).reshape(len(stats), -1)
     n_layers = stats[0]["n_tokens"].shape[0]
@@ -77,12 +77,12 @@ def special_replicates(stats: list[dict], weights: np.ndarray, columns=("cls", "
 
 
 def share_replicates(pred: pd.DataFrame, weights: np.ndarray, classes) -> pd.DataFrame:
-    """``pred``: one group's map predictions (columns input_id, label); per replicate the share
+    """``pred``: one group's map predictions (columns input_id, label); per resample the share
     of each of ``classes`` over the maps of the resampled inputs (rows label, share, replicate).
     The inputs are the units in order of first appearance (``weights`` has one column per input)."""
     codes, inputs = pd.factorize(pred["input_id"])
     if weights.shape[1] != len(inputs):
-        raise ValueError(f"{weights.shape[1]} weights per replicate for {len(inputs)} inputs")
+        raise ValueError(f"{weights.shape[1]} weights per resample for {len(inputs)} inputs")
     unknown = set(pred["label"]) - set(classes)
     if unknown:
         raise ValueError(f"labels outside {classes}: {sorted(unknown)}")
@@ -99,14 +99,14 @@ def share_replicates(pred: pd.DataFrame, weights: np.ndarray, classes) -> pd.Dat
     )
 
 
-def pattern_share_replicates(pred: pd.DataFrame, variants, n_boot: int, seed: int, classes) -> pd.DataFrame:
-    """Rule patterns' replicates: for every (variant, task) of the map predictions ``pred`` whose
+def pattern_share_replicates(pred: pd.DataFrame, variants, resamples: int, seed: int, classes) -> pd.DataFrame:
+    """Rule patterns' replicate table: for every (variant, task) of the map predictions ``pred`` whose
     variant is one of ``variants``, the shares of ``classes`` on the task's inputs resampled
-    ``n_boot`` times (``task_weights``: seeded per task; all heads of an input together), stacked
+    ``resamples`` times (``task_weights``: seeded per task; all heads of an input together), stacked
     (columns variant, task, label, share, replicate)."""
     boots = [
         with_resampled(
-            share_replicates(g, task_weights(g["input_id"].nunique(), n_boot, seed, task), classes).assign(
+            share_replicates(g, task_weights(g["input_id"].nunique(), resamples, seed, task), classes).assign(
                 variant=variant, task=task
             ),
             g["input_id"].nunique(),
@@ -136,9 +136,9 @@ RESAMPLED_METRICS = {
 
 
 def layer_change_replicates(metrics: list[str], gold, unmodified, layers, idx: np.ndarray) -> pd.DataFrame:
-    """Per replicate (a row of ``idx``, resampled example indices) and whole disabled layer: the
+    """Per resample (a row of ``idx``, resampled example indices) and whole disabled layer: the
     change of each metric from the unmodified predictions ``unmodified`` (n,) to those with the
-    layer disabled ``layers`` (layers, n), both on the replicate's examples. Columns metric, scope
+    layer disabled ``layers`` (layers, n), both on the resample's examples. Columns metric, scope
     (``layer``), layer (1-indexed), change, replicate."""
     gold, unmodified, layers = np.asarray(gold, dtype=float), np.asarray(unmodified), np.asarray(layers)
     g, base = gold[idx], unmodified[idx]
@@ -163,6 +163,6 @@ def load_layer_predictions(path) -> dict:
         return {"task": str(z["task"]), "gold": z["gold"], "unmodified": z["unmodified"], "layers": z["layers"]}
 
 
-def resample_rows(n_examples: int, n_boot: int, seed: int, task: str) -> np.ndarray:
-    """(n_boot, n_examples) example indices of each replicate (the draws of :func:`task_weights`)."""
-    return resamples(n_examples, n_boot, task_seed(seed, task))
+def resample_rows(n_examples: int, resamples: int, seed: int, task: str) -> np.ndarray:
+    """(resamples, n_examples) example indices of each resample (the draws of :func:`task_weights`)."""
+    return resample_indices(n_examples, resamples, task_seed(seed, task))

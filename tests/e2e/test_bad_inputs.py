@@ -191,11 +191,12 @@ def run_extract(case, src, work, tokenizer, tiny_model):
     """What rule extract_attention runs on the prepared treebank, max_len 16."""
     from analysis.core.corpora import prepare
     from analysis.core.extraction import extract_shard
+    from analysis.core.extraction_settings import ShardSettings
 
     records, _ = prepare("conllx", src, tokenizer, files="*.conll10")
     out = work / "resources/attention/m/c/shard-0"
     out.parent.mkdir(parents=True)
-    header = extract_shard(tiny_model, tokenizer, records, str(out), max_len=16, policy=case.options["policy"])
+    header = extract_shard(tiny_model, tokenizer, records, str(out), ShardSettings(16, policy=case.options["policy"]))
     return header["counts"]
 
 

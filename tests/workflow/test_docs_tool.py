@@ -1,5 +1,5 @@
 """python -m tools.docs: every generator in one go. On the checkout (no results folder) every
-generated part is up to date and the scorecard's are skipped, saying why; a stale block of a copy
+generated part is up to date and the scorecard's and the measured times are skipped, saying why; a stale block of a copy
 of the pages is named and then rewritten; a page without its block is an error naming it."""
 
 import shutil
@@ -29,8 +29,9 @@ def test_the_checkout_is_up_to_date(tmp_path):
     lines = run.stdout.splitlines()
     for name in ("config-reference", "families", "resource-table", "calibration"):
         assert any(line.startswith(f"{name} (") and line.endswith(": up to date") for line in lines), run.stdout
-    scorecard = [line for line in lines if line.startswith("scorecard (")]
-    assert len(scorecard) == 1 and ": skipped: no " in scorecard[0] and "needs a finished run" in scorecard[0]
+    for name in ("scorecard", "run-times"):
+        skipped = [line for line in lines if line.startswith(f"{name} (")]
+        assert len(skipped) == 1 and ": skipped: no " in skipped[0] and "needs a finished run" in skipped[0]
 
 
 def test_a_stale_block_is_named_then_rewritten(tmp_path):

@@ -4,6 +4,7 @@ rule_io.setup_logging writes into every job's log."""
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 
 from conftest import ROOT
@@ -40,6 +41,9 @@ def test_per_rule_medians_and_shares(logs):
     assert entropy.jobs == 3 and not entropy.heavy
     assert (entropy.startup_s, entropy.work_s, entropy.total_s) == (2.0, 1.0, 3.0)
     assert entropy.startup_share == pytest.approx(6.0 / 10.5)
+    first = jobs.set_index("log").loc[str(logs / "m" / "entropy.log")]
+    assert first.began == pd.Timestamp("2026-11-27 09:59:59")  # the start-up line's time less the start-up
+    assert first.ended == pd.Timestamp("2026-11-27 10:00:02")
     heavy = table.loc["extract_attention"]
     assert heavy.heavy and (heavy.startup_s, heavy.work_s, heavy.startup_share) == (4.0, 20.0, 4.0 / 24.0)
 

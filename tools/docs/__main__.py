@@ -4,8 +4,9 @@ blocks (or, with ``--check``, writes nothing and exits 1 naming each part that i
     python -m tools.docs            # rewrite every generated part
     python -m tools.docs --check    # exit 1 naming each stale part (CI: .ci/run)
 
-The scorecard's parts need a finished run (``results/<model>/tables/scorecard.csv``): without it
-they are reported as skipped, with the reason, and the others are still checked. ``--root`` names
+The scorecard's parts need a finished run (``results/<model>/tables/scorecard.csv``), the measured
+times its ``benchmarks/`` (beside ``results/``): without them they are reported as skipped, with
+the reason, and the others are still checked. ``--root`` names
 another copy of the pages (README.md and docs/) to fill; the sources (schema, code) are this
 checkout's.
 """
@@ -16,7 +17,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from tools.docs import calibration_table, config_reference, families_table, resource_table, scorecard_readme
+from tools.docs import (
+    calibration_table,
+    config_reference,
+    families_table,
+    resource_table,
+    run_times,
+    scorecard_readme,
+)
 from tools.docs.page_block import Skipped
 from tools.docs.scorecard_values import SpanError
 
@@ -43,6 +51,10 @@ GENERATORS = {
     "seed-calibration": (
         "docs/scorecard.md from docs/seed_calibration.csv",
         lambda a: calibration_table.generate_seeds(a.root, a.check),
+    ),
+    "run-times": (
+        "docs/performance.md from the run's benchmarks/ and logs/ (beside its results/)",
+        lambda a: run_times.generate(a.root, a.check, a.results),
     ),
     "scorecard": (
         "README.md and docs/*.md from results/<model>/",
@@ -72,7 +84,11 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--root", type=Path, default=ROOT, help="the folder of README.md and docs/ (default: this checkout)"
     )
-    ap.add_argument("--results", type=Path, help="the run's results folder (default: <root>/results)")
+    ap.add_argument(
+        "--results",
+        type=Path,
+        help="the run's results folder (default: <root>/results); its benchmarks/ and logs/ sit beside it",
+    )
     ap.add_argument("--model", default=scorecard_readme.MODEL, help="model slug under the results folder")
     args = ap.parse_args(argv)
     failed = []

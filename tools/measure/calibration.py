@@ -46,38 +46,38 @@ def weighted_mean(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return (w @ x) / w.sum(axis=1)
 
 
-def table_and_boot(point: float, reps: np.ndarray, units: int | None = None) -> tuple[dict, dict]:
-    """The point table and the replicate table of one value; ``units``: the units each replicate
+def table_and_boot(point: float, stats: np.ndarray, units: int | None = None) -> tuple[dict, dict]:
+    """The point table and the replicate table of one value; ``units``: the units each resample
     drew, written as the rules write it (None: as before, infinitely many: the plain percentile interval)."""
-    boot = pd.DataFrame({"replicate": range(len(reps)), "v": reps})
+    boot = pd.DataFrame({"replicate": range(len(stats)), "v": stats})
     return {"t": pd.DataFrame({"v": [point]})}, {
         "t": boot.assign(**{RESAMPLED: np.inf}) if units is None else with_resampled(boot, units)
     }
 
 
-def on_threshold(rng, n_boot, seed, written=True):
+def on_threshold(rng, resamples, seed, written=True):
     """200 units whose true mean is the threshold: a claim on their mean (now: the table says it
     drew 200 units, and the interval is read with 199 degrees of freedom)."""
     x = rng.normal(T, 0.3, 200)  # continuous: no value equals the threshold itself
-    w = unit_weights(len(x), n_boot, seed)
+    w = unit_weights(len(x), resamples, seed)
     return [claim(ABOVE)], *table_and_boot(x.mean(), weighted_mean(x, w), len(x) if written else None)
 
 
-def on_threshold_percentile(rng, n_boot, seed):
+def on_threshold_percentile(rng, resamples, seed):
     """200 units on the threshold, read as the plain percentile interval (as before)."""
-    return on_threshold(rng, n_boot, seed, written=False)
+    return on_threshold(rng, resamples, seed, written=False)
 
 
 def _heads(rng, n=200, heads=3):
     return rng.binomial(1, T, (n, heads)).astype(float)  # every head's true accuracy: the threshold
 
 
-def heads_in_sample(rng, n_boot, seed):
+def heads_in_sample(rng, resamples, seed):
     """Three heads tied at the threshold, the best chosen on the data it is scored on (as before)."""
     x = _heads(rng)
-    w = unit_weights(len(x), n_boot, seed)
-    reps = (w @ x / w.sum(axis=1, keepdims=True)).max(axis=1)
-    return [claim(ABOVE)], *table_and_boot(x.mean(axis=0).max(), reps)
+    w = unit_weights(len(x), resamples, seed)
+    stats = (w @ x / w.sum(axis=1, keepdims=True)).max(axis=1)
+    return [claim(ABOVE)], *table_and_boot(x.mean(axis=0).max(), stats)
 
 
 def _cross_fit(x: np.ndarray, w: np.ndarray) -> float:
@@ -89,12 +89,12 @@ def _cross_fit(x: np.ndarray, w: np.ndarray) -> float:
     return hits["all"] / w.sum()
 
 
-def heads_cross_fit(rng, n_boot, seed):
+def heads_cross_fit(rng, resamples, seed):
     """Three heads tied at the threshold, the best chosen on one fold and scored on the other (now)."""
     x = _heads(rng)
-    w = unit_weights(len(x), n_boot, seed)
-    reps = np.array([_cross_fit(x, row) for row in w])
-    return [claim(ABOVE)], *table_and_boot(_cross_fit(x, np.ones(len(x))), reps, len(x))
+    w = unit_weights(len(x), resamples, seed)
+    stats = np.array([_cross_fit(x, row) for row in w])
+    return [claim(ABOVE)], *table_and_boot(_cross_fit(x, np.ones(len(x))), stats, len(x))
 
 
 def _clustered(rng, n_clusters=15, size=20):
@@ -103,37 +103,37 @@ def _clustered(rng, n_clusters=15, size=20):
     return centre + rng.normal(0, 0.05, n_clusters * size), np.repeat(np.arange(n_clusters), size)
 
 
-def clusters_as_units(rng, n_boot, seed):
+def clusters_as_units(rng, resamples, seed):
     """Clustered units resampled one by one (as before)."""
     x, _ = _clustered(rng)
-    w = unit_weights(len(x), n_boot, seed)
+    w = unit_weights(len(x), resamples, seed)
     return [claim(ABOVE)], *table_and_boot(x.mean(), weighted_mean(x, w))
 
 
-def clusters_resampled(rng, n_boot, seed, n_clusters=15):
+def clusters_resampled(rng, resamples, seed, n_clusters=15):
     """Clustered units resampled by cluster (now); 15 clusters as GUM dev's 14 documents."""
     x, cluster = _clustered(rng, n_clusters, 300 // n_clusters)
-    cw = unit_weights(cluster.max() + 1, n_boot, seed)
+    cw = unit_weights(cluster.max() + 1, resamples, seed)
     tables, boots = table_and_boot(x.mean(), weighted_mean(x, cw[:, cluster]))
-    # the clusters each replicate drew, as the rules write them: the engine widens the interval for few
+    # the clusters each resample drew, as the rules write them: the engine widens the interval for few
     return [claim(ABOVE)], tables, {"t": with_resampled(boots["t"], n_clusters)}
 
 
-def clusters_percentile(rng, n_boot, seed):
+def clusters_percentile(rng, resamples, seed):
     """15 clusters resampled by cluster, read as the plain percentile interval (as before): a table
     that says it drew infinitely many units (resampled_units inf; one that does not say is an error)."""
-    claims, tables, boots = clusters_resampled(rng, n_boot, seed)
+    claims, tables, boots = clusters_resampled(rng, resamples, seed)
     return claims, tables, {"t": boots["t"].assign(**{RESAMPLED: np.inf})}
 
 
-def few_clusters_resampled(rng, n_boot, seed):
+def few_clusters_resampled(rng, resamples, seed):
     """5 clusters resampled by cluster: fewer than 10, never firm (analysis.scorecard.few_units.MIN_CLUSTERS)."""
-    return clusters_resampled(rng, n_boot, seed, n_clusters=5)
+    return clusters_resampled(rng, resamples, seed, n_clusters=5)
 
 
-def many_clusters_resampled(rng, n_boot, seed):
+def many_clusters_resampled(rng, resamples, seed):
     """60 clusters resampled by cluster, as the 62 Wikipedia articles of the default run."""
-    return clusters_resampled(rng, n_boot, seed, n_clusters=60)
+    return clusters_resampled(rng, resamples, seed, n_clusters=60)
 
 
 def _seeds(rng, k=3):
@@ -141,39 +141,39 @@ def _seeds(rng, k=3):
     return rng.normal(T, 0.05, k)
 
 
-def seeds_t_interval(rng, n_boot, seed):
+def seeds_t_interval(rng, resamples, seed):
     """Three seeds, no bootstrap: the seeds' mean and a t interval (now)."""
     pooled = pool_trainings([Run({"t": pd.DataFrame({"v": [v]})}) for v in _seeds(rng)])
     return [claim(ABOVE)], pooled.tables, pooled.boots
 
 
-def seeds_agreement(rng, n_boot, seed):
+def seeds_agreement(rng, resamples, seed):
     """Three seeds read as three replicates, firm when all agree (as before)."""
     values = _seeds(rng)
     return [claim(ABOVE)], *table_and_boot(values[0], values.repeat(40))  # 3 values, equal weight
 
 
-def reversed_pair(rng, n_boot, seed):
+def reversed_pair(rng, resamples, seed):
     """An order a > b > c where a and b are equal in truth and b > c clearly: it does not hold, but
     no data can show a > b firmly either way."""
     x = rng.normal([0.6, 0.6, 0.3], 0.2, (200, 3))
-    w = unit_weights(len(x), n_boot, seed)
-    reps = w @ x / w.sum(axis=1, keepdims=True)
-    boot = pd.DataFrame({"replicate": range(n_boot), "a": reps[:, 0], "b": reps[:, 1], "c": reps[:, 2]})
+    w = unit_weights(len(x), resamples, seed)
+    stats = w @ x / w.sum(axis=1, keepdims=True)
+    boot = pd.DataFrame({"replicate": range(resamples), "a": stats[:, 0], "b": stats[:, 1], "c": stats[:, 2]})
     boot = with_resampled(boot, len(x))
     point = pd.DataFrame({"a": [x[:, 0].mean()], "b": [x[:, 1].mean()], "c": [x[:, 2].mean()]})
     spec = lambda col: {"table": "t", "column": col}  # noqa: E731
     return [claim({"greater": [spec("a"), spec("b"), spec("c")]})], {"t": point}, {"t": boot}
 
 
-def control_equal(rng, n_boot, seed):
+def control_equal(rng, resamples, seed):
     """A model and a random-init control drawn alike (both above the threshold): a claim that the
     model learnt it must not read as support."""
     x = rng.binomial(1, 0.7, (200, 2)).astype(float)
-    w = unit_weights(len(x), n_boot, seed)  # the same resamples for both, as the rules draw them
-    reps = w @ x / w.sum(axis=1, keepdims=True)
-    model = table_and_boot(x[:, 0].mean(), reps[:, 0], len(x))
-    control = table_and_boot(x[:, 1].mean(), reps[:, 1], len(x))
+    w = unit_weights(len(x), resamples, seed)  # the same resamples for both, as the rules draw them
+    stats = w @ x / w.sum(axis=1, keepdims=True)
+    model = table_and_boot(x[:, 0].mean(), stats[:, 0], len(x))
+    control = table_and_boot(x[:, 1].mean(), stats[:, 1], len(x))
     return [claim(ABOVE, reads_maps=True, control="learned")], model, control
 
 

@@ -59,15 +59,15 @@ def seed_values(rng, mean: float, k: int) -> np.ndarray:
     return x[None, :] + rng.normal(0, TAU, k)[:, None] + rng.normal(0, SIGMA_I, (k, CLUSTERS))
 
 
-def seed_runs(y: np.ndarray, n_boot: int, seed: int) -> list[Run]:
+def seed_runs(y: np.ndarray, resamples: int, seed: int) -> list[Run]:
     """One Run per seed: its value (the mean over clusters) and its replicate table, every seed
     resampling the same clusters."""
-    w = unit_weights(CLUSTERS, n_boot, seed)
+    w = unit_weights(CLUSTERS, resamples, seed)
     reps = (w @ y.T) / w.sum(axis=1, keepdims=True)
     return [
         Run(
             {"t": pd.DataFrame({"v": [row.mean()]})},
-            {"t": with_resampled(pd.DataFrame({"replicate": range(n_boot), "v": reps[:, s]}), CLUSTERS)},
+            {"t": with_resampled(pd.DataFrame({"replicate": range(resamples), "v": reps[:, s]}), CLUSTERS)},
         )
         for s, row in enumerate(y)
     ]

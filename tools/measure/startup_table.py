@@ -25,17 +25,36 @@ from analysis.scheduling.heavy_rules import HEAVY
 
 START = re.compile(r" rule\.(?P<rule>\w+) INFO start-up (?P<s>[0-9.]+) s\b")
 DONE = re.compile(r" rule\.(?P<rule>\w+) INFO done (?P<s>[0-9.]+) s after process start")
+AT = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}")  # logging's asctime, which starts each line
+COLUMNS = ["rule", "log", "startup_s", "total_s", "began", "ended"]
+
+
+def _at(match: re.Match) -> pd.Timestamp | None:
+    """The time a log line was written (None without logging's asctime)."""
+    at = AT.match(match.string)
+    return pd.Timestamp(at[0].replace(",", ".")) if at else None
 
 
 def job_times(path: Path) -> dict | None:
-    """(rule, startup_s, total_s) of one job's log; None without both lines."""
+    """(rule, startup_s, total_s, began, ended) of one job's log; None without both lines. ``began``:
+    the process start (the start-up line's time less the start-up), ``ended``: the done line's time
+    (None without timestamps)."""
     start = done = None
     for line in path.read_text(errors="replace").splitlines():
         start = start or START.search(line)
         done = DONE.search(line) or done
     if not (start and done) or start["rule"] != done["rule"]:
         return None
-    return {"rule": start["rule"], "log": str(path), "startup_s": float(start["s"]), "total_s": float(done["s"])}
+    startup = float(start["s"])
+    began = _at(start)
+    return {
+        "rule": start["rule"],
+        "log": str(path),
+        "startup_s": startup,
+        "total_s": float(done["s"]),
+        "began": None if began is None else began - pd.Timedelta(seconds=startup),
+        "ended": _at(done),
+    }
 
 
 def jobs_table(logs: Path) -> tuple[pd.DataFrame, int]:
@@ -47,7 +66,7 @@ def jobs_table(logs: Path) -> tuple[pd.DataFrame, int]:
             skipped += 1
         else:
             rows.append(row)
-    jobs = pd.DataFrame(rows, columns=["rule", "log", "startup_s", "total_s"])
+    jobs = pd.DataFrame(rows, columns=COLUMNS)
     jobs["work_s"] = jobs["total_s"] - jobs["startup_s"]
     return jobs, skipped
 

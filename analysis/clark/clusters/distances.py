@@ -17,7 +17,7 @@ float64 accumulator. Maps are streamed from the shards one segment at a time.
 
 Rule head_clusters sums the distances of the shards (``head_distances``: ``surface_sums`` computed
 each shard's), tidies them per head pair and per layer pair, and resamples the segments for the layer
-pairs' replicates (``layer_replicates``). The heads' MDS points and behaviour labels:
+pairs' replicate table (``layer_replicates``). The heads' MDS points and behaviour labels:
 :mod:`analysis.clark.clusters.points`; Fig. 6: :mod:`analysis.clark.clusters.plots`.
 
 torch is imported by the functions that compute distances (``pairwise_js``, in ``surface_sums``)
@@ -143,7 +143,7 @@ def layer_blocks(dist: np.ndarray, n_layers: int, n_heads: int) -> np.ndarray:
 def layer_table(blocks: np.ndarray, n_heads: int) -> pd.DataFrame:
     """One row per ordered layer pair (layer_a, layer_b, mean_js_sum: the mean ``js_sum`` of the
     pairs of different heads of the two layers, pairs) from ``layer_blocks`` (L, L); from (B, L, L),
-    one table per replicate stacked with ``replicate`` (no pairs column). Every layer pair has as
+    one table per resample stacked with ``replicate`` (no pairs column). Every layer pair has as
     many head pairs (``n_heads``^2, or ``n_heads`` (``n_heads`` - 1) within a layer), so a mean over
     rows is the mean over the head pairs of ``distance_table``."""
     blocks = np.asarray(blocks, dtype=np.float64)
@@ -191,9 +191,9 @@ def layer_distances(dist: np.ndarray, n_layers: int, n_heads: int) -> pd.DataFra
 
 
 def replicate_blocks(units: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """(B, L, L): each replicate's layer blocks, the segments' own blocks ``units`` (S, L, L)
-    summed with the replicate's ``weights`` (B, S: how often it draws each segment), on the scale
-    of S segments: a replicate of whole articles draws some other number of segments, so its sum
+    """(B, L, L): each resample's layer blocks, the segments' own blocks ``units`` (S, L, L)
+    summed with the resample's ``weights`` (B, S: how often it draws each segment), on the scale
+    of S segments: a resample of whole articles draws some other number of segments, so its sum
     is divided by its own total weight and multiplied by S (a no-op when the weights sum to S)."""
     L = units.shape[-1]
     w = weights.astype(np.float64)
@@ -203,9 +203,9 @@ def replicate_blocks(units: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return (w @ units.reshape(len(units), -1) * scale[:, None]).reshape(len(w), L, L)
 
 
-def layer_replicates(parts: list[dict], n_heads: int, replicates: int, seed: int, clusters=None) -> pd.DataFrame:
-    """The replicates of ``layer_distances`` (scorecard intervals): the segments of the distances
-    (each shard's ``unit.js_layers``) resampled ``replicates`` times (seeded), stacked with ``replicate``:
+def layer_replicates(parts: list[dict], n_heads: int, resamples: int, seed: int, clusters=None) -> pd.DataFrame:
+    """The replicate table of ``layer_distances`` (scorecard intervals): the segments of the distances
+    (each shard's ``unit.js_layers``) resampled ``resamples`` times (seeded), stacked with ``replicate``:
     whole ``clusters`` (every such segment's article, ``surface.boot.segment_clusters(metas, js=True)``)
     are drawn, else single segments."""
     if any("unit.js_layers" not in part for part in parts):
@@ -214,10 +214,10 @@ def layer_replicates(parts: list[dict], n_heads: int, replicates: int, seed: int
         )
     units = np.concatenate([part["unit.js_layers"] for part in parts])
     if clusters is None:
-        weights = unit_weights(len(units), int(replicates), int(seed))
+        weights = unit_weights(len(units), int(resamples), int(seed))
     elif len(clusters) != len(units):
         raise ValueError(f"head distances of {len(units)} segments, but clusters for {len(clusters)}")
     else:
-        weights = cluster_weights(clusters, int(replicates), int(seed))
+        weights = cluster_weights(clusters, int(resamples), int(seed))
         return with_resampled(layer_table(replicate_blocks(units, weights), n_heads), n_clusters(clusters))
     return layer_table(replicate_blocks(units, weights), n_heads)

@@ -29,7 +29,7 @@ class HeadTally:
         # each unit's own counts (unit -> group -> [heads (L, H), baselines (len(self.baselines),), n]): the
         # independent units (e.g. documents) that replicate_summary resamples for the scorecard's intervals
         self.by_unit: dict[str, dict[str, list]] = {}
-        self.unit_fold: dict[str, int] = {}  # unit -> its 2-fold half (for the held-out best head per replicate)
+        self.unit_fold: dict[str, int] = {}  # unit -> its 2-fold half (for the held-out best head per resample)
 
     def count(
         self, groups: Iterable[str], correct: np.ndarray, fold: int, baseline_correct: dict, unit: str | None = None
@@ -56,8 +56,8 @@ class HeadTally:
     def replicate_summary(self, weights: np.ndarray) -> pd.DataFrame:
         """Rows (replicate, system, group, accuracy, n) of the best head and every baseline per
         group on resamples of the units (``weights``: (B, units in ``by_unit``)); the best head is
-        chosen again on each replicate's cases of all groups, as in :meth:`summary_table`, and so is
-        the 2-fold head (``best_head_2fold``: chosen on one half of the replicate's units, scored on
+        chosen again on each resample's cases of all groups, as in :meth:`summary_table`, and so is
+        the 2-fold head (``best_head_2fold``: chosen on one half of the resample's units, scored on
         the other, both ways; with every weight 1, the point table's)."""
         units = list(self.by_unit.values())
         L, H = self.heads[self.groups[0]].shape

@@ -22,7 +22,7 @@ def sentence_table(per_sentence: dict[str, np.ndarray], ids: dict[str, list[str]
 
 
 def uas_replicates(sentences: pd.DataFrame, weights: np.ndarray) -> pd.DataFrame:
-    """Rows (replicate, probe, uas) for every replicate's weights over the dev sentences (columns in
+    """Rows (replicate, probe, uas) for every resample's weights over the dev sentences (columns in
     sorted sentence-id order, shared by every probe); a probe must have scored every sentence."""
     ids = sorted(set(sentences["sentence"]))
     parts = []

@@ -1,1 +1,1 @@
-"""Clark sec. 3 (rules/clark_surface.smk): surface patterns, their shard sums and replicates, gradient importance."""
+"""Clark sec. 3 (rules/clark_surface.smk): surface patterns, their shard sums and replicate tables, gradient importance."""

@@ -1,7 +1,7 @@
 """Replicate tables of the sec. 3 surface tables (``<stem>.boot.csv``, for the scorecard's intervals):
 the same per-head means and layer means on each bootstrap resample of the Wikipedia segments.
 
-The article is the independent unit: a replicate draws as many Wikipedia articles as the
+The article is the independent unit: a resample draws as many Wikipedia articles as the
 segments come from, with replacement, each with all its segments
 (``analysis.shared.bootstrap.cluster_weights``: how often each segment's article is drawn; the
 articles are the shards' metas' ``articles``, see :func:`segment_clusters`), so its
@@ -56,7 +56,7 @@ def unit_stats(parts: list[dict], prefix: str) -> dict[str, np.ndarray]:
 
 
 def replicate_means(units: dict[str, np.ndarray], weights: np.ndarray) -> dict[str, np.ndarray]:
-    """Per-head means of every metric on each replicate: metric -> (B, L, H). ``weights``: (B, N),
+    """Per-head means of every metric on each resample: metric -> (B, L, H). ``weights``: (B, N),
     how often each of the N segments is drawn (all ones: the point means)."""
     w = np.asarray(weights, dtype=np.float64)
     shape = next(u.shape[1:] for u in units.values() if u.ndim == 3)
@@ -76,7 +76,7 @@ def replicate_means(units: dict[str, np.ndarray], weights: np.ndarray) -> dict[s
 
 
 def per_head_frame(means: dict[str, np.ndarray], metrics: list[str]) -> pd.DataFrame:
-    """layer, head (1-indexed), the metrics, replicate: one row per replicate and head."""
+    """layer, head (1-indexed), the metrics, replicate: one row per resample and head."""
     B, L, H = means[metrics[0]].shape
     rep, layer, head = np.meshgrid(np.arange(B), np.arange(1, L + 1), np.arange(1, H + 1), indexing="ij")
     cols = {"layer": layer.ravel(), "head": head.ravel()}
@@ -98,26 +98,26 @@ def by_layer_frame(means: dict[str, np.ndarray], metrics: list[str]) -> pd.DataF
 
 
 def replicate_tables(
-    parts: list[dict], prefix: str, n_boot: int, seed: int, *, per_head=None, layers=None, clusters=None
+    parts: list[dict], prefix: str, resamples: int, seed: int, *, per_head=None, layers=None, clusters=None
 ) -> dict[str, pd.DataFrame]:
     """The replicate tables of analysis ``prefix`` from the shards' sums: ``'heads'`` (per head, the
-    metrics ``per_head``) and/or ``'layers'`` (layer means of the metrics ``layers``), on ``n_boot``
+    metrics ``per_head``) and/or ``'layers'`` (layer means of the metrics ``layers``), on ``resamples``
     resamples drawn with ``seed``: of the ``clusters`` (every segment's article,
     :func:`segment_clusters`), else of the segments."""
     units = unit_stats(parts, prefix)
     n_units = len(next(iter(units.values())))
     if clusters is None:
-        weights = unit_weights(n_units, int(n_boot), int(seed))
+        weights = unit_weights(n_units, int(resamples), int(seed))
     elif len(clusters) != n_units:
         raise ValueError(f"{prefix}: {n_units} segments, but clusters for {len(clusters)}")
     else:
-        weights = cluster_weights(clusters, int(n_boot), int(seed))
+        weights = cluster_weights(clusters, int(resamples), int(seed))
     means = replicate_means(units, weights)
     out = {}
     if per_head:
         out["heads"] = per_head_frame(means, list(per_head))
     if layers:
         out["layers"] = by_layer_frame(means, list(layers))
-    if clusters is not None:  # the clusters each replicate drew: the scorecard's few-cluster correction
+    if clusters is not None:  # the clusters each resample drew: the scorecard's few-cluster correction
         out = {k: with_resampled(v, n_clusters(clusters)) for k, v in out.items()}
     return out

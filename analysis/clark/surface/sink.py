@@ -7,7 +7,7 @@ all-MiniLM-L6-v2): the claims about the sink (it attends almost only to itself; 
 matters little to the loss) are then asked of that token. The sink is the special token ([CLS] or
 [SEP]) that draws the most attention in its strongest layer (layer means of the special-token
 shares, Fig. 2 top); a tie goes to [SEP], the paper's. It is chosen once on the model's table and
-kept on every replicate, so the replicates measure the sink's statistics, not the choice.
+kept on every resample, so the resamples measure the sink's statistics, not the choice.
 """
 
 from __future__ import annotations

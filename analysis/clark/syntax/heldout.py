@@ -7,7 +7,7 @@ the corpus's documents are split in two halves (seeded, balanced by documents; b
 the corpus has a single document); on each half the head (and the offset) is the one best on the
 *other* half, and the two halves' hits are pooled: ``heldout_accuracy`` = (hits of half 0 with the
 choice of half 1 + hits of half 1 with the choice of half 0) / all arcs (cross-fitting). The same
-is done in every bootstrap replicate with its weights, the choice made again inside it.
+is done in every bootstrap resample with its weights, the choice made again inside it.
 
 Ties as in :func:`analysis.clark.syntax.tables.summary`: lowest layer, then head; smallest
 |offset|, then the negative one.
@@ -88,7 +88,7 @@ def sentence_tallies(sc: DepScorer, relation: str) -> tuple[np.ndarray, np.ndarr
 
 
 def heldout_arrays(sc: DepScorer, relation: str, fold: np.ndarray, weights: np.ndarray):
-    """Per replicate (rows of ``weights`` (B, sentences)) for ``relation``: (n (B,), held-out head
+    """Per resample (rows of ``weights`` (B, sentences)) for ``relation``: (n (B,), held-out head
     correct (B, 2), held-out offset correct (B, 2), chosen heads (B, 2, 2), chosen offset indices
     into ``sc.offsets`` (B, 2, 2), ok (B,): both halves hold arcs of the relation)."""
     idx, hits, base, n = sentence_tallies(sc, relation)

@@ -3,10 +3,10 @@ fixed offset's accuracy per relation and direction, recomputed on bootstrap resa
 documents (the independent unit: a document's sentences share topic, genre and writer; the
 sentence where a corpus has one document, see :func:`analysis.clark.syntax.heldout.sentence_clusters`).
 
-A replicate draws as many documents as were scored, with replacement, each with all its sentences
+A resample draws as many documents as were scored, with replacement, each with all its sentences
 (:func:`analysis.shared.bootstrap.cluster_weights`); its tallies are the weighted sums of the
 sentences' own tallies (:attr:`analysis.clark.syntax.scorer.DepScorer.by_sentence`), and the best head
-and the best offset are chosen again in every replicate, as in the point table (so the interval
+and the best offset are chosen again in every resample, as in the point table (so the interval
 includes the choice of the best of all heads)."""
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ __all__ = ["sentence_tallies", "table1_replicates"]
 def table1_replicates(
     sc: DepScorer, relations: list[str], weights: np.ndarray, folds: np.ndarray | None = None
 ) -> pd.DataFrame:
-    """Rows (replicate, relation, direction, accuracy, baseline_accuracy, n) for every replicate's
+    """Rows (replicate, relation, direction, accuracy, baseline_accuracy, n) for every resample's
     sentence weights (``weights``: (B, sentences in ``sc.by_sentence``), e.g. documents drawn
-    whole: every ratio is over the replicate's own weighted arcs); a relation whose arcs a
+    whole: every ratio is over the resample's own weighted arcs); a relation whose arcs a
     replicate does not draw has no row in it. With ``folds`` (0/1 per sentence), also
     ``heldout_accuracy`` and ``heldout_baseline_accuracy``: the best head and offset chosen on one
-    half and scored on the other, chosen again in each replicate
-    (:mod:`analysis.clark.syntax.heldout`); NaN where a replicate draws no arc of the relation in
+    half and scored on the other, chosen again in each resample
+    (:mod:`analysis.clark.syntax.heldout`); NaN where a resample draws no arc of the relation in
     one half."""
     parts = []
     for rel in relations:

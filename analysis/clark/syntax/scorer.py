@@ -39,6 +39,8 @@ the example head's map (Clark Fig. 5): :mod:`analysis.clark.syntax.examples`.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -56,6 +58,31 @@ POSS_CLITICS = (
     "s'",
 )  # possessive clitics tokenised as words: the authors' code (PTB's plural "'" not among them)
 UNLABELED = "_"  # the relation of unlabeled corpora: scored in All only
+
+
+@dataclass(frozen=True)
+class GoldWindow:
+    """What is scored of one example (a sentence or one window of it): the gold tree of the whole
+    sentence ``sentence`` (``heads`` 0-based, -1 the root; ``rels``), which window it is (``part``;
+    None: the whole sentence), whether the input was ``truncated``, and the sentence's ``words``
+    (optional: they enable the ``poss`` clitic rule)."""
+
+    heads: list[int]
+    rels: list[str]
+    sentence: str
+    part: int | None = None
+    truncated: bool = False
+    words: list[str] | None = None
+
+
+class _Guesses(NamedTuple):
+    """One window's predictions (L, H, U) for dep->head and head->dep, its words' units, and the
+    sentence's word count."""
+
+    dep2head: np.ndarray
+    rev: np.ndarray
+    unit_of: dict
+    n_words: int
 
 
 class DepScorer:
@@ -103,39 +130,19 @@ class DepScorer:
             self.n[rel] = 0
         return self.correct[rel], self.base[rel]
 
-    def add(
-        self,
-        maps: np.ndarray,
-        word_ids,
-        heads: list[int],
-        rels: list[str],
-        sentence: str,
-        part: int | None = None,
-        truncated: bool = False,
-        words: list[str] | None = None,
-    ) -> None:
+    def add(self, maps: np.ndarray, word_ids, gold: GoldWindow) -> None:
         """Score one example (a sentence or one window of it): piece-level ``maps``
         (L, H, n, n), its ``word_ids`` (sentence-level word indices, -1 for special
-        tokens) and the gold tree of the whole sentence (0-based heads, -1 root);
-        ``words`` (sentence-level, optional) enable the ``poss`` clitic rule."""
+        tokens) and its ``gold``."""
         wm, unit_word = word_maps(maps, word_ids, self.how)
-        self.add_word_maps(wm, unit_word, heads, rels, sentence, part=part, truncated=truncated, words=words)
+        self.add_word_maps(wm, unit_word, gold)
 
-    def add_word_maps(
-        self,
-        wm: np.ndarray,
-        unit_word: np.ndarray,
-        heads,
-        rels,
-        sentence: str,
-        part: int | None = None,
-        truncated: bool = False,
-        words: list[str] | None = None,
-    ) -> None:
+    def add_word_maps(self, wm: np.ndarray, unit_word: np.ndarray, gold: GoldWindow) -> None:
         """Score one window given its word-level maps (L, H, U, U) and unit words."""
+        heads, rels, sentence, words = gold.heads, gold.rels, gold.sentence, gold.words
         self._current = sentence
         self.counts["examples"] += 1
-        self.counts["truncated_examples"] += int(truncated)
+        self.counts["truncated_examples"] += int(gold.truncated)
         info = self._sentences.get(sentence)
         if info is None:
             if sentence in self._settled:
@@ -155,8 +162,8 @@ class DepScorer:
             self.counts["root_arcs"] += n_root
             self.counts["arcs_total"] += len(heads) - n_root
         info["windows"] += 1
-        info["truncated"] |= bool(truncated)
-        if part is not None:
+        info["truncated"] |= bool(gold.truncated)
+        if gold.part is not None:
             self.counts["windows_of_split_sentences"] += 1
             if info["windows"] == 1:
                 self.counts["sentences_split"] += 1
@@ -166,6 +173,7 @@ class DepScorer:
         dep2head = predictions(wm, unit_word)  # (L, H, U)
         rev = transposed_predictions(wm, unit_word) if self.reverse == "transpose" else dep2head
         n_words = len(heads)
+        guesses = _Guesses(dep2head, rev, unit_of, n_words)
         for d, (h, rel) in enumerate(zip(heads, rels)):
             if d not in unit_of or d in info["scored"]:
                 continue
@@ -174,7 +182,7 @@ class DepScorer:
                 self.counts["root_arcs_scored"] += 1
             elif h in unit_of:
                 via = self._poss_via(d, h, rel, words, unit_of)
-                self._score(rel, d, h, via, n_words, unit_of, dep2head, rev)
+                self._score(rel, d, h, via, guesses)
                 self.counts["arcs_scored"] += 1
             else:
                 continue
@@ -189,10 +197,11 @@ class DepScorer:
                 return d + 1
         return d
 
-    def _score(self, rel, d, h, v, n_words, unit_of, dep2head, rev):
+    def _score(self, rel, d, h, v, guesses: _Guesses):
         """One non-root arc d -> h, with ``v`` the word whose prediction stands for d's (the
         poss clitic rule: for heads and baseline, in the relation's row and in All, as in the
         authors' code)."""
+        dep2head, rev, unit_of, n_words = guesses
         hits = np.empty((2, *self.shape), bool)
         hits[0] = dep2head[..., unit_of[v]] == h
         if self.reverse == "row":
@@ -269,15 +278,8 @@ def score_examples(
         sent = ex.id.split("#", 1)[0]
         if "doc" in meta:  # the document of each sentence: the cluster of the scorecard's resamples
             sc.docs[sent] = str(meta["doc"])
-        sc.add(
-            ex.attn,
-            ex.word_ids,
-            meta["heads"],
-            meta["rels"],
-            sent,
-            part=meta.get("part"),
-            truncated=bool(meta.get("truncated")),
-            # words only matter to the poss clitic rule: read back from the pieces when needed
-            words=sentence_words(ex, len(meta["heads"])) if set(meta["rels"]) & set(POSS_RELATIONS) else None,
-        )
+        # words only matter to the poss clitic rule: read back from the pieces when needed
+        words = sentence_words(ex, len(meta["heads"])) if set(meta["rels"]) & set(POSS_RELATIONS) else None
+        gold = GoldWindow(meta["heads"], meta["rels"], sent, meta.get("part"), bool(meta.get("truncated")), words)
+        sc.add(ex.attn, ex.word_ids, gold)
     return sc

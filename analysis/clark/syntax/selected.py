@@ -16,8 +16,8 @@ scored data. Here the whole choice is made on the selection corpus's own Table 1
 
 That one choice is then scored on the scored corpus: ``selected_accuracy`` (the chosen head in the
 chosen direction) and ``selected_baseline_accuracy`` (the chosen offset in its direction). Their
-bootstrap replicates resample the scored corpus's documents and score the same choice on each: the
-selection data are fixed and never resampled, so nothing is chosen again inside a replicate (the
+bootstrap resamples draw the scored corpus's documents and score the same choice on each: the
+selection data are fixed and never resampled, so nothing is chosen again inside a resample (the
 interval is about the scored documents, given the choice; a choice made on other data carries no
 winner's curse into them). A relation the selection corpus lacks has no choice: its selected
 columns are NaN (its head and direction empty) and it is counted in the sidecar
@@ -96,8 +96,8 @@ def check_choice(choice: pd.DataFrame, sc: DepScorer, where: str = "the selectio
 
 def selected_replicates(sc: DepScorer, choice: pd.DataFrame, weights: np.ndarray) -> pd.DataFrame:
     """Rows (replicate, relation, selected_accuracy, selected_baseline_accuracy) of every relation of
-    ``sc`` with an arc drawn in the replicate (``weights``: (B, sentences of ``sc.by_sentence``)): the
-    choice (:func:`selection`) scored on the replicate's weighted arcs, never chosen again; NaN for a
+    ``sc`` with an arc drawn in the resample (``weights``: (B, sentences of ``sc.by_sentence``)): the
+    choice (:func:`selection`) scored on the resample's weighted arcs, never chosen again; NaN for a
     relation ``choice`` lacks."""
     H = sc.shape[1]
     chosen = choice.set_index("relation")

@@ -252,13 +252,13 @@ def kept_table(correct: dict, base: str = "base") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=KEPT_COLUMNS)
 
 
-def kept_replicates(correct: dict, n_boot: int, seed: int, base: str = "base") -> pd.DataFrame:
-    """:func:`kept_table` on ``n_boot`` seeded resamples of the dev sentences (the same resample
+def kept_replicates(correct: dict, resamples: int, seed: int, base: str = "base") -> pd.DataFrame:
+    """:func:`kept_table` on ``resamples`` seeded resamples of the dev sentences (the same resample
     for every model: paired), column ``replicate``, and the sentences drawn (``resampled_units``)."""
     models = list(correct)
     c = np.stack([np.asarray(correct[m], dtype=float) for m in models])  # (models, sentences)
-    w = unit_weights(c.shape[1], n_boot, seed)
-    acc = (w @ c.T) / c.shape[1]  # (replicates, models)
+    w = unit_weights(c.shape[1], resamples, seed)
+    acc = (w @ c.T) / c.shape[1]  # (resamples, models)
     ref = acc[:, models.index(base)]
     parts = [
         pd.DataFrame(
@@ -267,7 +267,7 @@ def kept_replicates(correct: dict, n_boot: int, seed: int, base: str = "base") -
                 "accuracy": acc[:, k],
                 "base_accuracy": ref,
                 "difference": acc[:, k] - ref,
-                "replicate": np.arange(n_boot),
+                "replicate": np.arange(resamples),
             }
         )
         for k, m in enumerate(models)

@@ -24,14 +24,14 @@ def learnt_metric(task: str) -> str:
     return "accuracy" if main == "f1" else main
 
 
-def score_intervals(task: str, pred, baseline_pred, gold, n_boot: int, seed: int) -> dict[str, dict]:
+def score_intervals(task: str, pred, baseline_pred, gold, resamples: int, seed: int) -> dict[str, dict]:
     """Per metric of ``task`` (and its ``learnt_metric``): the 95% bootstrap interval over dev rows
     of the fine-tuned score (``score``) and of its gain over the baseline's predictions on the same
     rows (``gain``)."""
     return {
         m: {
-            "score": list(bootstrap.score_interval(metrics.METRICS[m], pred, gold, n_boot, seed)),
-            "gain": list(bootstrap.gain_interval(metrics.METRICS[m], pred, baseline_pred, gold, n_boot, seed)),
+            "score": list(bootstrap.score_interval(metrics.METRICS[m], pred, gold, resamples, seed)),
+            "gain": list(bootstrap.gain_interval(metrics.METRICS[m], pred, baseline_pred, gold, resamples, seed)),
         }
         for m in dict.fromkeys([*get_task(task).metrics, learnt_metric(task)])
     }

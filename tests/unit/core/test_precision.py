@@ -11,6 +11,7 @@ import torch
 import analysis.core.precision as precision
 from analysis.benchmark.extraction import model_flops, run_benchmark
 from analysis.core.extraction import encode_records, extract_shard, iter_maps
+from analysis.core.extraction_settings import ShardSettings
 
 RECORDS = [
     {"id": "p", "words": [["The", "cat", "sat", "on", "the", "mat", "."], ["It", "purred", ","]]},
@@ -199,7 +200,7 @@ def test_fp32_maps_are_bit_identical_to_the_plain_float32_stack(tiny_model, toke
     ref = reference_maps(tiny_model, tokenizer, items, 2)
     got = dict((i, m.copy()) for i, m in iter_maps(tiny_model, tokenizer, items, 2, progress=False))
     assert all(got[i].tobytes() == ref[i].tobytes() for i in ref)
-    extract_shard(tiny_model, tokenizer, RECORDS, tmp_path / "shard-0", max_len=32, batch_size=2, progress=False)
+    extract_shard(tiny_model, tokenizer, RECORDS, tmp_path / "shard-0", ShardSettings(32, batch_size=2, progress=False))
     flat = np.load(tmp_path / "shard-0.npy")
     assert flat.tobytes() == b"".join(ref[i].tobytes() for i in range(len(items)))
     header = json.loads((tmp_path / "shard-0.json").read_text())
@@ -208,7 +209,7 @@ def test_fp32_maps_are_bit_identical_to_the_plain_float32_stack(tiny_model, toke
 
 def test_reduced_precision_maps_are_recorded_with_their_agreement(tiny_model, tokenizer, tmp_path):
     header = extract_shard(
-        tiny_model, tokenizer, RECORDS, tmp_path / "shard-0", max_len=32, progress=False, precision="bf16"
+        tiny_model, tokenizer, RECORDS, tmp_path / "shard-0", ShardSettings(32, precision="bf16", progress=False)
     )
     chosen = json.loads((tmp_path / "shard-0.json").read_text().splitlines()[0] + "]}")["precision"]
     assert chosen == precision.header_record(header["precision"]) and chosen["used"] == "bf16"

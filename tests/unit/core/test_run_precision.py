@@ -11,6 +11,7 @@ import torch
 
 import analysis.core.precision as precision
 from analysis.core.extraction import NonFiniteMaps, extract_shard
+from analysis.core.extraction_settings import Calibration, ShardSettings
 from analysis.core.models import TINY, load_model
 
 SHORT = [{"id": "s", "words": [["A", "cat", "."]]}, {"id": "t", "words": [["Dogs", "bark"]]}]
@@ -44,7 +45,9 @@ def header(path):
 
 def test_every_shard_of_a_run_decides_on_the_same_inputs(tiny_model, tokenizer, tmp_path, bf16_is_fast, agreement_seen):
     for name, records in (("short", SHORT), ("long", LONG)):
-        extract_shard(tiny_model, tokenizer, records, tmp_path / name, 32, progress=False, precision="auto")
+        extract_shard(
+            tiny_model, tokenizer, records, tmp_path / name, ShardSettings(32, precision="auto", progress=False)
+        )
     short, long = header(tmp_path / "short.json")["precision"], header(tmp_path / "long.json")["precision"]
     assert short == long  # used, agreement, calibration inputs: one decision
     assert short["used"] == "bf16" and short["agreement"] == {"bf16": 1.0}
@@ -61,14 +64,17 @@ def test_a_variant_calibrates_on_the_pretrained_model(tiny_model, tokenizer, tmp
         loads.append(1)
         return tiny_model
 
-    kw = dict(max_len=32, progress=False, precision="bf16")
-    mine = extract_shard(tiny_model, tokenizer, SHORT, tmp_path / "m", model_name=TINY, **kw)
-    ctrl = extract_shard(control, tokenizer, LONG, tmp_path / "c", reference=pretrained, reference_name=TINY, **kw)
+    bf16 = ShardSettings(32, precision="bf16", progress=False)
+    mine = extract_shard(tiny_model, tokenizer, SHORT, tmp_path / "m", bf16, model_name=TINY)
+    ctrl = extract_shard(
+        control, tokenizer, LONG, tmp_path / "c", bf16, calibration=Calibration(None, pretrained, TINY)
+    )
     assert loads == [1]  # loaded once, when the calibration ran
     assert ctrl["precision"]["agreement"] == mine["precision"]["agreement"]  # the same model, inputs, arithmetic
     assert header(tmp_path / "c.json")["precision"]["calibrated_on"] == TINY
     # a pinned fp32 calibrates nothing: the pre-trained model is never loaded
-    extract_shard(control, tokenizer, LONG, tmp_path / "f", reference=pretrained, **{**kw, "precision": "fp32"})
+    fp32 = ShardSettings(32, precision="fp32", progress=False)
+    extract_shard(control, tokenizer, LONG, tmp_path / "f", fp32, calibration=Calibration(reference=pretrained))
     assert loads == [1] and "calibrated_on" not in header(tmp_path / "f.json")["precision"]
 
 
@@ -81,9 +87,8 @@ def test_auto_loads_no_reference_where_no_reduced_precision_is_worth_trying(
     def never():
         raise AssertionError("the reference model was loaded")
 
-    got = extract_shard(
-        tiny_model, tokenizer, SHORT, tmp_path / "a", 32, progress=False, precision="auto", reference=never
-    )
+    auto = ShardSettings(32, precision="auto", progress=False)
+    got = extract_shard(tiny_model, tokenizer, SHORT, tmp_path / "a", auto, calibration=Calibration(reference=never))
     assert got["precision"]["used"] == "fp32" and got["precision"]["agreement"] == {}
 
 
@@ -96,8 +101,8 @@ def test_maps_with_nan_stop_the_extraction_naming_the_shard(tiny_model, tokenize
     with pytest.raises(
         NonFiniteMaps, match=rf"shard {stem}: NaN or inf in the attention maps of 2 input\(s\) \(t, s\)"
     ):
-        extract_shard(broken, tokenizer, SHORT, stem, 32, progress=False)
+        extract_shard(broken, tokenizer, SHORT, stem, ShardSettings(32, progress=False))
     assert not (tmp_path / "wiki" / "shard-3.npy").exists() and not (tmp_path / "wiki" / "shard-3.json").exists()
     # the same inputs through the intact model: written
-    extract_shard(tiny_model, tokenizer, SHORT, stem, 32, progress=False)
+    extract_shard(tiny_model, tokenizer, SHORT, stem, ShardSettings(32, progress=False))
     assert (tmp_path / "wiki" / "shard-3.npy").exists()

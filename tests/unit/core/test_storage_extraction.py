@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from analysis.core.extraction import TooLong, encode_records, extract_shard
+from analysis.core.extraction_settings import ShardSettings
 from analysis.core.storage import Shard, Shards, write_shard
 
 
@@ -66,16 +67,8 @@ def test_extract_tiny_model(tmp_path, tiny_model, tokenizer):
         {"id": "p", "words": [["The", "cat", "sat", "."], ["It", "purred", ","]]},
         {"id": "q", "words": [["Unbelievably", "short"]], "meta": {"x": 1}},
     ]
-    counts = extract_shard(
-        tiny_model,
-        tokenizer,
-        records,
-        tmp_path / "shard-0",
-        max_len=32,
-        batch_size=2,
-        model_name="tiny",
-        progress=False,
-    )["counts"]
+    settings = ShardSettings(max_len=32, batch_size=2, progress=False)
+    counts = extract_shard(tiny_model, tokenizer, records, tmp_path / "shard-0", settings, model_name="tiny")["counts"]
     assert counts == {"records": 2, "examples": 2}
     shards = Shards([tmp_path / "shard-0.npy"])
     assert (shards.n_layers, shards.n_heads) == (2, 4)
@@ -114,7 +107,9 @@ def test_long_inputs_split_truncated_or_refused(tokenizer):
 
 
 def test_header_records_special_tokens(tmp_path, tiny_model, tokenizer):
-    extract_shard(tiny_model, tokenizer, [{"id": "a", "words": [["hi"]]}], tmp_path / "s", max_len=8, progress=False)
+    extract_shard(
+        tiny_model, tokenizer, [{"id": "a", "words": [["hi"]]}], tmp_path / "s", ShardSettings(8, progress=False)
+    )
     header = json.loads((tmp_path / "s.json").read_text())
     assert header["cls_token"] == tokenizer.cls_token and header["sep_token"] == tokenizer.sep_token
 
@@ -164,7 +159,7 @@ def test_type_ids_by_setting():
 @pytest.mark.parametrize("segments", ["zeros", "pairs"])
 def test_header_and_examples_record_the_segment_ids(tmp_path, tiny_model, tokenizer, segments):
     rec = {"id": "p", "words": [["a", "b"], ["c"]]}
-    extract_shard(tiny_model, tokenizer, [rec], tmp_path / "s", max_len=16, progress=False, segments=segments)
+    extract_shard(tiny_model, tokenizer, [rec], tmp_path / "s", ShardSettings(16, segments=segments, progress=False))
     header = json.loads((tmp_path / "s.json").read_text())
     assert header["segment_ids"] == segments
     fed = header["examples"][0]["token_type_ids"]

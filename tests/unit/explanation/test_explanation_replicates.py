@@ -16,6 +16,7 @@ from analysis.explanation.replicates import (
     RANK_AGREEMENT,
     erasure_replicates,
     instance_weights,
+    median_boot,
     median_replicates,
     weighted_mean,
     weighted_median,
@@ -143,6 +144,10 @@ def test_median_replicates_of_the_per_instance_tables(spec):
         want = resampled(df, weights[b]).groupby(keys, sort=False)[columns].median().reset_index()
         got = boot[boot.replicate == b].drop(columns="replicate").reset_index(drop=True)
         pd.testing.assert_frame_equal(got, want, check_exact=True)
+    # what the rules write: the same table, with the instances each replicate drew
+    written = median_boot(df, spec, 50, 0)
+    pd.testing.assert_frame_equal(written.drop(columns="resampled_units"), boot, check_exact=True)
+    assert (written["resampled_units"] == 7).all()
 
 
 def test_staying_true_replicates_by_hand_and_at_weights_one():
@@ -218,3 +223,27 @@ def test_staying_true_adversary_replicates_read_the_curve_of_the_resampled_means
     point = equal_jsd_summary(means.rename(columns={"jsd": "mean_jsd", "tvd": "mean_tvd"}))
     np.testing.assert_allclose(ones["tvd_at_jsd_level"], point["tvd_at_jsd_level"], rtol=1e-12)
     np.testing.assert_allclose(ones["jsd_level"], point["jsd_level"], rtol=1e-12)
+
+
+def test_a_median_test_writes_its_table_boot_table_and_device(tmp_path):
+    """What permutation, adversarial and rank_agreement write through ``write_median_test``: the
+    tables as write_table writes ``df`` and ``median_boot`` of the rule's bootstrap params."""
+    import json
+    from types import SimpleNamespace
+
+    from analysis.explanation.setup import write_median_test
+    from analysis.shared.rule_io import write_table
+
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame(
+        [{"encoder": e, "id": i, "median_output_change": rng.random()} for e in ("cnn", "lstm") for i in range(5)]
+    )
+    out = {k: tmp_path / f"{k}.csv" for k in ("table", "boot")} | {"device": tmp_path / "device.json"}
+    smk = SimpleNamespace(output=SimpleNamespace(**out), params=SimpleNamespace(bootstrap={"resamples": 20, "seed": 3}))
+    write_median_test(smk, df, PERMUTATION, "cpu")
+    write_table(df, tmp_path / "want_table.csv")
+    write_table(median_boot(df, PERMUTATION, 20, 3), tmp_path / "want_boot.csv")
+    assert out["table"].read_bytes() == (tmp_path / "want_table.csv").read_bytes()
+    assert out["boot"].read_bytes() == (tmp_path / "want_boot.csv").read_bytes()
+    assert len(pd.read_csv(out["boot"])) == 20 * 2
+    assert json.loads(out["device"].read_text()) == {"device": "cpu"}

@@ -10,33 +10,33 @@ from analysis.kovaleva.finetune.tables import score_intervals
 from analysis.kovaleva.finetune.training import majority_predictions
 from analysis.scorecard.evaluate import evaluate_claim, tables_read
 from analysis.scorecard.run import Run
-from analysis.shared.bootstrap import gain_interval, resamples, score_interval
+from analysis.shared.bootstrap import gain_interval, resample_indices, score_interval
 
 
 def test_resamples_are_seeded_row_indices():
-    a, b = resamples(5, 7, seed=3), resamples(5, 7, seed=3)
+    a, b = resample_indices(5, 7, seed=3), resample_indices(5, 7, seed=3)
     assert a.shape == (7, 5) and (a == b).all() and a.min() >= 0 and a.max() <= 4
-    assert not (resamples(5, 7, seed=4) == a).all()
+    assert not (resample_indices(5, 7, seed=4) == a).all()
 
 
 def test_interval_of_two_rows_by_hand():
     # rows: one right, one wrong. A resample of 2 rows scores 0 (p 1/4), 0.5 (1/2) or 1 (1/4):
     # the 2.5th and 97.5th percentiles of many resamples are 0 and 1.
-    assert score_interval(accuracy, [1, 0], [1, 1], n_boot=4000) == (0.0, 1.0)
+    assert score_interval(accuracy, [1, 0], [1, 1], resamples=4000) == (0.0, 1.0)
     # every row right: every resample scores 1
-    assert score_interval(accuracy, [1, 1, 1], [1, 1, 1], n_boot=200) == (1.0, 1.0)
+    assert score_interval(accuracy, [1, 1, 1], [1, 1, 1], resamples=200) == (1.0, 1.0)
 
 
 def test_gain_is_paired_on_the_same_rows():
     gold = np.array([1, 0, 1, 0, 1, 1])
     # a model equal to its baseline gains exactly 0 on every resample
-    assert gain_interval(accuracy, gold, gold, gold, n_boot=300) == (0.0, 0.0)
+    assert gain_interval(accuracy, gold, gold, gold, resamples=300) == (0.0, 0.0)
     # right where the baseline (all 1) is wrong, equal elsewhere: the gain is the resample's share
     # of gold-0 rows (2 of 6), between 0 and 1, and never negative
-    lo, hi = gain_interval(accuracy, gold, np.ones(6, int), gold, n_boot=2000)
+    lo, hi = gain_interval(accuracy, gold, np.ones(6, int), gold, resamples=2000)
     assert lo >= 0 and 0.2 < hi <= 1
     # an always-wrong model loses to a perfect baseline on every resample: gain exactly -1
-    assert gain_interval(accuracy, 1 - gold, gold, gold, n_boot=100) == (-1.0, -1.0)
+    assert gain_interval(accuracy, 1 - gold, gold, gold, resamples=100) == (-1.0, -1.0)
 
 
 def test_majority_predictions():
@@ -98,7 +98,7 @@ def test_score_intervals_cover_every_metric_of_the_task(task):
     gold = rng.integers(0, 2, 40) if task != "STS-B" else rng.uniform(0, 5, 40)
     pred = gold if task != "STS-B" else gold + rng.normal(0, 1, 40)
     base = np.full(40, 1 if task != "STS-B" else 2.5)
-    out = score_intervals(task, pred, base, gold, n_boot=200, seed=0)
+    out = score_intervals(task, pred, base, gold, resamples=200, seed=0)
     for metric, ci in out.items():
         assert ci["score"][0] <= ci["score"][1] and ci["gain"][0] <= ci["gain"][1], metric
         assert ci["gain"][0] > 0, metric  # a good model beats the constant baseline

@@ -173,12 +173,12 @@ def test_replicate_blocks_weigh_each_segment_by_its_draws():
 def test_layer_replicates_of_one_segment_repeat_it():
     # one segment: every replicate draws it once; 2 heads per layer: 2 pairs within a layer, 4 across
     parts = [{"unit.js_layers": np.array([[[0.0, 6.0], [6.0, 2.0]]])}]
-    boot = distances.layer_replicates(parts, n_heads=2, replicates=3, seed=0)
+    boot = distances.layer_replicates(parts, n_heads=2, resamples=3, seed=0)
     assert boot.columns.tolist() == ["layer_a", "layer_b", "mean_js_sum", "replicate"]
     assert boot.mean_js_sum.tolist() == [0.0, 1.5, 1.5, 1.0] * 3
     assert boot.replicate.tolist() == [0] * 4 + [1] * 4 + [2] * 4
     with pytest.raises(ValueError, match="rerun surface_sums"):
-        distances.layer_replicates([{"js": np.zeros((4, 4))}], n_heads=2, replicates=3, seed=0)
+        distances.layer_replicates([{"js": np.zeros((4, 4))}], n_heads=2, resamples=3, seed=0)
 
 
 def test_cluster_points_keep_the_distance_and_label_each_head():

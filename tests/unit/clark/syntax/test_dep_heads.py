@@ -9,7 +9,7 @@ from analysis.clark.syntax.examples import best_head_row, example_arcs, example_
 from analysis.clark.syntax.plots import plot_dep_heads, plot_dep_heads_grid, plot_dobj_head_example
 from analysis.clark.syntax.predictions import predictions, word_text
 from analysis.clark.syntax.replicates import table1_replicates
-from analysis.clark.syntax.scorer import ALL, ALL_NO_ROOT, DepScorer, score_examples
+from analysis.clark.syntax.scorer import ALL, ALL_NO_ROOT, DepScorer, GoldWindow, score_examples
 from analysis.clark.syntax.tables import baselines, grid_table, paper_table, summary, table1, tidy
 from analysis.core.word_level import word_maps
 from analysis.shared.plots import close
@@ -40,7 +40,7 @@ MAPS = np.array([[H0, H1]])  # (1 layer, 2 heads, 6, 6)
 
 def scored(reverse="row", max_offset=3):
     sc = DepScorer(1, 2, max_offset=max_offset, how="mean", reverse=reverse)
-    sc.add_word_maps(MAPS, UNIT_WORD, HEADS, RELS, "s1")
+    sc.add_word_maps(MAPS, UNIT_WORD, GoldWindow(HEADS, RELS, "s1"))
     return sc
 
 
@@ -96,7 +96,7 @@ def test_offset_baseline_best_per_relation():
 def test_offsets_beyond_k_are_not_tried():
     sc = DepScorer(1, 1, max_offset=1, how="mean", reverse="row")
     wm = np.full((1, 1, 5, 5), 0.2)
-    sc.add_word_maps(wm, np.arange(5), [-1, 0, 0, 0, 0], ["root", "x", "x", "x", "x"], "s")
+    sc.add_word_maps(wm, np.arange(5), GoldWindow([-1, 0, 0, 0, 0], ["root", "x", "x", "x", "x"], "s"))
     base = {(r["offset"], r["direction"]): r["accuracy"] for r in baselines(sc) if r["relation"] == "x"}
     assert set(base) == {(-1, "dep->head"), (1, "dep->head"), (-1, "head->dep"), (1, "head->dep")}
     assert base[-1, "dep->head"] == 0.25  # only word 1's head is one to the left
@@ -106,8 +106,8 @@ def test_split_windows_score_only_arcs_inside_one_window():
     sc = DepScorer(1, 1, max_offset=2, how="mean", reverse="row")
     w1 = np.full((1, 1, 4, 4), 0.25)  # [CLS] the dog [SEP]
     w2 = np.full((1, 1, 4, 4), 0.25)  # [CLS] saw cats [SEP]
-    sc.add_word_maps(w1, np.array([-1, 0, 1, -1]), HEADS, RELS, "s1", part=0)
-    sc.add_word_maps(w2, np.array([-1, 2, 3, -1]), HEADS, RELS, "s1", part=1)
+    sc.add_word_maps(w1, np.array([-1, 0, 1, -1]), GoldWindow(HEADS, RELS, "s1", part=0))
+    sc.add_word_maps(w2, np.array([-1, 2, 3, -1]), GoldWindow(HEADS, RELS, "s1", part=1))
     c = sc.finish_counts()
     assert (c["sentences"], c["sentences_split"], c["windows_of_split_sentences"]) == (1, 1, 2)
     assert (c["arcs_total"], c["arcs_scored"], c["arcs_lost_to_split"], c["arcs_lost"]) == (3, 2, 1, 1)
@@ -125,15 +125,15 @@ def test_add_uses_word_level_maps():
     wid = [-1, 0, 1, 1, 2, -1]
     heads, rels = [1, 2, -1], ["det", "nsubj", "root"]
     s1, s2 = DepScorer(1, 2, 3, "mean", "row"), DepScorer(1, 2, 3, "mean", "row")
-    s1.add(a, wid, heads, rels, "s")
+    s1.add(a, wid, GoldWindow(heads, rels, "s"))
     wm, uw = word_maps(a, wid, "mean")
-    s2.add_word_maps(wm, uw, heads, rels, "s")
+    s2.add_word_maps(wm, uw, GoldWindow(heads, rels, "s"))
     assert tidy(s1) == tidy(s2)
 
 
 def test_unlabeled_relation_counts_in_all_only():
     sc = DepScorer(1, 2, 3, "mean", "row")
-    sc.add_word_maps(MAPS, UNIT_WORD, HEADS, ["_"] * 4, "s1")
+    sc.add_word_maps(MAPS, UNIT_WORD, GoldWindow(HEADS, ["_"] * 4, "s1"))
     assert set(sc.n) == {ALL, ALL_NO_ROOT}
 
 
@@ -200,15 +200,15 @@ def test_extraction_split_end_to_end(tmp_path):
     every arc is either scored in one window or counted as lost."""
     from analysis.core.corpora.dependency import read_treebank
     from analysis.core.extraction import extract_shard
+    from analysis.core.extraction_settings import ShardSettings
     from analysis.core.models import TINY, load_model, load_tokenizer
     from analysis.core.storage import Shards
 
     fix = FIXTURES / "dependency"
     recs, _ = read_treebank(fix, "conllx", files="*.conll10")
     tok = load_tokenizer(TINY)
-    extract_shard(
-        load_model(TINY, device="cpu"), tok, recs, tmp_path / "shard-0", max_len=5, policy="split", progress=False
-    )
+    settings = ShardSettings(max_len=5, policy="split", progress=False)
+    extract_shard(load_model(TINY, device="cpu"), tok, recs, tmp_path / "shard-0", settings)
     shards = Shards([tmp_path / "shard-0.npy"])
     sc = score_examples(shards, shards.n_layers, shards.n_heads, 3, "mean", "row")
     c = sc.finish_counts()
@@ -271,8 +271,8 @@ def test_poss_scored_through_the_clitic():
     m /= m.sum(-1, keepdims=True)
     maps = m[None, None]
     with_words, without = DepScorer(1, 1, 3, "mean", "transpose"), DepScorer(1, 1, 3, "mean", "transpose")
-    with_words.add_word_maps(maps, unit_word, heads, rels, "s", words=["john", "'s", "dog", "barked"])
-    without.add_word_maps(maps, unit_word, heads, rels, "s")
+    with_words.add_word_maps(maps, unit_word, GoldWindow(heads, rels, "s", words=["john", "'s", "dog", "barked"]))
+    without.add_word_maps(maps, unit_word, GoldWindow(heads, rels, "s"))
     poss = lambda sc: sc.correct["poss"][0, 0, 0]  # noqa: E731  (dep->head)
     assert poss(with_words) == 1 and poss(without) == 0
     assert with_words.counts["poss_scored_via_clitic"] == 1 and without.counts["poss_scored_via_clitic"] == 0
@@ -307,7 +307,7 @@ def test_poss_baseline_is_scored_through_the_clitic_too():
     # offset +1 is right (old: only +2, the possessor's own offset)
     maps, unit_word, heads, rels, words = _possessor_sentence()
     sc = DepScorer(1, 1, 3, "mean", "transpose")
-    sc.add_word_maps(maps, unit_word, heads, rels, "s", words=words)
+    sc.add_word_maps(maps, unit_word, GoldWindow(heads, rels, "s", words=words))
     base = _poss_baseline(sc)
     assert base[1] == 1.0 and base[2] == 0.0
     best = {(r["relation"], r["direction"]): r for r in summary(sc)}["poss", "dep->head"]
@@ -319,7 +319,7 @@ def test_poss_clitics_follow_the_authors_by_default():
     maps, unit_word, heads, rels, words = _possessor_sentence(clitic="'")
     default, wide = DepScorer(1, 1, 3, "mean", "transpose"), DepScorer(1, 1, 3, "mean", "transpose", ("'s", "s'", "'"))
     for sc in (default, wide):
-        sc.add_word_maps(maps, unit_word, heads, rels, "s", words=words)
+        sc.add_word_maps(maps, unit_word, GoldWindow(heads, rels, "s", words=words))
     assert (default.counts["poss_scored_via_clitic"], wide.counts["poss_scored_via_clitic"]) == (0, 1)
     assert (_poss_baseline(default)[2], _poss_baseline(wide)[1]) == (1.0, 1.0)
 
@@ -334,7 +334,7 @@ def test_all_counts_the_root_arc_as_wrong_for_every_head():
 def test_a_one_word_sentence_root_arc_is_wrong_for_a_head():
     # one word, no other word to point at: the head predicts nothing, which must not match the root
     sc = DepScorer(1, 1, 2, "mean", "transpose")
-    sc.add_word_maps(np.full((1, 1, 3, 3), 1 / 3), np.array([-1, 0, -1]), [-1], ["root"], "s")
+    sc.add_word_maps(np.full((1, 1, 3, 3), 1 / 3), np.array([-1, 0, -1]), GoldWindow([-1], ["root"], "s"))
     assert sc.n == {ALL: 1} and acc(sc, ALL, "dep->head") == [0.0]
     # the offsets before the first word predict the root: right; after it, the word itself: wrong
     base = {r["offset"]: r["accuracy"] for r in baselines(sc) if r["direction"] == "dep->head"}
@@ -347,12 +347,12 @@ def test_offset_baseline_clamps_like_the_authors_code():
     # "run now fast": now -> run, fast -> run, run root. Offset -2: run -> before the first word
     # = the root (right, old: wrong), fast -> run (right): All 2/3 (old, root arcs left out: 1/2)
     sc = DepScorer(1, 1, 3, "mean", "transpose")
-    sc.add_word_maps(np.full((1, 1, 3, 3), 1 / 3), np.arange(3), [-1, 0, 0], ["root", "x", "x"], "s")
+    sc.add_word_maps(np.full((1, 1, 3, 3), 1 / 3), np.arange(3), GoldWindow([-1, 0, 0], ["root", "x", "x"], "s"))
     base = {(r["relation"], r["offset"]): r["accuracy"] for r in baselines(sc) if r["direction"] == "dep->head"}
     assert base[ALL, -2] == pytest.approx(2 / 3) and base[ALL_NO_ROOT, -2] == 0.5
     # "a b c": a -> c, b -> c. Offset +3 from a or b runs past the last word, which is the head
     sc = DepScorer(1, 1, 3, "mean", "transpose")
-    sc.add_word_maps(np.full((1, 1, 3, 3), 1 / 3), np.arange(3), [2, 2, -1], ["x", "x", "root"], "s")
+    sc.add_word_maps(np.full((1, 1, 3, 3), 1 / 3), np.arange(3), GoldWindow([2, 2, -1], ["x", "x", "root"], "s"))
     base = {(r["relation"], r["offset"]): r["accuracy"] for r in baselines(sc) if r["direction"] == "dep->head"}
     assert base["x", 3] == 1.0 and base["x", 1] == 0.5  # old: +3 never right
 
@@ -388,9 +388,9 @@ def test_table1_counts_unscored_root_arcs_in_all_only():
 def test_replicates_resample_sentences_and_choose_the_best_head_again():
     """Table 1's replicates: weighted sums of each sentence's tallies, best head chosen per replicate."""
     sc = DepScorer(1, 2, max_offset=1, how="mean", reverse="row")
-    sc.add_word_maps(MAPS, UNIT_WORD, HEADS, RELS, "s1")
+    sc.add_word_maps(MAPS, UNIT_WORD, GoldWindow(HEADS, RELS, "s1"))
     # s2: the same words; head 1 attends to the gold head of every word, head 0 to none of them
-    sc.add_word_maps(MAPS[:, ::-1], UNIT_WORD, HEADS, RELS, "s2")
+    sc.add_word_maps(MAPS[:, ::-1], UNIT_WORD, GoldWindow(HEADS, RELS, "s2"))
     assert list(sc.by_sentence) == ["s1", "s2"]
     weights = np.array([[1, 1], [2, 0], [0, 2]])
     rep = table1_replicates(sc, ["det"], weights)
@@ -405,7 +405,7 @@ def test_replicates_resample_sentences_and_choose_the_best_head_again():
 def test_replicates_with_every_sentence_once_give_the_point_table():
     sc = DepScorer(1, 2, max_offset=3, how="mean", reverse="transpose")
     for s in ("s1", "s2", "s3"):
-        sc.add_word_maps(MAPS if s != "s2" else MAPS[:, ::-1], UNIT_WORD, HEADS, RELS, s)
+        sc.add_word_maps(MAPS if s != "s2" else MAPS[:, ::-1], UNIT_WORD, GoldWindow(HEADS, RELS, s))
     main, _ = table1(sc, None, min_count=1)
     rep = table1_replicates(sc, list(dict.fromkeys(main.relation)), np.ones((1, 3), dtype=int))
     merged = main.merge(rep, on=["relation", "direction"], suffixes=("", "_rep"))

@@ -13,7 +13,7 @@ from analysis.clark.syntax.heldout import (
     with_heldout,
 )
 from analysis.clark.syntax.replicates import table1_replicates
-from analysis.clark.syntax.scorer import DepScorer
+from analysis.clark.syntax.scorer import DepScorer, GoldWindow
 from analysis.clark.syntax.tables import table1
 
 
@@ -34,9 +34,9 @@ def test_cross_fit_by_hand_differs_from_the_in_sample_max():
 
 def scorer():
     sc = DepScorer(1, 2, max_offset=1, how="mean", reverse="row")
-    sc.add_word_maps(MAPS, UNIT_WORD, HEADS, RELS, "docA:0")
+    sc.add_word_maps(MAPS, UNIT_WORD, GoldWindow(HEADS, RELS, "docA:0"))
     # docB: head 1 attends to the gold head of every word, head 0 to none of them
-    sc.add_word_maps(MAPS[:, ::-1], UNIT_WORD, HEADS, RELS, "docB:0")
+    sc.add_word_maps(MAPS[:, ::-1], UNIT_WORD, GoldWindow(HEADS, RELS, "docB:0"))
     return sc
 
 
@@ -78,6 +78,6 @@ def test_two_folds_are_seeded_balanced_halves_of_the_clusters():
 def test_a_corpus_of_one_document_is_resampled_by_sentence():
     sc = DepScorer(1, 2, max_offset=1, how="mean", reverse="row")
     for s in ("ewt:0", "ewt:1"):
-        sc.add_word_maps(MAPS, UNIT_WORD, HEADS, RELS, s)
+        sc.add_word_maps(MAPS, UNIT_WORD, GoldWindow(HEADS, RELS, s))
     assert sentence_clusters(sc) == (["ewt:0", "ewt:1"], "sentence")
     assert document_of("GUM_news_x:12#1") == "GUM_news_x"

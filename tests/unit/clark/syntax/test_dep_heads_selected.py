@@ -7,7 +7,7 @@ import pytest
 from test_dep_heads import HEADS, MAPS, RELS, UNIT_WORD
 
 from analysis.clark.syntax.replicates import table1_replicates
-from analysis.clark.syntax.scorer import ALL, ALL_NO_ROOT, DepScorer
+from analysis.clark.syntax.scorer import ALL, ALL_NO_ROOT, DepScorer, GoldWindow
 from analysis.clark.syntax.selected import (
     check_choice,
     selected_replicates,
@@ -75,9 +75,9 @@ def test_selection_needs_its_columns_and_names_the_table():
 
 def two_docs():
     sc = DepScorer(1, 2, max_offset=1, how="mean", reverse="row")
-    sc.add_word_maps(MAPS, UNIT_WORD, HEADS, RELS, "docA:0")
+    sc.add_word_maps(MAPS, UNIT_WORD, GoldWindow(HEADS, RELS, "docA:0"))
     # docB: the two heads swapped
-    sc.add_word_maps(MAPS[:, ::-1], UNIT_WORD, HEADS, RELS, "docB:0")
+    sc.add_word_maps(MAPS[:, ::-1], UNIT_WORD, GoldWindow(HEADS, RELS, "docB:0"))
     return sc
 
 

@@ -345,10 +345,10 @@ def test_accuracy_kept_is_paired_on_the_same_dev_sentences_by_hand():
     assert np.allclose(t.difference, [0.0, -0.5])
     # replicates: the same resample for every model (shared.bootstrap.unit_weights, seeded); the
     # draws of seed 0 are rows 3, 2, 2, 1 / 1, 0, 0, 0 / 0, 3, 2, 3
-    from analysis.shared.bootstrap import resamples
+    from analysis.shared.bootstrap import resample_indices
 
-    assert resamples(4, 3, 0).tolist() == [[3, 2, 2, 1], [1, 0, 0, 0], [0, 3, 2, 3]]
-    b = kept_replicates(correct, n_boot=3, seed=0)
+    assert resample_indices(4, 3, 0).tolist() == [[3, 2, 2, 1], [1, 0, 0, 0], [0, 3, 2, 3]]
+    b = kept_replicates(correct, resamples=3, seed=0)
     assert b.columns.tolist() == ["model", "accuracy", "base_accuracy", "difference", "replicate", "resampled_units"]
     assert (b.resampled_units == 4).all()  # the 4 dev sentences each replicate drew from
     assert b.model.tolist() == ["tying"] * 3 + ["mlm"] * 3 and b.replicate.tolist() == [0, 1, 2] * 2

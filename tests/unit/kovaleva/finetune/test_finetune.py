@@ -226,9 +226,9 @@ def test_scores_table_marks_a_task_learnt_on_its_learnt_metric_only():
     majority = np.ones(6, int)
     # SST-2: perfect vs 0.5 majority: every resample gains > 0 unless it has no gold-0 row
     # (p = 2^-6 per resample): the 2.5th percentile is above 0, so it was learnt
-    sst = score_intervals("SST-2", gold, majority, gold, n_boot=2000, seed=0)
+    sst = score_intervals("SST-2", gold, majority, gold, resamples=2000, seed=0)
     # MRPC (main metric F1): the majority class itself: gain exactly 0, not learnt
-    mrpc = score_intervals("MRPC", majority, majority, gold, n_boot=500, seed=0)
+    mrpc = score_intervals("MRPC", majority, majority, gold, resamples=500, seed=0)
     t = scores_table(
         [
             _info("SST-2", ["accuracy"], finetuned={"accuracy": 1.0}, majority={"accuracy": 0.5}),
@@ -274,7 +274,7 @@ def test_an_all_positive_model_learns_mrpc_on_f1_but_not_on_accuracy():
     # Accuracy loses 1/3 on the full rows: not learnt.
     gold = np.array([1] * 4 + [0] * 8)
     finetuned, majority = np.ones(12, int), np.zeros(12, int)
-    ci = score_intervals("MRPC", finetuned, majority, gold, n_boot=2000, seed=0)
+    ci = score_intervals("MRPC", finetuned, majority, gold, resamples=2000, seed=0)
     assert ci["f1"]["gain"][0] > 0
     assert ci["accuracy"]["gain"][0] < 0
     info = _info(
