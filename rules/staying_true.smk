@@ -77,7 +77,7 @@ rule staying_true_permutation:
 
 
 rule staying_true_adversary:
-    """Model-based adversary (Wiegreffe & Pinter 2019) per model and trade-off weight, trained until its loss levels off: JSD reached vs TVD paid; TVD at a common JSD per model."""
+    """Model-based adversary (Wiegreffe & Pinter 2019) per model and trade-off weight (a grid, then a bisection near each JSD level), trained until its stopping rule stops it: JSD reached vs TVD paid; each model's TVD at fixed JSD levels, with how close and converged the adversaries bracketing them are."""
     input:
         model=rules.staying_true_models.output.model,
         glue=GLUE_RAW,

@@ -5,7 +5,8 @@ import pandas as pd
 from analysis.core.device import load_bundle
 from analysis.explanation.replicates import instance_weights, staying_true_adversary_replicates
 from analysis.explanation.sst2 import read_sst2
-from analysis.explanation.staying_true.adversary import AdversaryConfig, run_adversary
+from analysis.explanation.staying_true.adversary import AdversaryConfig
+from analysis.explanation.staying_true.adversary_runs import run_adversary
 from analysis.explanation.staying_true.curves import equal_jsd_summary
 from analysis.explanation.staying_true.models import StayingTrueConfig, load_variants
 from analysis.explanation.staying_true.plots import plot_staying_true_adversary
@@ -29,7 +30,7 @@ df = run_adversary(
     models, xs_train, xs_dev, cfg, StayingTrueConfig(**bundle["cfg"]), bundle.get("init_embeddings"), per_instance
 )
 write_table(df, snakemake.output.table)
-summary = equal_jsd_summary(df, cfg.jsd_levels)
+summary = equal_jsd_summary(df, cfg.jsd_levels, cfg.bracket_jsd)
 write_table(summary, snakemake.output.summary)
 instances = pd.concat(per_instance, ignore_index=True)
 units, weights = instance_weights(p.bootstrap["resamples"], p.bootstrap["seed"], instances)

@@ -11,5 +11,7 @@ a mirror):
 - ``size_benchmark``: the map rules on random BERTs of growing size;
 - ``peak_disk``: the peak size of the maps over a run;
 - ``gpu_smoke``: the smoke DAG's heavy paths on CUDA against the CPU;
-- ``make_sources``: config/sources.yaml from a mirror's SHA256SUMS (its checksums and pinned URLs).
+- ``make_sources``: config/sources.yaml from a mirror's SHA256SUMS (its checksums and pinned URLs);
+- ``adversary_rule``: Tutek & Snajder's adversaries under Wiegreffe & Pinter's stopping rule, with and
+  without the attacked model's regulariser (docs/staying_true_adversary_patience*.csv).
 """

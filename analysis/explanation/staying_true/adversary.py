@@ -4,9 +4,11 @@ second model A of the same kind to minimise
 
     mean_i TVD(p_A(x_i), p_M(x_i)) - lambda * mean_i KL(a_A(x_i) || a_M(x_i))
 
-(plus A's own regulariser, so a ``tying`` / ``mlm`` adversary stays tied too) over training
-sentences, then measure on the dev instances how far its attention went (JSD from M's) and
-what output change (TVD) it paid.
+plus A's own regulariser (``regulariser: true``, the default: a ``tying`` / ``mlm`` adversary stays
+tied too, as in the authors' code lineage, whose shared training step adds any regulariser the
+model sets to the adversary's loss as well; ``false``: the objective alone) over training
+sentences, then measure on the dev instances how far its attention went (JSD from M's) and what
+output change (TVD) it paid.
 
 TVD is that of the two-class output, ``|p_A - p_M|``; Wiegreffe & Pinter's code (sarahwie/attention,
 ``batch_tvd``) halves the difference of the one sigmoid output, so the same trade-off is their
@@ -20,12 +22,13 @@ lambda * KL, without the regulariser) relative to the range it has covered,
 ``|L_k - L_{k-1}| / (max_j L_j - min_j L_j)``, is below ``tol`` for ``patience`` epochs in a row
 (:func:`levelled_off`); the last epoch is kept. ``patience``: Wiegreffe & Pinter's rule (their
 ``train_adversarial``): ``loss_patience`` epochs without a new lowest training loss (the epoch's mean
-of what the optimiser minimises, regulariser included), then the epoch of the lowest is kept.
+of what the optimiser minimises), then the epoch of the lowest is kept. An adversary the rule
+stopped before ``max_epochs`` has *converged* (:func:`finished` on its epochs).
 ``init: copy`` is the earlier start: a copy of M with a freshly initialised (seeded) attention layer
 (at an exact copy the KL term has zero gradient).
 
-The adversaries' curves are read at fixed JSD levels, the same for every model (``jsd_levels``,
-default 0.3 and 0.5 nats; "equal JSD"): :mod:`analysis.explanation.staying_true.curves`.
+The weights trained per model, and the reading of the curves at fixed JSD levels:
+:mod:`analysis.explanation.staying_true.adversary_runs`, :mod:`analysis.explanation.staying_true.curves`.
 """
 
 from __future__ import annotations
@@ -67,9 +70,12 @@ class AdversaryConfig:
     loss_patience: int = _ADV["loss_patience"]  # patience: epochs without a new lowest training loss
     batch_size: int = _EXPL["batch_size"]
     lr: float = _ADV["lr"]
+    regulariser: bool = _ADV["regulariser"]  # the attacked model's regulariser in the adversary's loss
     seed: int = _EXPL["seed"]
     # equal-JSD levels (fixed, on the curves' rising part); None = the largest JSD every model's curve reaches
     jsd_levels: tuple | None = None if _ADV["jsd_levels"] is None else tuple(_ADV["jsd_levels"])
+    bracket_jsd: float = _ADV["bracket_jsd"]  # a level is resolved by adversaries within this JSD of it ...
+    search_steps: int = _ADV["search_steps"]  # ... which up to this many bisected weights per level look for
 
     @classmethod
     def from_params(cls, adversary: dict, **rule) -> AdversaryConfig:
@@ -209,7 +215,7 @@ def train_adversary(target, xs, weight: float, cfg: AdversaryConfig, st_cfg: Sta
             H = adv.encode(X, mask)  # the BiLSTM states for tying / mlm (their encode adds nothing)
             a = adv.attention(H, mask)
             obj, _ = adversary_objective(torch.softmax(adv.output(H, a), -1), p_tgt, a, a_tgt, mask, weight)
-            loss = obj + regulariser(adv, ids, mask, st_cfg, g, states=(X, H))
+            loss = obj + regulariser(adv, ids, mask, st_cfg, g, states=(X, H)) if cfg.regulariser else obj
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -240,60 +246,4 @@ def divergence_on(target, adv, xs, batch_size: int = 128) -> pd.DataFrame:
         j, d = js_divergence(a_a, a_t).numpy(), tvd(p_a, p_t).numpy()
         flip = (p_a.argmax(-1) != p_t.argmax(-1)).numpy()
         rows += [{"jsd": float(j[k]), "tvd": float(d[k]), "flipped": bool(flip[k])} for k in range(len(j))]
-    return pd.DataFrame(rows)
-
-
-def run_adversary(
-    models: dict,
-    xs_train,
-    xs_dev,
-    cfg: AdversaryConfig,
-    st_cfg: StayingTrueConfig,
-    init_embeddings=None,
-    instances: list | None = None,
-) -> pd.DataFrame:
-    """Rule ``staying_true_adversary``: one row per (model, weight): mean / median JSD reached
-    and TVD paid on the dev instances, the training objective's first and last values, the
-    epochs run and the one kept (1-based), the last two relative changes of the epoch objective
-    and whether it levelled off.
-    ``instances``, if given, gets each (model, weight)'s per-instance JSD and TVD (column ``id``:
-    the dev instance), for the replicate table."""
-    rows = []
-    xs_train = xs_train[: cfg.n_train]
-    for name, target in models.items():
-        for weight in cfg.weights:
-            adv, trace, epochs, losses = train_adversary(target, xs_train, float(weight), cfg, st_cfg, init_embeddings)
-            changes = [float("nan")] * 2 + relative_changes(epochs)
-            d = divergence_on(target, adv, xs_dev)
-            if instances is not None:
-                instances.append(d.assign(model=name, weight=float(weight), id=np.arange(len(d))))
-            k = max(1, len(trace) // 10)  # objective smoothed over the first / last tenth of the steps
-            rows.append(
-                {
-                    "model": name,
-                    "weight": float(weight),
-                    "mean_jsd": d.jsd.mean(),
-                    "median_jsd": d.jsd.median(),
-                    "mean_tvd": d.tvd.mean(),
-                    "median_tvd": d.tvd.median(),
-                    "flip_rate": d.flipped.mean(),
-                    "objective_first": float(np.mean(trace[:k])),
-                    "objective_last": float(np.mean(trace[-k:])),
-                    "objective_last_epoch": epochs[-1],
-                    "objective_rel_change_last": changes[-1],
-                    "objective_rel_change_before_last": changes[-2],
-                    "levelled_off": levelled_off(epochs, cfg.tol, cfg.patience),
-                    "epochs": len(epochs),
-                    "epoch_kept": kept_epoch(losses, cfg.stopping) + 1,
-                    "stopping": cfg.stopping,
-                    "steps": len(trace),
-                    "init": cfg.init,
-                    "n_train": len(xs_train),
-                    "n_dev": len(d),
-                }
-            )
-            log.info(
-                "%s weight %g: mean JSD %.3f, mean TVD %.3f after %d epochs (last relative change %.4f)",
-                *(name, weight, d.jsd.mean(), d.tvd.mean(), len(epochs), changes[-1]),
-            )
     return pd.DataFrame(rows)

@@ -52,13 +52,16 @@ def plot_staying_true_permutation(df: pd.DataFrame, summary: pd.DataFrame, model
 
 def plot_staying_true_adversary(df: pd.DataFrame, model: str, jsd_levels=()):
     """One curve per model: mean JSD of the adversary's attention from the model's vs the mean
-    output change (TVD) it paid, one point per trade-off weight (labelled); ``jsd_levels``: the
-    summary's equal-JSD levels (dashed)."""
+    output change (TVD) it paid, one point per trade-off weight (the grid's labelled, the search's
+    small); ``jsd_levels``: the summary's equal-JSD levels (dashed)."""
     fig, ax = new_figure(5.2, 3.8, style="plain-large", layout="constrained")
     for m in _models(df):
         d = df[df.model == m].sort_values("weight")
-        ax.plot(d.mean_tvd, d.mean_jsd, "-o", ms=4, color=MODEL_COLOURS.get(m), label=m)
-        for _, r in d.iterrows():
+        ax.plot(d.mean_tvd, d.mean_jsd, "-", lw=1, color=MODEL_COLOURS.get(m), label=m)
+        grid = d[d.source == "grid"] if "source" in d else d
+        ax.plot(grid.mean_tvd, grid.mean_jsd, "o", ms=4, color=MODEL_COLOURS.get(m))
+        ax.plot(d.mean_tvd, d.mean_jsd, ".", ms=3, color=MODEL_COLOURS.get(m))
+        for _, r in grid.iterrows():
             ax.annotate(
                 f"{r.weight:g}", (r.mean_tvd, r.mean_jsd), fontsize=6, xytext=(3, 2), textcoords="offset points"
             )
@@ -68,7 +71,7 @@ def plot_staying_true_adversary(df: pd.DataFrame, model: str, jsd_levels=()):
     ax.set_xlabel("output change paid: mean TVD from the model's output")
     ax.set_ylabel("attention divergence reached:\nmean JSD from the model's attention (nats)")
     ax.legend(frameon=False, title="model", fontsize=7)
-    ax.set_title(f"Model-based adversary (Wiegreffe & Pinter 2019), labels = λ — {model}", fontsize=8)
+    ax.set_title(f"Model-based adversary (Wiegreffe & Pinter 2019), labels = grid λ — {model}", fontsize=8)
     return fig
 
 

@@ -470,20 +470,21 @@ def test_replicate_values_match_the_point_value_on_each_replicate():
 
 def test_tutek_claims_on_hand_made_tables():
     """tutek.permutation_fragile (accuracy drop of tying / mlm vs base), tutek.adversary_costlier
-    (TVD above the floor at fixed JSD levels, read only from a curve that brackets them) and
-    tutek.single_token_sharp (lone-token spread), as the file writes them."""
+    (mlm's TVD against base's at fixed JSD levels, read only where both curves are resolved there),
+    its extensions on tying and residual, and tutek.single_token_sharp (lone-token spread), as the
+    file writes them."""
     claims = {c["id"]: c for c in read_claims(claim_files())}
     models = ["base", "concat", "residual", "tying", "mlm"]
 
-    def tables(drop, tvd, spread, bracketed=(1, 1, 1, 1, 1)):
+    def tables(drop, tvd, spread, resolved=(1, 1, 1, 1, 1)):
         perm = pd.DataFrame({"model": models, "accuracy_drop_under_permutation": drop})
-        # the same TVD above the floor at both levels; bracketed as given at 0.5, always at 0.3
+        # the same TVD at both levels; resolved as given at 0.5, always at 0.3
         adv = pd.DataFrame(
             {
                 "model": models * 2,
                 "jsd_level": [0.3] * 5 + [0.5] * 5,
-                "tvd_above_floor": list(tvd) * 2,
-                "bracketed": [1] * 5 + list(bracketed),
+                "tvd_at_jsd_level": list(tvd) * 2,
+                "resolved": [1] * 5 + list(resolved),
             }
         )
         single = pd.DataFrame({"model": models, "median_single_std": spread})
@@ -493,20 +494,35 @@ def test_tutek_claims_on_hand_made_tables():
             "staying_true_single_token.summary": single,
         }
 
-    # concat / residual do not count for the first two; the smaller of tying and mlm must beat base
-    t = tables([0.02, 0.0, 0.0, 0.12, 0.05], [0.15, 0.1, 0.1, 0.2, 0.16], [0.2, 0.3, 0.25, 0.21, 0.22])
-    got = {i: evaluate_claim(claims[i], Run(t)) for i in ("tutek.permutation_fragile", "tutek.adversary_costlier")}
+    # concat / residual do not count for the permutation claim (the smaller of tying and mlm must
+    # beat base); the adversary claim is mlm's, tying and residual have rows of their own
+    t = tables([0.02, 0.0, 0.0, 0.12, 0.05], [0.15, 0.1, 0.1, 0.14, 0.16], [0.2, 0.3, 0.25, 0.21, 0.22])
+    ids = ("tutek.permutation_fragile", "tutek.adversary_costlier", "tutek.adversary_costlier_tying")
+    got = {i: evaluate_claim(claims[i], Run(t)) for i in ids}
     assert [(o.verdict, o.our_value) for o in got.values()] == [
         ("holds", "0.05 > 0.02"),
         ("holds", "0.3: 0.16 > 0.15; 0.5: 0.16 > 0.15"),
+        ("does not hold", "0.3: 0.14 vs 0.15; 0.5: 0.14 vs 0.15"),
     ]
-    # mlm's curve does not reach the level 0.5: the reading would extrapolate, so no verdict
-    unresolved = tables([0.02] * 5, [0.15, 0.1, 0.1, 0.2, 0.16], [0.2] * 5, bracketed=(1, 1, 1, 1, 0))
+    assert claims["tutek.adversary_costlier_tying"]["extension"] and not claims["tutek.adversary_costlier"].get(
+        "extension"
+    )
+    assert evaluate_claim(claims["tutek.adversary_costlier_residual"], Run(t)).verdict == "does not hold"
+    # mlm's curve is not resolved at 0.5 (an adversary far from the level, or not converged): no verdict
+    unresolved = tables([0.02] * 5, [0.15, 0.1, 0.1, 0.2, 0.16], [0.2] * 5, resolved=(1, 1, 1, 1, 0))
     got = evaluate_claim(claims["tutek.adversary_costlier"], Run(unresolved))
-    assert got.verdict == "inconclusive" and got.reason.startswith("a model's curve has no adversary on one side")
-    # concat's unbracketed curve does not matter (not a model of the claim)
-    other = tables([0.02] * 5, [0.15, 0.1, 0.1, 0.2, 0.16], [0.2] * 5, bracketed=(1, 0, 1, 1, 1))
+    assert got.verdict == "inconclusive" and got.reason.startswith("curve not resolved at the level")
+    # ... nor where base's is not; tying's unresolved curve does not matter to mlm's claim
+    assert (
+        evaluate_claim(
+            claims["tutek.adversary_costlier"],
+            Run(tables([0.02] * 5, [0.15, 0.1, 0.1, 0.2, 0.16], [0.2] * 5, resolved=(0, 1, 1, 1, 1))),
+        ).verdict
+        == "inconclusive"
+    )
+    other = tables([0.02] * 5, [0.15, 0.1, 0.1, 0.2, 0.16], [0.2] * 5, resolved=(1, 1, 1, 0, 1))
     assert evaluate_claim(claims["tutek.adversary_costlier"], Run(other)).verdict == "holds"
+    assert evaluate_claim(claims["tutek.adversary_costlier_tying"], Run(other)).verdict == "inconclusive"
     assert evaluate_claim(claims["tutek.single_token_sharp"], Run(t)).our_value == "0.21 > 0.2"
     # mlm's drop equal to base's: a tie never holds; one regularised model below base breaks the spread claim
     t = tables([0.05, 0.0, 0.0, 0.12, 0.05], [0.15, 0.1, 0.1, 0.2, 0.14], [0.2, 0.3, 0.19, 0.21, 0.22])

@@ -19,9 +19,9 @@ from analysis.explanation.staying_true.adversary import (
     adversary_objective,
     levelled_off,
     relative_changes,
-    run_adversary,
     train_adversary,
 )
+from analysis.explanation.staying_true.adversary_runs import run_adversary
 from analysis.explanation.staying_true.attention_tests import (
     models_under_test,
     permutation_summary,
@@ -261,13 +261,14 @@ def test_adversary_objective_falls_on_a_toy_model():
         {"base": target},
         xs,
         [s for s, _ in SENTENCES],
-        AdversaryConfig(weights=(0.0, 1.0), max_epochs=3),
+        AdversaryConfig(weights=(0.0, 1.0), max_epochs=3, search_steps=0),
         StayingTrueConfig(),
         init_embeddings=target.emb.weight.detach().clone(),
     )
     assert list(df.weight) == [0.0, 1.0] and (df.mean_jsd <= math.log(2) + 1e-9).all() and (df.mean_tvd <= 1).all()
     assert (df.epochs <= 3).all() and df.init.eq("fresh").all() and "objective_rel_change_last" in df
     assert df.epoch_kept.eq(df.epochs).all() and df.stopping.eq("range_change").all()  # the last epoch kept
+    assert df.converged.eq(df.levelled_off).all() and df.source.eq("grid").all() and df.regulariser.all()
 
 
 def test_fresh_adversary_starts_from_the_given_embeddings_and_another_seed():

@@ -38,13 +38,16 @@ def test_defaults_are_the_schema_defaults():
     expected = {**adversary, "weights": tuple(adversary["weights"]), "jsd_levels": tuple(adversary["jsd_levels"])}
     expected |= {"batch_size": explanation["batch_size"], "seed": explanation["seed"]}
     assert cfg == expected  # every field, and no field the schema lacks
-    # the numbers of docs/deviations.md: 500 sentences, at most 25 epochs, the range_change rule
-    assert (cfg["n_train"], cfg["max_epochs"], cfg["stopping"], cfg["loss_patience"]) == (500, 25, "range_change", 10)
+    # the numbers of docs/deviations.md: 500 sentences, at most 80 epochs (Wiegreffe & Pinter's cap), the
+    # range_change rule, the attacked model's regulariser in the adversary's loss (the authors' code lineage)
+    assert (cfg["n_train"], cfg["max_epochs"], cfg["stopping"], cfg["loss_patience"]) == (500, 80, "range_change", 10)
+    assert cfg["regulariser"] is True and (cfg["bracket_jsd"], cfg["jsd_levels"]) == (0.05, (0.3, 0.5))
 
 
 def test_from_params_takes_every_key_of_the_config():
+    # config/paper.yaml: Wiegreffe & Pinter's rule, as their code runs it (every sentence, patience 10, 80 epochs)
     paper = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())["staying_true"]["adversary"]
-    cfg = AdversaryConfig.from_params({**paper, "stopping": "patience", "max_epochs": 80}, batch_size=8, seed=3)
+    cfg = AdversaryConfig.from_params(paper, batch_size=8, seed=3)
     assert (cfg.n_train, cfg.max_epochs, cfg.stopping, cfg.loss_patience) == (67349, 80, "patience", 10)
     assert cfg.weights == tuple(paper["weights"]) and (cfg.batch_size, cfg.seed) == (8, 3)
     with pytest.raises(TypeError, match="unknown_key"):
@@ -88,3 +91,16 @@ def test_patience_keeps_the_weights_of_its_best_epoch():
     assert losses_best == losses[: best + 1]
     for name, value in adv.state_dict().items():
         assert torch.equal(value, adv_best.state_dict()[name]), name
+
+
+def test_the_regulariser_switch_keeps_the_tying_term_in_or_out_of_the_adversarys_loss():
+    torch.manual_seed(0)
+    target = RegularisedLSTM("tying", 4, 4, d_att=3, vocab_size=5).eval()
+    xs = [[3, 4], [2], [2, 4, 3, 3]] * 4
+    common = {"n_train": len(xs), "batch_size": 4, "lr": 0.05, "max_epochs": 3, "tol": 1e-12, "init": "fresh"}
+    st = StayingTrueConfig(d_att=3)
+    _, _, objectives, losses = train_adversary(target, xs, 0.5, AdversaryConfig(regulariser=True, **common), st)
+    # with it, the loss is the objective plus the (positive) tying term
+    assert all(loss > obj for obj, loss in zip(objectives, losses))
+    _, _, objectives, losses = train_adversary(target, xs, 0.5, AdversaryConfig(regulariser=False, **common), st)
+    assert losses == objectives  # without it, the optimiser minimises the objective alone
