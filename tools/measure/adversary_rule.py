@@ -91,11 +91,13 @@ def main(argv=None) -> int:
     ap.add_argument("--models", nargs="+", default=["base", "tying", "mlm"], choices=VARIANTS)
     ap.add_argument("--max-weight", type=float, default=0.01)
     ap.add_argument("--out-dir", type=Path, default=Path("docs"))
+    ap.add_argument("--threads", type=int, default=1, help="torch threads (the rule's job: 1)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     out = args.out_dir.resolve()
-    from analysis.shared.rule_io import mock_snakemake
+    from analysis.shared.rule_io import mock_snakemake, use_threads
 
+    use_threads(args.threads)  # as the rule's job: torch's default pool oversubscribes a shared machine
     script = Path(__file__).resolve().parents[2] / "workflow" / "staying_true_adversary.py"
     sm = mock_snakemake(str(script), [f"model={args.model}", *[str(Path(o).resolve()) for o in args.overlays]])
     adversaries, summary = measure(sm, args.models, args.max_weight)
