@@ -101,6 +101,22 @@ def smoke_workdir(dest: Path, mirror: str) -> tuple[Path, dict, list[str]]:
     return work, {**os.environ, "ATTN_MIRROR": str(path), "PYTHONPATH": str(work)}, configfiles
 
 
+def dag_summary(work: Path, env: dict, configfiles: list[str]) -> str:
+    """``snakemake --summary`` of the whole DAG in ``work``: a tab-separated table (output_file, date,
+    rule, ...) of every output, read to choose targets without a cut DAG."""
+    run = subprocess.run(
+        [SNAKEMAKE, "--summary", "--configfile", *configfiles], cwd=work, env=env, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    return run.stdout
+
+
+def summary_rows(summary: str) -> list[tuple[str, str]]:
+    """(output file, rule) of every row of a :func:`dag_summary` table."""
+    rows = [line.split("\t") for line in summary.splitlines()[1:] if "\t" in line]
+    return [(row[0], row[2]) for row in rows]
+
+
 def failed_run(run, work: Path) -> str:
     """A failed Snakemake run's stderr and the tails of its job logs."""
     logs = "\n".join(f"== {p}\n{p.read_text()[-3000:]}" for p in sorted((work / "logs").rglob("*.log")))

@@ -27,7 +27,7 @@ import pytest
 import yaml
 
 from analysis.scheduling.heavy_rules import HEAVY
-from conftest import SNAKEMAKE, failed_run, smoke_workdir
+from conftest import SNAKEMAKE, dag_summary, failed_run, smoke_workdir, summary_rows
 from helpers.families import CHECKPOINTS, build_family
 
 pytestmark = pytest.mark.slow
@@ -61,9 +61,8 @@ def targets(summary: str, run=RUN, whole=WHOLE_DAG) -> list[str]:
     a checkpoint's rules write (under a folder named by its slug; extraction's sidecars, not its maps,
     which are deleted once read), and where every checkpoint runs the whole DAG, every output of no
     model or of them all (compare); a whole-DAG checkpoint's own targets bring what it needs of them."""
-    rows = [line.split("\t") for line in summary.splitlines()[1:] if "\t" in line]
     out = []
-    for path, _, rule, *_ in rows:
+    for path, rule in summary_rows(summary):
         parts = path.split("/")
         owner = [(slug, form) for slug, _, form in run if slug in parts]
         if not owner:  # of no model (or of every one: compare): needed where every checkpoint runs it all
@@ -90,12 +89,9 @@ def families_run(tmp_path_factory):
     overlay = {**OVERLAY, "model": [str(d) for d in dirs], "corpora": corpora}
     (work / "families.yaml").write_text(yaml.safe_dump(overlay))
     configfiles = [*configfiles, "families.yaml"]
-    summary = subprocess.run(
-        [SNAKEMAKE, "--summary", "--configfile", *configfiles], cwd=work, env=env, capture_output=True, text=True
-    )
-    assert summary.returncode == 0, summary.stderr[-3000:]
-    (work / "summary.tsv").write_text(summary.stdout)
-    wanted = targets(summary.stdout)
+    summary = dag_summary(work, env, configfiles)
+    (work / "summary.tsv").write_text(summary)
+    wanted = targets(summary)
     (work / "targets.txt").write_text("\n".join(wanted))
     # --notemp: a target's job whose maps (temporary) were deleted would read as incomplete to the
     # dry run after it (an extraction sidecar among the targets re-runs its extraction)
@@ -151,8 +147,7 @@ def test_every_checkpoint_ran_its_rules(families_run):
     )
     assert dry.returncode == 0 and "Nothing to be done" in dry.stdout + dry.stderr, dry.stdout[-2000:]
     made, in_dag = {}, {}  # slug -> the rules of its targets, the rules of its outputs in the whole DAG
-    for line in (work / "summary.tsv").read_text().splitlines()[1:]:
-        path, _, rule, *_ = line.split("\t")
+    for path, rule in summary_rows((work / "summary.tsv").read_text()):
         slugs = [slug for slug, _, _ in RUN if slug in path.split("/")]
         if slugs:
             in_dag.setdefault(slugs[0], set()).add(rule)

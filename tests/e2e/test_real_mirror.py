@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from conftest import SNAKEMAKE, failed_run, smoke_workdir
+from conftest import SNAKEMAKE, dag_summary, failed_run, smoke_workdir, summary_rows
 
 pytestmark = pytest.mark.slow
 READERS = {"fetch_source", "prepare_inputs"}
@@ -22,20 +22,9 @@ def prepared(tmp_path_factory):
     if setup is None:
         pytest.skip("no full offline mirror (set ATTN_MIRROR or put shared/data beside the repo)")
     work, env, configfiles = setup
-    summary = subprocess.run(
-        [SNAKEMAKE, "--summary", "--configfile", *configfiles], cwd=work, env=env, capture_output=True, text=True
-    )
-    assert summary.returncode == 0, summary.stderr[-3000:]
-    rows = [line.split("\t") for line in summary.stdout.splitlines()[1:] if "\t" in line]
-    targets = [path for path, _, rule, *_ in rows if rule in READERS]
-    run = subprocess.run(
-        [SNAKEMAKE, "--cores", "2", "--configfile", *configfiles, "--", *targets],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    targets = [path for path, rule in summary_rows(dag_summary(work, env, configfiles)) if rule in READERS]
+    cmd = [SNAKEMAKE, "--cores", "2", "--configfile", *configfiles, "--", *targets]
+    run = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=900)
     if run.returncode != 0:
         pytest.fail(failed_run(run, work))
     return work, targets
