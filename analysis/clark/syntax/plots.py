@@ -42,7 +42,7 @@ def plot_dep_heads(main, model: str, corpus: str):
     ax.barh(y + 0.27, base, height=0.27, color="#9a9a9a", label="best fixed offset")
     if "paper_accuracy" in main:
         ok = paper_acc.notna().to_numpy()
-        shift = np.array([(DIRECTIONS.index(d) - 1) * 0.27 if d in DIRECTIONS else 0.0 for d in paper_dir])
+        shift = _bar_offsets(paper_dir)
         for x, face, yy, label in (
             (paper_acc, "black", y + shift, "paper: best head (bert-base, WSJ)"),
             (pap["paper_baseline"] / 100, "white", y + 0.27, "paper: baseline"),
@@ -62,6 +62,11 @@ def plot_dep_heads(main, model: str, corpus: str):
     return fig
 
 
+def _bar_offsets(directions) -> np.ndarray:
+    """Each direction's bar offset within its relation's row (dep->head -0.27, head->dep 0; else 0)."""
+    return np.array([(DIRECTIONS.index(d) - 1) * 0.27 if d in DIRECTIONS else 0.0 for d in directions])
+
+
 def _selected_markers(ax, main, rels, y):
     """The head chosen on another corpus (``clark_syntax.select_on``) as scored here, on its
     direction's bar: the bars are in-sample best heads (the paper's Table 1), this marker is the
@@ -70,7 +75,7 @@ def _selected_markers(ax, main, rels, y):
         return
     sel = main.drop_duplicates("relation").set_index("relation").reindex(rels)
     has = sel["selected_accuracy"].notna().to_numpy()
-    shift = np.array([(DIRECTIONS.index(d) - 1) * 0.27 if d in DIRECTIONS else 0.0 for d in sel["selected_direction"]])
+    shift = _bar_offsets(sel["selected_direction"])
     corpus = sel["selected_on"][has].iloc[0]
     label = f"head chosen on {corpus}, scored here"
     ax.scatter(sel["selected_accuracy"][has], (y + shift)[has], marker="x", s=22, color="black", zorder=4, label=label)
