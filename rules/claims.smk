@@ -17,13 +17,15 @@ from analysis.scorecard.registry import lookup
 CLAIM_TABLES = {}
 
 
-def claim_table(rule, *parts, unit, reads_maps=False, family=None, replicates=True, cluster=None):
-    """table(rule, *parts), registered in CLAIM_TABLES."""
+def claim_table(rule, *parts, unit, reads_maps=False, finetuned_maps=False, family=None, replicates=True, cluster=None):
+    """table(rule, *parts), registered in CLAIM_TABLES (reads_maps: the pre-trained model's maps, which
+    the random-init control is run on; finetuned_maps: fine-tuned models' maps, which have no control)."""
     CLAIM_TABLES[_stem(rule, parts)] = {
         "rule": rule,
         "unit": unit,
         "cluster": cluster,
         "reads_maps": reads_maps,
+        "finetuned_maps": finetuned_maps,
         "family": family,
         "replicates": replicates,
     }

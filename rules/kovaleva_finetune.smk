@@ -122,7 +122,7 @@ rule finetune_change:
         pretrained=GLUE_SHARDS["pretrained"],
         finetuned=GLUE_SHARDS["finetuned"],
     output:
-        table=claim_table("finetune_change", unit="dev input", family="finetune"),
+        table=claim_table("finetune_change", unit="dev input", family="finetune", finetuned_maps=True),
         boot=table("finetune_change", "boot"),  # per layer (mean over heads), on resampled dev inputs
         figure=figure("finetune_change", category="Kovaleva (fine-tuning)"),
     log:
@@ -147,7 +147,7 @@ rule finetune_special_tokens:
         pretrained=GLUE_SHARDS["pretrained"],
         finetuned=GLUE_SHARDS["finetuned"],
     output:
-        table=claim_table("finetune_special_tokens", unit="dev input", family="finetune"),
+        table=claim_table("finetune_special_tokens", unit="dev input", family="finetune", finetuned_maps=True),
         boot=table("finetune_special_tokens", "boot"),  # cls and sep per layer, on resampled dev inputs
         figure=figure("finetune_special_tokens", category="Kovaleva (fine-tuning)"),
     log:

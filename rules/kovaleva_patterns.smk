@@ -129,7 +129,7 @@ rule patterns:
         pretrained=GLUE_SHARDS["pretrained"],
         finetuned=GLUE_SHARDS["finetuned"] if config["kovaleva_patterns"]["finetuned"] else [],
     output:
-        table=claim_table("patterns", unit="dev input", family="finetune"),
+        table=claim_table("patterns", unit="dev input", family="finetune", finetuned_maps=True),
         layers=table("patterns", "by_layer"),
         boot=table("patterns", "boot"),  # shares on resampled dev inputs (all heads of an input together)
         predictions="resources/patterns/{model}/predictions.csv",

@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 
 from analysis.core.config_defaults import schema_defaults
 from analysis.scorecard.control import with_control
-from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE, Outcome, evaluate_claim, tables_read
+from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE, NO_CONTROL, Outcome, evaluate_claim, tables_read
 from analysis.scorecard.multiplicity import benjamini_hochberg, decide, levels_held  # noqa: F401 (BH: interface)
 from analysis.scorecard.registry import derive
 from analysis.scorecard.run import Run
@@ -21,7 +21,7 @@ from analysis.scorecard.seed_reference import reference_text
 from analysis.scorecard.terms import TERM_COLUMNS, claim_terms, plain
 from analysis.scorecard.trainings import TRAININGS, claim_seeds
 from analysis.scorecard.values import absent_levels, specs_of
-from analysis.scorecard.wording import difference_text, reasons_text
+from analysis.scorecard.wording import difference_text, reason_text, reasons_text
 
 # the training families whose claims are the same for any model (GloVe BiLSTMs: Tutek & Snajder)
 MODEL_INDEPENDENT = {"staying_true"}
@@ -30,6 +30,11 @@ CLAIMS_SCHEMA = yaml.safe_load((ROOT / "config" / "schema" / "claims.schema.yaml
 VALUE_COLUMNS = ["id", "group", "position", "value"]  # scorecard.values.csv
 # a claim read off maps is compared with the random-init control by a role it must state (no default)
 NO_ROLE = "it reads attention maps, so it needs a control role: control: learned | absence | descriptive"
+# fine-tuned maps have no control (no random-init network is fine-tuned the same way): only descriptive
+NO_FINETUNED_CONTROL = (
+    "it reads fine-tuned models' attention maps, for which no random-init control is run, so its control "
+    "role must be stated as descriptive (control: descriptive): a 'holds' then reads 'holds (no control)'"
+)
 JUDGED = ("holds", ALSO_RANDOM, INCONCLUSIVE, "does not hold")  # verdicts with a basis (a judged check)
 COLUMNS = [
     "id",
@@ -101,6 +106,8 @@ def read_claims(paths, registry: dict | None = None, trainings=TRAININGS) -> lis
                 raise ValueError(f"{path}: claim id {claim['id']!r} used twice{also}")
             if claim.get("reads_maps") and "control" not in claim:
                 raise ValueError(f"{path}: claim {claim['id']}: " + NO_ROLE)
+            if claim.get("finetuned_maps") and not claim.get("reads_maps") and claim.get("control") != "descriptive":
+                raise ValueError(f"{path}: claim {claim['id']}: " + NO_FINETUNED_CONTROL)
             seen[claim["id"]] = str(path)
             claims.append(claim)
     return claims
@@ -125,15 +132,28 @@ class Scorecard(NamedTuple):
     terms: pd.DataFrame
 
 
+def without_control(card: pd.DataFrame, claims: list[dict]) -> pd.DataFrame:
+    """``card`` with every claim read off fine-tuned maps alone (no control draw) that holds, after
+    Benjamini-Hochberg, reading NO_CONTROL: counted apart from support, as a fine-tuned random network
+    was not shown to lack what it describes."""
+    alone = [c["id"] for c in claims if c.get("finetuned_maps") and not c.get("reads_maps")]
+    rows = card["id"].isin(alone) & card["verdict"].eq("holds")
+    why = reason_text(("no control",))
+    card.loc[rows, "reason"] = [why + ("; " + r if r else "") for r in card.loc[rows, "reason"]]
+    card.loc[rows, "verdict"] = NO_CONTROL
+    return card
+
+
 def scorecard(claims: list[dict], model: Run, controls: Sequence[Run] = ()) -> pd.DataFrame:
     """The scorecard table alone (:func:`scorecard_and_values`)."""
     return scorecard_and_values(claims, model, controls).card
 
 
 def _control_draws(claim: dict, controls: Sequence[Run]) -> tuple[list, str]:
-    """A claim that reads maps judged on every draw of the random-init control, and its control role."""
+    """A claim that reads maps judged on every draw of the random-init control, and its control role
+    (a claim on fine-tuned maps alone: no draw, role descriptive)."""
     if not claim.get("reads_maps"):
-        return [], ""
+        return [], claim.get("control", "") if claim.get("finetuned_maps") else ""
     if "control" not in claim:
         raise ValueError(f"claim {claim['id']}: " + NO_ROLE)
     return [evaluate_claim(claim, c) for c in controls], claim["control"]
@@ -198,7 +218,7 @@ def scorecard_and_values(claims: list[dict], model: Run, controls: Sequence[Run]
     # no seed reference read: no column (the table as without one; the pages say so)
     columns = [c for c in COLUMNS if c != "seed_reference" or model.reference is not None]
     card = pd.DataFrame(rows, columns=[c for c in columns if c not in ("q_value", "bh")])
-    card = decide(card, card["extension"])[columns]
+    card = without_control(decide(card, card["extension"])[columns], claims)
     return Scorecard(
         card, pd.DataFrame(values, columns=VALUE_COLUMNS), pd.DataFrame(terms, columns=TERM_COLUMNS, dtype=object)
     )

@@ -76,7 +76,20 @@ MULTIPLICITY = "inconclusive (multiplicity)"
 # a firm verdict on one training seed that its interval widened by the seed reference's between-seed
 # SD does not decide (analysis.scorecard.seeds): it would be firm for this seed, not for a new one
 SEED = "inconclusive (seed)"
-VERDICTS = ("holds", ALSO_RANDOM, INCONCLUSIVE, MULTIPLICITY, SEED, "does not hold", "not applicable", "not run")
+# a claim read off fine-tuned maps that holds: no random-init network is fine-tuned the same way, so
+# nothing shows that a fine-tuned random network would not show it too; counted apart from support
+NO_CONTROL = "holds (no control)"
+VERDICTS = (
+    "holds",
+    ALSO_RANDOM,
+    NO_CONTROL,
+    INCONCLUSIVE,
+    MULTIPLICITY,
+    SEED,
+    "does not hold",
+    "not applicable",
+    "not run",
+)
 
 
 class ClaimError(ValueError):

@@ -7,12 +7,13 @@ import html
 import pandas as pd
 
 from analysis.scorecard.counts import firm_note, headline, interval_note, seeds_note
-from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE, MULTIPLICITY, SEED
+from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE, MULTIPLICITY, NO_CONTROL, SEED
 from analysis.shared.plots import new_figure
 
 VERDICT_COLOURS = {
     "holds": "#1a9850",
     ALSO_RANDOM: "#a6d96a",
+    NO_CONTROL: "#d9ef8b",
     INCONCLUSIVE: "#fee08b",
     MULTIPLICITY: "#ffffbf",
     SEED: "#fdf5c9",
@@ -23,6 +24,7 @@ VERDICT_COLOURS = {
 VERDICT_MARKS = {
     "holds": "yes",
     ALSO_RANDOM: "yes, rand.",
+    NO_CONTROL: "yes, no ctrl.",
     INCONCLUSIVE: "?",
     MULTIPLICITY: "?, mult.",
     SEED: "?, seed",

@@ -1,7 +1,7 @@
 """The claim tables' registry: what the scorecard knows of each table a claim can read, declared
 beside the rule that writes it (``claim_table(...)`` in rules/*.smk, collected in CLAIM_TABLES)
 and handed to the engine as plain data: stem pattern -> {rule, unit, cluster, reads_maps, family,
-replicates}. A stem pattern may hold wildcards (``dep_heads.{corpus}``)."""
+finetuned_maps, replicates}. A stem pattern may hold wildcards (``dep_heads.{corpus}``)."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ def check_stems(check: dict | None) -> list[str]:
 
 def derive(claim: dict, registry: dict[str, dict], source: str = "the claims file") -> dict:
     """``claim`` with ``reads_maps`` (its check reads a table of the pre-trained model's maps),
+    ``finetuned_maps`` (a table of fine-tuned models' maps, which no control is run for),
     ``trained`` (the training family of its check's tables; None: no training) and ``clustered``
     (a table it reads resamples clusters) from the registry.
     A table no rule declares, or a check mixing two families, is an error naming the claim."""
@@ -47,6 +48,7 @@ def derive(claim: dict, registry: dict[str, dict], source: str = "the claims fil
     return {
         **claim,
         "reads_maps": any(e["reads_maps"] for e in checked),
+        "finetuned_maps": any(e["finetuned_maps"] for e in checked),
         "trained": families[0] if families else None,
         # whether its replicates drew whole clusters (documents, articles): shown beside the interval
         "clustered": any(e["cluster"] for e in checked),

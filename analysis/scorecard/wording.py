@@ -165,6 +165,8 @@ def reason_text(item) -> str:
         return f"its two-sided p {a[0]:.3g} is above 5% (a bootstrap p counts the point value too)"
     if kind == "control too":
         return f"the random-init control {a[0]} too"
+    if kind == "no control":
+        return "read off fine-tuned maps, with no control: no random-init network is fine-tuned the same way"
     raise ValueError(f"unknown reason {kind!r}")
 
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from analysis.scorecard.claims import claim_files, read_claims
-from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE, MULTIPLICITY, VERDICTS
+from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE, MULTIPLICITY, NO_CONTROL, SEED, VERDICTS
 from conftest import ROOT, SNAKEMAKE
 
 pytestmark = pytest.mark.slow
@@ -141,7 +141,9 @@ def test_scorecard_and_explorer(smoke_run):
     both = map_claims & card["control_value"].notna() & card["our_value"].notna()
     assert card.loc[both, "control_difference"].notna().all()
     assert (work / "results" / f"{MODEL}--random-init" / "tables" / "relative_position.csv").exists()
-    ran = card[card["verdict"].isin(["holds", ALSO_RANDOM, INCONCLUSIVE, MULTIPLICITY, "does not hold"])]
+    ran = card[
+        card["verdict"].isin(["holds", ALSO_RANDOM, NO_CONTROL, INCONCLUSIVE, MULTIPLICITY, SEED, "does not hold"])
+    ]
     assert len(ran) >= 25 and ran["our_value"].notna().all()
     # "not run" only for tables no rule of this workflow makes, or for a claim that says why its rows
     # may be absent (optional: the smoke config leaves SST-2 out of the fine-tuned tasks)

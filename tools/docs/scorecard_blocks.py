@@ -192,6 +192,7 @@ def old_markers(text: str, name: str) -> list[str]:
 VERDICTS = (
     "holds",
     "holds, also at random init",
+    "holds (no control)",
     "inconclusive",
     "inconclusive (multiplicity)",
     "inconclusive (seed)",

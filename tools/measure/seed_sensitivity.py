@@ -24,7 +24,7 @@ import yaml
 
 from analysis.core.config_defaults import apply_defaults, load_schema
 
-HOLDS = {"holds", "holds, also at random init"}
+HOLDS = {"holds", "holds, also at random init", "holds (no control)"}
 FAILS = {"does not hold"}
 
 

@@ -210,16 +210,19 @@ def test_reads_maps_and_trained_come_from_the_tables(registry, tmp_path):
     does not count), and its family is its check's tables'; a table no rule declares fails."""
     from analysis.scorecard.registry import derive
 
-    entry = {"rule": "r", "unit": "u", "cluster": None, "replicates": True}
+    entry = {"rule": "r", "unit": "u", "cluster": None, "replicates": True, "finetuned_maps": False}
     reg = {
         "maps.{corpus}": {**entry, "reads_maps": True, "family": None},
         "probe": {**entry, "reads_maps": False, "family": "probes"},
+        "tuned": {**entry, "reads_maps": False, "finetuned_maps": True, "family": "finetune"},
     }
     on = lambda *stems: {"id": "c.x", "check": {"greater": [{"table": s, "column": "v"} for s in stems]}}  # noqa: E731
     assert derive(on("maps.gum", "maps.ewt"), reg).items() >= {"reads_maps": True, "trained": None}.items()
     assert derive(on("probe", "probe"), reg).items() >= {"reads_maps": False, "trained": "probes"}.items()
     premise = {**on("probe", "probe"), "applies_if": {"value": {"table": "maps.x", "column": "v"}}}
     assert derive(premise, reg)["reads_maps"] is False
+    assert derive(on("tuned"), reg).items() >= {"reads_maps": False, "finetuned_maps": True}.items()
+    assert derive(on("maps.gum"), reg)["finetuned_maps"] is False
     # clustered: a table it reads resamples clusters (shown beside its interval)
     reg["maps.{corpus}"]["cluster"] = "document"
     assert derive(on("maps.gum"), reg)["clustered"] is True and derive(on("probe"), reg)["clustered"] is False
@@ -228,6 +231,13 @@ def test_reads_maps_and_trained_come_from_the_tables(registry, tmp_path):
     # the shipped claims: every table they read is declared, the map claims are the Clark ones
     claims = read_claims(claim_files(), registry)
     assert {c["id"].split(".")[0] for c in claims if c["reads_maps"]} == {"clark3", "clark4", "clark6"}
+    assert {c["id"] for c in claims if c["finetuned_maps"]} == {
+        "kovaleva.last_layers_change",
+        "kovaleva.sep_dominates_finetuned",
+        "kovaleva.sst2_sep_strongest",
+        "kovaleva.heterogeneous_share",
+        "kovaleva.vertical_common",
+    }
 
 
 def test_every_declared_table_is_its_rules_output(workflow):

@@ -47,7 +47,15 @@ def test_a_claim_on_maps_must_state_its_control_role(tmp_path):
     path = tmp_path / "claims.yaml"
     path.write_text(yaml.safe_dump({"claims": [claim(ABOVE)]}))
     registry = {
-        "t": {"rule": "r", "unit": "u", "cluster": None, "reads_maps": True, "family": None, "replicates": True}
+        "t": {
+            "rule": "r",
+            "unit": "u",
+            "cluster": None,
+            "reads_maps": True,
+            "finetuned_maps": False,
+            "family": None,
+            "replicates": True,
+        }
     }
     with pytest.raises(
         ValueError, match=r"claims.yaml: claim c.x: it reads attention maps, so it needs a control role"

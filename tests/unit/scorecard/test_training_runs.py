@@ -63,7 +63,15 @@ def test_claims_name_a_known_training_family(tmp_path):
     path = tmp_path / "claims.yaml"
     path.write_text(yaml.safe_dump({"claims": [claim(ABOVE, id="c.x")]}))
     registry = {
-        "t": {"rule": "t", "unit": "u", "cluster": None, "reads_maps": False, "family": "probs", "replicates": True}
+        "t": {
+            "rule": "t",
+            "unit": "u",
+            "cluster": None,
+            "reads_maps": False,
+            "finetuned_maps": False,
+            "family": "probs",
+            "replicates": True,
+        }
     }
     with pytest.raises(ValueError, match="claim c.x: trained: 'probs' is not a training family"):
         read_claims(path, registry)
