@@ -19,6 +19,7 @@ rule benchmark:
     threads: JOB_THREADS
     resources:
         gpu=1,
+        gpu_mem_mb=job_gpu_mem_mb("benchmark", model=[MODELS[m] for m in CONFIGURED]),
         mem_mb=job_mem_mb("benchmark", model=[MODELS[m] for m in CONFIGURED]),
         runtime=job_runtime("benchmark", model=[MODELS[m] for m in CONFIGURED]),
     params:

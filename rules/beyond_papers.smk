@@ -40,6 +40,7 @@ rule rollout:
     threads: 1
     resources:
         gpu=1,
+        gpu_mem_mb=job_gpu_mem_mb("rollout"),
         mem_mb=job_mem_mb("rollout"),
         runtime=job_runtime("rollout"),
     params:
@@ -75,6 +76,7 @@ rule head_importance_scores:
     threads: 1
     resources:
         gpu=1,
+        gpu_mem_mb=job_gpu_mem_mb("head_importance_scores"),
         mem_mb=job_mem_mb("head_importance_scores"),
         runtime=job_runtime("head_importance_scores"),
     params:
@@ -127,6 +129,7 @@ rule head_pruning_scores:
     threads: 1
     resources:
         gpu=1,
+        gpu_mem_mb=job_gpu_mem_mb("head_pruning_scores"),
         mem_mb=job_mem_mb("head_pruning_scores"),
         runtime=job_runtime("head_pruning_scores"),
     params:

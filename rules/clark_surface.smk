@@ -184,6 +184,7 @@ rule mlm_head:
     threads: JOB_THREADS
     resources:
         gpu=1,
+        gpu_mem_mb=job_gpu_mem_mb("mlm_head"),
         mem_mb=job_mem_mb("mlm_head"),
         runtime=job_runtime("mlm_head"),
     params:
@@ -228,6 +229,7 @@ rule gradient_importance:
     threads: JOB_THREADS
     resources:
         gpu=1,
+        gpu_mem_mb=job_gpu_mem_mb("gradient_importance"),
         mem_mb=job_mem_mb("gradient_importance"),
         runtime=job_runtime("gradient_importance"),
     params:

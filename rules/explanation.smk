@@ -22,6 +22,7 @@ rule attn_classifiers:
     threads: JOB_THREADS
     resources:
         gpu=1,
+        gpu_mem_mb=job_gpu_mem_mb("attn_classifiers"),
         mem_mb=job_mem_mb("attn_classifiers"),
         runtime=job_runtime("attn_classifiers"),
     params:
@@ -103,6 +104,7 @@ rule erasure_cls:
     threads: 1
     resources:
         gpu=1,
+        gpu_mem_mb=job_gpu_mem_mb("erasure_cls"),
         mem_mb=job_mem_mb("erasure_cls"),
         runtime=job_runtime("erasure_cls"),
     params:
@@ -198,6 +200,7 @@ rule rank_agreement:
     threads: 1
     resources:
         gpu=1,
+        gpu_mem_mb=job_gpu_mem_mb("rank_agreement"),
         mem_mb=job_mem_mb("rank_agreement"),
         runtime=job_runtime("rank_agreement"),
     params:

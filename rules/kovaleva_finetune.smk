@@ -41,6 +41,7 @@ rule finetune:
     threads: JOB_THREADS
     resources:
         gpu=1,
+        gpu_mem_mb=job_gpu_mem_mb("finetune"),
         mem_mb=job_mem_mb("finetune"),
         runtime=job_runtime("finetune"),
     params:
@@ -96,6 +97,7 @@ rule glue_attention:
     threads: JOB_THREADS
     resources:
         gpu=1,
+        gpu_mem_mb=job_gpu_mem_mb("glue_attention"),
         mem_mb=job_mem_mb("glue_attention"),
         runtime=job_runtime("glue_attention"),
     params:
@@ -191,6 +193,7 @@ rule disable_heads_scores:
     threads: JOB_THREADS
     resources:
         gpu=1,
+        gpu_mem_mb=job_gpu_mem_mb("disable_heads_scores"),
         mem_mb=job_mem_mb("disable_heads_scores"),
         runtime=job_runtime("disable_heads_scores"),
     params:

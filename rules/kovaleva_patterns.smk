@@ -40,6 +40,7 @@ rule pattern_features:
     threads: JOB_THREADS
     resources:
         gpu=1,
+        gpu_mem_mb=job_gpu_mem_mb("pattern_features", model=PAT_RECIPE["model"]),
         mem_mb=job_mem_mb("pattern_features", model=PAT_RECIPE["model"]),
         runtime=job_runtime("pattern_features", model=PAT_RECIPE["model"]),
     script:

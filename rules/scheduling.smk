@@ -58,6 +58,21 @@ def job_mem_mb(rule, model=lambda wc: MODELS.get(wc.get("model"))):
     return lambda wildcards, threads, attempt: request(wildcards, threads, attempt)[0]
 
 
+def job_gpu_mem_mb(rule, model=lambda wc: MODELS.get(wc.get("model"))):
+    """gpu_mem_mb of a job of a rule that asks for a GPU (resources gpu=1): what it holds on the card,
+    from its model's size; with --resources gpu_mem_mb=<the card's MB> (profiles/gpu-workstation) the
+    GPU jobs share one card as far as their memory allows."""
+
+    def inner(wildcards):
+        specs = model(wildcards) if callable(model) else model
+        specs = [specs] if isinstance(specs, str) else list(specs or [None])
+        wc, counted = dict(wildcards.items()), prepared_inputs(wildcards.get("model"))
+        shapes = [sizing.model_shape(s) if s else None for s in specs]
+        return max(sizing.gpu_request(HEAVY.get(rule), s, config, wc, counted) for s in shapes)
+
+    return inner
+
+
 def job_runtime(rule, model=lambda wc: MODELS.get(wc.get("model"))):
     """runtime (minutes) of a job of ``rule`` (models of several: the sum of their times)."""
     request = _request(rule, model)

@@ -85,6 +85,7 @@ rule measure_matmul:
     threads: JOB_THREADS
     resources:
         gpu=1,
+        gpu_mem_mb=job_gpu_mem_mb("measure_matmul"),
         mem_mb=job_mem_mb("measure_matmul"),
         runtime=job_runtime("measure_matmul"),
     script:
@@ -111,6 +112,7 @@ rule extract_attention:
     threads: JOB_THREADS
     resources:
         gpu=1,
+        gpu_mem_mb=job_gpu_mem_mb("extract_attention"),
         mem_mb=job_mem_mb("extract_attention"),
         runtime=job_runtime("extract_attention"),
     params:

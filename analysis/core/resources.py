@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 BASE_MB = 1000  # a job's interpreter and libraries (measured 450-650 MB before the model is loaded)
 MEM_SAFETY = 1.5
 STEP_MB = 500
+CUDA_CONTEXT_MB = 600  # CUDA's context and torch's kernels on a card before any tensor
 STARTUP_S = 60  # imports, loading the model and the inputs
 TIME_SAFETY = 3
 MIN_RUNTIME = 10  # minutes
@@ -154,6 +155,13 @@ def request_mb(work: Work, attempt: int = 1) -> int:
     return int(math.ceil(mb / STEP_MB) * STEP_MB)
 
 
+def request_gpu_mb(work: Work) -> int:
+    """GPU memory of one job of a rule that asks for a GPU: CUDA's context + MEM_SAFETY x its working
+    set (weights, a batch's activations, training state: what lives on the card), in steps of
+    STEP_MB; the cap ``--resources gpu_mem_mb=<card's MB>`` lets several such jobs share one card."""
+    return int(math.ceil((CUDA_CONTEXT_MB + MEM_SAFETY * work.mb) / STEP_MB) * STEP_MB)
+
+
 def request_minutes(work: Work, rate_gflops: float, attempt: int = 1) -> int:
     seconds = STARTUP_S + work.gflop / rate_gflops + work.seconds
     return max(MIN_RUNTIME, math.ceil(TIME_SAFETY * seconds / 60)) * 2 ** (attempt - 1)
@@ -232,3 +240,8 @@ def job_request(
     w = work(estimate, shape, config, wildcards, counted)
     gpu = estimate is not None if gpu is None else gpu
     return request_mb(w, attempt), request_minutes(w, rate(config, gpu, threads), attempt)
+
+
+def gpu_request(estimate, shape, config, wildcards=None, counted=None) -> int:
+    """GPU memory (MB) of one job of a rule that asks for a GPU (:func:`request_gpu_mb`)."""
+    return request_gpu_mb(work(estimate, shape, config, wildcards, counted))

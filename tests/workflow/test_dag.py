@@ -104,3 +104,20 @@ def test_a_table1_selection_corpus_that_cannot_work_is_refused_in_one_line(tmp_p
     assert run.returncode != 0
     assert "Error: clark_syntax.select_on: gum_sd_dev" in run.stderr and says in run.stderr, run.stderr[-2000:]
     assert "Traceback" not in run.stderr
+
+
+def test_gpu_workstation_profile_sizes_each_gpu_job(tmp_path):
+    """profiles/gpu-workstation: the default DAG schedules under a card's memory cap, each GPU job
+    asking for the card memory its model needs (fine-tuning holds more than extracting)."""
+    cmd = [SNAKEMAKE, "-n", "--profile", "profiles/gpu-workstation", "--resources", "gpu=2", "gpu_mem_mb=8000"]
+    env = {**os.environ, "ATTN_MIRROR": "/nonexistent-mirror"}
+    run = subprocess.run(cmd, cwd=copy_into(tmp_path, WORKFLOW), env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, (run.stdout + run.stderr)[-4000:]
+    asks = {}
+    for block in run.stdout.split("\nrule ")[1:]:
+        rule = block.split(":", 1)[0]
+        for line in block.splitlines():
+            if "gpu_mem_mb=" in line:
+                asks.setdefault(rule, set()).add(int(line.split("gpu_mem_mb=")[1].split(",")[0]))
+    assert {"extract_attention", "finetune", "measure_matmul"} <= set(asks)
+    assert min(asks["finetune"]) > max(asks["extract_attention"]) >= 1000

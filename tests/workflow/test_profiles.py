@@ -36,7 +36,20 @@ def test_profiles_only_route():
         profile = yaml.safe_load(path.read_text())
         for res in [profile.get("default-resources", {}), *profile.get("set-resources", {}).values()]:
             assert set(res) <= ROUTING_KEYS, (path, set(res) - ROUTING_KEYS)
-        assert "set-threads" not in profile and "resources" not in profile, path
+        assert "set-threads" not in profile, path
+        # global caps only (how many GPU jobs share one card, and its memory), never a rule's own request
+        caps = {item.split("=")[0] for item in profile.get("resources", [])}
+        assert caps <= {"gpu", "gpu_mem_mb"}, (path, caps)
+
+
+def test_every_gpu_rule_declares_its_card_memory(workflow):
+    """The GPU workstation profile shares one card by memory: every rule that asks for a GPU says how
+    much it holds there, sized from its model (more for training than for a forward pass)."""
+    wanted = gpu_rules()
+    declared = {r.name for r in workflow.rules if "gpu_mem_mb" in r.resources}
+    assert declared == wanted
+    profile = yaml.safe_load((ROOT / "profiles" / "gpu-workstation" / "config.yaml").read_text())
+    assert {"gpu", "gpu_mem_mb"} == {item.split("=")[0] for item in profile["resources"]}
 
 
 def test_the_slurm_profile_needs_no_conda_and_nothing_a_command_line_replaces():

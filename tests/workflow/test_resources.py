@@ -67,6 +67,16 @@ def test_requests_round_up_and_grow_with_retries():
     assert R.request_minutes(R.Work(gflop=1e6), 100.0, attempt=2) == 2 * R.request_minutes(R.Work(gflop=1e6), 100.0)
 
 
+def test_gpu_memory_is_the_context_and_the_working_set():
+    # 600 MB of CUDA context + 1.5 x 1,000 MB = 2,100 MB, rounded up to 2,500; nothing but the context: 1,000
+    assert R.request_gpu_mb(R.Work(mb=1000)) == 2500
+    assert R.request_gpu_mb(R.Work()) == 1000
+    # fine-tuning MiniLM (batch 32 x 128 tokens) holds more on the card than a forward pass of 8
+    assert R.request_gpu_mb(R.Work(mb=R.training_mb(MINILM, 32, 128))) > R.request_gpu_mb(
+        R.Work(mb=R.inference_mb(MINILM, 8, 128))
+    )
+
+
 def test_memory_grows_with_batch_length_and_model():
     assert R.inference_mb(MINILM, 16, 128) > R.inference_mb(MINILM, 8, 128) > R.inference_mb(MINILM, 8, 64)
     assert R.training_mb(LARGE, 32, 128) > R.training_mb(BASE, 32, 128) > R.training_mb(MINILM, 32, 128)
