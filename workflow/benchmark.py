@@ -1,6 +1,7 @@
 import pandas as pd
 
 from analysis.benchmark.extraction import run_benchmark
+from analysis.core.batch import batch_for
 from analysis.core.device import job_device
 from analysis.core.inputs import read_jsonl
 from analysis.core.models import load_model, load_tokenizer
@@ -18,7 +19,7 @@ for spec, path in zip(p.specs, snakemake.input):
         load_tokenizer(spec),
         records,
         p.max_len,
-        p.batch_size,
+        batch_for(p.batch_size, device),
         p.precisions,
         p.segment_ids,
     )

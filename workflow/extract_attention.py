@@ -1,3 +1,4 @@
+from analysis.core.batch import batch_for
 from analysis.core.device import device_record, job_device
 from analysis.core.extraction import extract_shard
 from analysis.core.extraction_settings import Calibration, ShardSettings
@@ -14,7 +15,11 @@ records = read_jsonl(snakemake.input.records)[k::n_shards]
 device = job_device(snakemake)
 model = load_model(p.spec, device=device)
 settings = ShardSettings(
-    p.max_len, policy=p.policy, batch_size=p.batch_size, segments=p.segment_ids, precision=p.precision
+    p.max_len,
+    policy=p.policy,
+    batch_size=batch_for(p.batch_size, device),
+    segments=p.segment_ids,
+    precision=p.precision,
 )
 # the run's precision is calibrated on the pre-trained model: a random-init control's maps are then
 # computed in the precision of the maps they are compared with; precision auto decides on the

@@ -1,5 +1,6 @@
 from pathlib import Path
 
+from analysis.core.batch import batch_for
 from analysis.core.device import device_record, job_device
 from analysis.core.extraction import extract_shard
 from analysis.core.extraction_settings import Calibration, ShardSettings
@@ -16,7 +17,9 @@ source = snakemake.input.checkpoint if wc.variant == "finetuned" else p.spec
 device = job_device(snakemake)
 model = load_model(source, head="base", device=device)
 # Kovaleva et al.: the tokenizer's 0/1 token types, those the fine-tuned models were trained with
-settings = ShardSettings(p.max_len, policy="truncate", batch_size=p.batch_size, segments="pairs", precision=p.precision)
+settings = ShardSettings(
+    p.max_len, policy="truncate", batch_size=batch_for(p.batch_size, device), segments="pairs", precision=p.precision
+)
 # both variants calibrate the run's precision on the pre-trained model: their maps, which rule
 # finetune_change compares, are computed in one precision
 calibration = Calibration(

@@ -6,6 +6,7 @@ from analysis.clark.probes.replicates import sentence_table
 from analysis.clark.probes.settings import MapSettings, ProbeSettings
 from analysis.clark.probes.tables import probes_table
 from analysis.clark.probes.training import RANDOM_INIT, train_probes
+from analysis.core.batch import batch_for
 from analysis.core.device import device_record, job_device
 from analysis.core.inputs import read_jsonl
 from analysis.core.model_names import control_draws
@@ -52,7 +53,7 @@ if p.random_init:
     dev_shards = Shards(snakemake.input.dev)
     maps = MapSettings(
         max_len=p.max_len,
-        batch_size=int(p.batch_size),
+        batch_size=batch_for(p.batch_size, device),
         punct_pos=punct,
         how=p.how,
         device=device,

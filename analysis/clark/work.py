@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from analysis.core.batch import batch_for
 from analysis.core.resources import Work, forward_gflop, inference_mb, training_mb
 
 WORDS_SQ = 1000  # mean squared words per treebank sentence (GUM train: 750), for the probes' word-level maps
@@ -37,7 +38,8 @@ def probes_train(s, c, wc, count):
     runs = sum(len(v) for v in p["lr"].values())
     loops = PROBE_S * sentences * p["epochs"] * runs * s.n_heads * WORDS_SQ
     extract = (copies - 1) * sentences * forward_gflop(s, c["max_len"])
-    return Work(extract, held + VECTORS_MB + inference_mb(s, c["batch_size"], c["max_len"]), loops)
+    # a CPU rule (CPU_BOUND): its batch is the CPU's
+    return Work(extract, held + VECTORS_MB + inference_mb(s, batch_for(c["batch_size"], "cpu"), c["max_len"]), loops)
 
 
 WORK = {"mlm_head": mlm_head, "gradient_importance": gradient_importance, "probes_train": probes_train}

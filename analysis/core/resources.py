@@ -18,6 +18,7 @@ import logging
 import math
 from dataclasses import dataclass
 
+from analysis.core.batch import sizing_batch
 from analysis.core.model_families import model_config
 from analysis.core.model_names import base_spec
 
@@ -205,12 +206,16 @@ def extraction_work(s: Shape, n_inputs: float, n: int, batch: int, passes: float
 
 
 def _extract_attention(s, c, wc, count):  # inputs split at max_len, precision auto's calibration: 1.5 passes
-    return extraction_work(s, shard_inputs(c, wc["corpus"], count), c["max_len"], c["batch_size"], passes=1.5)
+    return extraction_work(
+        s, shard_inputs(c, wc["corpus"], count), c["max_len"], sizing_batch(c["batch_size"]), passes=1.5
+    )
 
 
 def _benchmark(s, c, wc, count):  # a naive batch-1 loop, a plain batched loop, extract_shard per precision
     b = c["benchmark"]
-    return extraction_work(s, b["n_segments"], c["max_len"], c["batch_size"], passes=2 + 1.5 * len(b["precisions"]))
+    return extraction_work(
+        s, b["n_segments"], c["max_len"], sizing_batch(c["batch_size"]), passes=2 + 1.5 * len(b["precisions"])
+    )
 
 
 # the spine's heavy rules (they ask for a GPU: resources gpu=1) and their work; the papers' heavy rules

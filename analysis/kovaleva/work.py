@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import math
 
+from analysis.core.batch import sizing_batch
 from analysis.core.resources import Work, extraction_work, forward_gflop, glue_split, inference_mb, training_mb
 
 
 def glue_attention(s, c, wc, count):
     k = c["kovaleva_finetune"]
-    return extraction_work(s, k["change_examples"], k["finetune"]["max_len"], c["batch_size"])
+    return extraction_work(s, k["change_examples"], k["finetune"]["max_len"], sizing_batch(c["batch_size"]))
 
 
 def finetune(s, c, wc, count):
@@ -36,7 +37,9 @@ def disable_heads_scores(s, c, wc, count):
 
 
 def pattern_features(s, c, wc, count):
-    return extraction_work(s, 100, c["max_len"], c["batch_size"])  # the labelled maps' inputs (config/patterns)
+    return extraction_work(
+        s, 100, c["max_len"], sizing_batch(c["batch_size"])
+    )  # the labelled maps' inputs (config/patterns)
 
 
 WORK = {
