@@ -14,7 +14,12 @@ from jsonschema import Draft202012Validator
 from analysis.core.config_defaults import schema_defaults
 from analysis.scorecard.control import with_control
 from analysis.scorecard.evaluate import ALSO_RANDOM, INCONCLUSIVE, NO_CONTROL, Outcome, evaluate_claim, tables_read
-from analysis.scorecard.multiplicity import benjamini_hochberg, decide, levels_held  # noqa: F401 (BH: interface)
+from analysis.scorecard.multiplicity import (  # noqa: F401 (BH: interface)
+    benjamini_hochberg,
+    decide,
+    levels_held,
+    p_monte_carlo_se,
+)
 from analysis.scorecard.registry import derive
 from analysis.scorecard.run import Run
 from analysis.scorecard.seed_reference import reference_text
@@ -50,6 +55,7 @@ COLUMNS = [
     "seed_reference",  # only where a seed reference was read (overview.seed_reference)
     "basis",
     "p_value",
+    "p_mc_se",  # the Monte Carlo standard error of a bootstrap p (from its B resamples)
     "q_value",
     "bh",
     "verdict",
@@ -200,6 +206,9 @@ def scorecard_and_values(claims: list[dict], model: Run, controls: Sequence[Run]
                 "seed_reference": reference_text(model.reference, claim, n_seeds),
                 "basis": outcome.basis if outcome.verdict in JUDGED else "",
                 "p_value": outcome.p_value,  # two-sided; NaN without an interval
+                "p_mc_se": p_monte_carlo_se(outcome.p_value, outcome.replicates)
+                if outcome.basis == "bootstrap"
+                else np.nan,
                 "verdict": verdict,
                 "levels": levels_held(outcome.judged, len(absent_levels(claim["check"], model.tables))),
                 "reason": reasons_text([outcome.reason, why]),

@@ -39,8 +39,12 @@ def firm_note(table: pd.DataFrame) -> str:
     ext = extensions(table)
     about = table.get("about", pd.Series("", index=table.index))
     own = table[about == "your model"]
+    mc = pd.to_numeric(table.get("p_mc_se", pd.Series(dtype=float)), errors="coerce").dropna()
+    monte_carlo = (
+        f"; a bootstrap p's Monte Carlo standard error, column p_mc_se, is at most {mc.max():.2g}" if len(mc) else ""
+    )
     return (
-        f"{apart(p[~ext].notna(), p[ext].notna())} carry a two-sided p (every claim with an interval); "
+        f"{apart(p[~ext].notna(), p[ext].notna())} carry a two-sided p (every claim with an interval{monte_carlo}); "
         "Benjamini-Hochberg at a 5% false-discovery rate, over the paper claims and over the extensions apart, "
         f"decides: discoveries (columns q_value, bh): {apart(bh[~ext], bh[ext])}; firm verdicts that are no "
         f"discovery, read '{MULTIPLICITY}': {apart(demoted[~ext], demoted[ext])}. {len(table) - len(own)} claims "

@@ -38,6 +38,15 @@ def bh_adjusted(p: pd.Series) -> pd.Series:
     return pd.Series(adjusted, index=known.index).reindex(p.index)
 
 
+def p_monte_carlo_se(p: float, resamples: int) -> float:
+    """The Monte Carlo standard error of a two-sided bootstrap p = 2 a, a the share of ``resamples``
+    replicates against a direction: 2 sqrt(a (1 - a) / B) = sqrt(p (2 - p) / B) (NaN: no p or no
+    replicates). How far another B resamples could move the p (and a BH decision near its threshold)."""
+    if not np.isfinite(p) or not resamples:
+        return np.nan
+    return float(np.sqrt(p * (2 - p) / resamples))
+
+
 def holm_rejections(p: list[float], alpha: float = LEVEL) -> int:
     """How many of the hypotheses with p-values ``p`` Holm's step-down rejects at family-wise level
     ``alpha`` (NaN: never): the u smallest p_(i) <= alpha / (n - i + 1), in order, until one is not."""

@@ -118,3 +118,13 @@ def test_a_per_level_claim_says_on_how_many_of_its_levels_it_holds():
     # without replicates: the levels whose point holds
     row = scorecard([claim("c.x", {**check, "op": ">", "threshold": 0.5})], Run({"t": point})).iloc[0]
     assert (row.levels, row.basis) == ("2 of 3", "point only")
+
+
+def test_a_bootstrap_p_carries_its_monte_carlo_error():
+    from analysis.scorecard.multiplicity import p_monte_carlo_se
+
+    # p = 0.1 = 2 x 0.05 of 1,000 replicates: 2 sqrt(0.05 x 0.95 / 1000) = sqrt(0.1 x 1.9 / 1000) = 0.013784
+    assert p_monte_carlo_se(0.1, 1000) == pytest.approx(0.0137840, abs=1e-6)
+    # four times the resamples halve it
+    assert p_monte_carlo_se(0.1, 4000) == pytest.approx(p_monte_carlo_se(0.1, 1000) / 2)
+    assert np.isnan(p_monte_carlo_se(np.nan, 1000)) and np.isnan(p_monte_carlo_se(0.1, 0))
