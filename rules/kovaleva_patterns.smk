@@ -60,6 +60,7 @@ rule pattern_classifier:
             f"{PAT_FIGURES}/pattern_classifier.png", caption="../report/pattern_classifier.rst", category=PAT_CATEGORY
         ),
         model="resources/patterns/classifier.pkl",
+        out_of_fold="resources/patterns/classifier_out_of_fold.csv",  # the applied classifier's, for rule patterns
     log:
         f"{PAT_LOGS}/pattern_classifier.log",
     benchmark:
@@ -127,6 +128,7 @@ rule patterns:
     """Share of each pattern type per GLUE task, pre-trained and fine-tuned (Kovaleva Fig. 2)."""
     input:
         classifier=rules.pattern_classifier.output.model,
+        out_of_fold=rules.pattern_classifier.output.out_of_fold,
         pretrained=GLUE_SHARDS["pretrained"],
         finetuned=GLUE_SHARDS["finetuned"] if config["kovaleva_patterns"]["finetuned"] else [],
     output:
@@ -153,6 +155,7 @@ rule patterns:
         tasks=config["kovaleva_finetune"]["tasks"],
         max_inputs=config["kovaleva_patterns"]["max_inputs"],
         finetuned=config["kovaleva_patterns"]["finetuned"],
+        shares=config["kovaleva_patterns"]["shares"],
         bootstrap=config["bootstrap"],  # resamples and seed of the replicate tables
         boot_variants=["finetuned"],  # the variant the claims read
     script:

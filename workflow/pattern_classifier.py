@@ -18,9 +18,9 @@ p = snakemake.params
 df = pd.read_csv(snakemake.input.table)
 X, y, groups = feature_matrix(df, snakemake.input.table)  # folds grouped by input: no input on both sides
 
-tables, confusions = [], {}
+tables, confusions, out_of_fold = [], {}, {}
 for kind in ("logistic", "boosting"):
-    t, cm, _ = cross_validate(X, y, kind, folds=p.folds, seed=p.seed, groups=groups)
+    t, cm, out_of_fold[kind] = cross_validate(X, y, kind, folds=p.folds, seed=p.seed, groups=groups)
     tables.append(t)
     confusions[kind] = cm
     log.info("%s: %s", kind, t[["label", "f1"]].round(3).to_dict("records"))
@@ -35,6 +35,12 @@ cv = cv_table(tables, len(y), p.labelled_model)
 write_table(cv, snakemake.output.table)
 write_table(confusion_table(confusions[p.classifier], p.classifier), snakemake.output.confusion)
 write_table(label_shares(df), snakemake.output.label_shares)
+# the applied classifier's out-of-fold predictions: its misclassification rates, which rule patterns
+# corrects the shares for (resampling the labelled maps by input)
+oof = pd.DataFrame(
+    {"map": df["map"], "input_id": groups, "true_label": y, "predicted_label": out_of_fold[p.classifier]}
+)
+write_table(oof, snakemake.output.out_of_fold)
 
 clf = make_classifier(p.classifier, p.seed).fit(X, y)
 save_classifier(clf, p.classifier, len(y), p.labelled_model, snakemake.output.model)

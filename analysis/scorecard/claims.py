@@ -165,6 +165,28 @@ def _control_draws(claim: dict, controls: Sequence[Run]) -> tuple[list, str]:
     return [evaluate_claim(claim, c) for c in controls], claim["control"]
 
 
+def _p_columns(outcome: Outcome) -> dict:
+    """The two-sided p (NaN without an interval) and, for a bootstrap p, its Monte Carlo error."""
+    boot = outcome.basis == "bootstrap"
+    return {
+        "p_value": outcome.p_value,
+        "p_mc_se": p_monte_carlo_se(outcome.p_value, outcome.replicates) if boot else np.nan,
+    }
+
+
+def _control_columns(role: str, draws: list, difference) -> dict:
+    """The control's columns of a claim's row: its role, its first draw's value and verdict, the
+    model's lead over it, and how many draws it was judged on."""
+    control = draws[0] if draws else None
+    return {
+        "control_role": role,
+        "control_value": control.our_value if control else "",
+        "control_verdict": control.verdict if control else "",
+        "control_difference": difference_text(difference),
+        "control_draws": len(draws) if draws else pd.NA,
+    }
+
+
 def scorecard_and_values(claims: list[dict], model: Run, controls: Sequence[Run] = ()) -> Scorecard:
     """One row per claim: the paper's number, ours with its 95% interval (from the replicate tables
     of ``model``, and of its training runs: :func:`analysis.scorecard.trainings.pool_trainings`),
@@ -186,7 +208,6 @@ def scorecard_and_values(claims: list[dict], model: Run, controls: Sequence[Run]
     for claim in claims:
         outcome = evaluate_claim(claim, model)
         draws, role = _control_draws(claim, controls)
-        control = draws[0] if draws else None
         verdict, difference, why = with_control(outcome, draws, role)
         stems = tables_read(claim)
         n_seeds = claim_seeds(claim, model.seeds, stems)
@@ -205,18 +226,11 @@ def scorecard_and_values(claims: list[dict], model: Run, controls: Sequence[Run]
                 "seeds": n_seeds,
                 "seed_reference": reference_text(model.reference, claim, n_seeds),
                 "basis": outcome.basis if outcome.verdict in JUDGED else "",
-                "p_value": outcome.p_value,  # two-sided; NaN without an interval
-                "p_mc_se": p_monte_carlo_se(outcome.p_value, outcome.replicates)
-                if outcome.basis == "bootstrap"
-                else np.nan,
+                **_p_columns(outcome),
                 "verdict": verdict,
                 "levels": levels_held(outcome.judged, len(absent_levels(claim["check"], model.tables))),
                 "reason": reasons_text([outcome.reason, why]),
-                "control_role": role,
-                "control_value": control.our_value if control else "",
-                "control_verdict": control.verdict if control else "",
-                "control_difference": difference_text(difference),
-                "control_draws": len(draws) if draws else pd.NA,
+                **_control_columns(role, draws, difference),
                 "about": "model-independent" if claim.get("trained") in MODEL_INDEPENDENT else "your model",
                 # this project's extension (a setting the paper did not test): counted apart from the paper's claims
                 "extension": bool(claim.get("extension")),

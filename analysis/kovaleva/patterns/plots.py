@@ -79,10 +79,12 @@ def stacked_bars(ax, props: pd.DataFrame, group: str = "group") -> None:
     ax.set_ylabel("share of head maps (%)")
 
 
-def plot_patterns(tab: pd.DataFrame, pred: pd.DataFrame, tasks: list[str], variants: list[str], model: str, clf: dict):
-    """Kovaleva Fig. 2: a stacked bar per task (and variant: pre-trained, fine-tuned); right:
-    per layer, pooled over tasks (pre-trained). ``tab`` (with ``labels_from``, ``extrapolated``)
-    and ``pred`` from rule patterns."""
+def plot_patterns(
+    tab: pd.DataFrame, pred: pd.DataFrame, tasks: list[str], variants: list[str], model: str, clf: dict, shares: str
+):
+    """Kovaleva Fig. 2: a stacked bar per task (and variant: pre-trained, fine-tuned) of ``tab``'s
+    share (``shares``: adjusted or classified); right: per layer, pooled over tasks (pre-trained,
+    classified). ``tab`` (with ``labels_from``, ``extrapolated``) and ``pred`` from rule patterns."""
     finetuned = "finetuned" in variants
     wide = tab.pivot_table(index=["variant", "task"], columns="label", values="share", sort=False).reset_index()
     names = {"pretrained": "pre-tr.", "finetuned": "fine-t."}
@@ -94,11 +96,11 @@ def plot_patterns(tab: pd.DataFrame, pred: pd.DataFrame, tasks: list[str], varia
     lay["group"] = lay["layer"].astype(str)
     fig, axes = new_figure(7.0, 2.8, ncols=2, gridspec_kw={"width_ratios": [max(len(wide), 3), max(len(lay), 3)]})
     stacked_bars(axes[0], wide)
-    axes[0].set_title("per task" + (" (pre-trained / fine-tuned)" if finetuned else " (pre-trained)"))
+    axes[0].set_title(f"per task, {shares}" + (" (pre-trained / fine-tuned)" if finetuned else " (pre-trained)"))
     stacked_bars(axes[1], lay)
     axes[1].set_xlabel("layer")
     axes[1].set_ylabel("")
-    axes[1].set_title("pre-trained, per layer (all tasks)")
+    axes[1].set_title("pre-trained, per layer (all tasks), classified")
     for ax in axes:
         ax.grid(axis="x", visible=False)
     handles = [plt_patch for plt_patch in axes[0].containers]

@@ -310,7 +310,9 @@ def test_classify_shards_task_shares_and_most_confident():
 
     tab = Lab.with_provenance(tab, "embedded:all-MiniLM-L6-v2", "tiny-random-bert")
     assert list(tab.columns[:4]) == ["model", "labels_from", "extrapolated", "classifier"]
-    fig = pattern_plots.plot_patterns(tab, pred, ["RTE"], ["pretrained"], "tiny", {"kind": "logistic", "n_labels": 50})
+    fig = pattern_plots.plot_patterns(
+        tab, pred, ["RTE"], ["pretrained"], "tiny", {"kind": "logistic", "n_labels": 50}, "classified"
+    )
     title = fig.texts[0].get_text()
     assert title.startswith("tiny: attention pattern types (logistic classifier, 50 hand labels)")
     assert "\nEXTRAPOLATED: classifier trained on hand labels of all-MiniLM-L6-v2 maps, applied to tiny" in title
