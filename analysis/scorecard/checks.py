@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from analysis.scorecard.aso import almost_stochastic_order
 from analysis.scorecard.few_units import bounds_of, required_share, too_few, units_of
 from analysis.scorecard.pvalues import combined, direction_p
 from analysis.scorecard.run import Run
@@ -67,6 +68,8 @@ class Judgement:
     # by the seed reference (None: a difference the reference has no SD for)
     estimates: list = field(default_factory=list)
     seed_p: tuple | None = None  # (p of holds, p of does not hold) of the interval widened by the seed reference
+    # an order over k >= 2 seeds: per adjacent pair, Dror et al.'s eps_min of the one over the next (reported, not decisive)
+    aso: list = field(default_factory=list)
 
     @property
     def p_value(self) -> float:
@@ -175,6 +178,11 @@ def _over_seeds(check: dict, runs: list[Run], extra_where) -> Judgement:
         why=("undefined", undefined) if undefined > 1 - AGREEMENT else too_few(units),
     )  # fmt: skip
     judged.firm = judged.firm_at()
+    if order:  # each model over the next across seeds (almost stochastic order), margin included
+        margin = check.get("margin", 0.0)
+        judged.aso = [
+            almost_stochastic_order(np.subtract(pa, margin), pb) for (pa, _), (pb, _) in zip(seeds, seeds[1:])
+        ]
     return judged
 
 

@@ -10,7 +10,8 @@ in the order of its ``greater`` list, with its ``margin``); their 95% interval `
 or t p), ``units`` (the independent units its replicates drew, where the table says so),
 ``replicates``, ``seeds``; over k seeds each seed's value of each quantity (``value_seed1``, ... or
 ``difference1_seed1``, ...: what tools/measure/seed_reference.py reads) and the t interval's
-degrees of freedom below and above the mean (``df_low``, ``df_high``, ``df_low1``, ...); one seed widened by the seed reference: ``seed_sd``,
+degrees of freedom below and above the mean (``df_low``, ``df_high``, ``df_low1``, ...), and an order's
+almost stochastic order of each value over the next (``aso1``, ...: :mod:`analysis.scorecard.aso`); one seed widened by the seed reference: ``seed_sd``,
 ``seed_reference_seeds``, ``seed_low``, ``seed_high`` (an order: ``seed_sd1``, ...); the claim's ``control_difference`` (model minus the random-init control
 on the claim's side) with ``control_difference_low`` / ``_high`` / ``_p``."""
 
@@ -53,6 +54,7 @@ def judgement_terms(j: Judgement) -> dict:
             out |= {f"difference_low{suffix}": bound[0], f"difference_high{suffix}": bound[1]}
         else:
             out |= {f"low{suffix}": bound[0], f"high{suffix}": bound[1]}
+    out |= {f"aso{i}": x for i, x in enumerate(j.aso, start=1)}
     return out | _seed_terms(j) | _common(j)
 
 
