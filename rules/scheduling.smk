@@ -29,7 +29,8 @@ def _request(rule, model):
         shapes = [sizing.model_shape(s) if s else None for s in specs]
         gpu = rule in GPU_RULES  # sized at the GPU's rate only where the rule asks for one
         asks = [sizing.job_request(HEAVY.get(rule), s, config, wc, threads, attempt, counted, gpu) for s in shapes]
-        return max(a[0] for a in asks), sum(a[1] for a in asks)
+        card = max(sizing.gpu_request(HEAVY.get(rule), s, config, wc, counted) for s in shapes)
+        return max(a[0] for a in asks), sum(a[1] for a in asks), card
 
     return inner
 
@@ -59,18 +60,11 @@ def job_mem_mb(rule, model=lambda wc: MODELS.get(wc.get("model"))):
 
 
 def job_gpu_mem_mb(rule, model=lambda wc: MODELS.get(wc.get("model"))):
-    """gpu_mem_mb of a job of a rule that asks for a GPU (resources gpu=1): what it holds on the card,
+    """gpu_mem_mb of a GPU job (resources gpu=1), what it holds on the card,
     from its model's size; with --resources gpu_mem_mb=<the card's MB> (profiles/gpu-workstation) the
     GPU jobs share one card as far as their memory allows."""
-
-    def inner(wildcards):
-        specs = model(wildcards) if callable(model) else model
-        specs = [specs] if isinstance(specs, str) else list(specs or [None])
-        wc, counted = dict(wildcards.items()), prepared_inputs(wildcards.get("model"))
-        shapes = [sizing.model_shape(s) if s else None for s in specs]
-        return max(sizing.gpu_request(HEAVY.get(rule), s, config, wc, counted) for s in shapes)
-
-    return inner
+    request = _request(rule, model)
+    return lambda wildcards, threads, attempt: request(wildcards, threads, attempt)[2]
 
 
 def job_runtime(rule, model=lambda wc: MODELS.get(wc.get("model"))):
