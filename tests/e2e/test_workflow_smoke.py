@@ -131,10 +131,14 @@ def test_scorecard_and_explorer(smoke_run):
     claims = read_claims(claim_files(work))
     assert card["id"].tolist() == [c["id"] for c in claims]
     assert set(card["verdict"]) <= set(VERDICTS)
-    # the random-init control (on by default) is judged on every claim that reads maps, and only those
-    # (the claims read off maps are those whose tables the registry marks so: each has a control role)
-    map_claims = card["control_role"].notna()
+    # the random-init control (on by default) is judged on every claim that reads the pre-trained maps,
+    # and only those (the registry marks their tables); claims on fine-tuned maps state the role
+    # descriptive and have no control draw
+    map_claims = card["control_draws"].notna()
     assert card.loc[map_claims, "id"].str.startswith(("clark3.", "clark4.", "clark6.")).all() and map_claims.sum() >= 20
+    finetuned = card["control_role"].notna() & ~map_claims
+    assert card.loc[finetuned, "id"].str.startswith("kovaleva.").all() and finetuned.sum() >= 4
+    assert (card.loc[finetuned, "control_role"] == "descriptive").all()
     assert card.loc[map_claims, "control_verdict"].isin(VERDICTS).all()
     assert card.loc[~map_claims, "control_verdict"].isna().all()
     # each map claim shows the model's lead over its control (model minus control) where both have a value
