@@ -53,17 +53,21 @@ def adjusted_shares(q: np.ndarray, m: np.ndarray) -> np.ndarray:
     return p / p.sum()
 
 
+def _adjusted_wide(frame: pd.DataFrame, keys: list[str], classes, rates_of) -> pd.Series:
+    """The adjusted share of every row of ``frame`` (columns ``keys`` + label, share; every class once
+    per group of ``keys``), each group through the misclassification rates ``rates_of(group key)``."""
+    wide = frame.pivot_table(index=keys, columns="label", values="share", sort=False).reindex(columns=list(classes))
+    if wide.isna().any().any() or len(wide) * len(classes) != len(frame):
+        raise ValueError(f"shares of {sorted(set(frame['label']))}, expected one row per class of {tuple(classes)}")
+    fixed = [adjusted_shares(q, rates_of(key)) for q, key in zip(wide.to_numpy(), wide.index)]
+    long = pd.DataFrame(fixed, index=wide.index, columns=list(classes)).stack()
+    return pd.Series(long.reindex(pd.MultiIndex.from_frame(frame[[*keys, "label"]])).to_numpy(), index=frame.index)
+
+
 def adjusted_table(shares: pd.DataFrame, m: np.ndarray, classes, by: list[str]) -> pd.Series:
     """The adjusted share of every row of ``shares`` (columns ``by`` + label, share; every class
     once per group), in the rows' order."""
-    out = pd.Series(np.nan, index=shares.index)
-    order = {c: i for i, c in enumerate(classes)}
-    for _, g in shares.groupby(by, sort=False):
-        g = g.sort_values("label", key=lambda s: s.map(order))
-        if list(g["label"]) != list(classes):
-            raise ValueError(f"shares of {sorted(set(g['label']))}, expected one row per class of {tuple(classes)}")
-        out[g.index] = adjusted_shares(g["share"].to_numpy(), m)
-    return out
+    return _adjusted_wide(shares, list(by), classes, lambda key: m)
 
 
 def adjusted_replicates(
@@ -77,11 +81,4 @@ def adjusted_replicates(
     weights = cluster_weights(oof["input_id"].tolist(), resamples, seed)  # (resamples, maps)
     k = len(classes)
     rates = [misclassification(c.reshape(k, k))[0] for c in weights @ cells]
-    keys = [*by, "replicate"]
-    wide = boot.pivot_table(index=keys, columns="label", values="share", sort=False).reindex(columns=list(classes))
-    if wide.isna().any().any():
-        raise ValueError(f"replicate shares without a row for every class of {tuple(classes)}")
-    replicate = wide.index.get_level_values("replicate").to_numpy(dtype=int)
-    fixed = [adjusted_shares(q, rates[r]) for q, r in zip(wide.to_numpy(), replicate)]
-    long = pd.DataFrame(fixed, index=wide.index, columns=list(classes)).stack()
-    return pd.Series(long.reindex(pd.MultiIndex.from_frame(boot[[*keys, "label"]])).to_numpy(), index=boot.index)
+    return _adjusted_wide(boot, [*by, "replicate"], classes, lambda key: rates[int(key[-1])])
