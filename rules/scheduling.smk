@@ -28,9 +28,8 @@ def _request(rule, model):
         wc, counted = dict(wildcards.items()), prepared_inputs(wildcards.get("model"))
         shapes = [sizing.model_shape(s) if s else None for s in specs]
         gpu = rule in GPU_RULES  # sized at the GPU's rate only where the rule asks for one
-        asks = [sizing.job_request(HEAVY.get(rule), s, config, wc, threads, attempt, counted, gpu) for s in shapes]
-        card = max(sizing.gpu_request(HEAVY.get(rule), s, config, wc, counted) for s in shapes)
-        return max(a[0] for a in asks), sum(a[1] for a in asks), card
+        asks = [sizing.job_requests(HEAVY.get(rule), s, config, wc, threads, attempt, counted, gpu) for s in shapes]
+        return max(a[0] for a in asks), sum(a[1] for a in asks), max(a[2] for a in asks)
 
     return inner
 

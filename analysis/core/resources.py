@@ -237,16 +237,19 @@ def work(estimate, shape: Shape | None, config: dict, wildcards: dict | None = N
     return Work(mb=LIGHT_MB + (maps_mb(shape, 16, config["max_len"], 4) if shape else 0), seconds=LIGHT_S)
 
 
+def job_requests(
+    estimate, shape, config, wildcards=None, threads=1, attempt=1, counted=None, gpu: bool | None = None
+) -> tuple[int, int, int]:
+    """(mem_mb, runtime in minutes, gpu_mem_mb) of one job, from one estimate of its work: at the
+    GPU's rate when ``gpu`` (the rule asks for one; None: whenever an ``estimate`` is given), else at
+    ``threads`` CPU threads' rate; its card memory (:func:`request_gpu_mb`)."""
+    w = work(estimate, shape, config, wildcards, counted)
+    gpu = estimate is not None if gpu is None else gpu
+    return request_mb(w, attempt), request_minutes(w, rate(config, gpu, threads), attempt), request_gpu_mb(w)
+
+
 def job_request(
     estimate, shape, config, wildcards=None, threads=1, attempt=1, counted=None, gpu: bool | None = None
 ) -> tuple[int, int]:
-    """(mem_mb, runtime in minutes) of one job: at the GPU's rate when ``gpu`` (the rule asks for one;
-    None: whenever an ``estimate`` is given), else at ``threads`` CPU threads' rate."""
-    w = work(estimate, shape, config, wildcards, counted)
-    gpu = estimate is not None if gpu is None else gpu
-    return request_mb(w, attempt), request_minutes(w, rate(config, gpu, threads), attempt)
-
-
-def gpu_request(estimate, shape, config, wildcards=None, counted=None) -> int:
-    """GPU memory (MB) of one job of a rule that asks for a GPU (:func:`request_gpu_mb`)."""
-    return request_gpu_mb(work(estimate, shape, config, wildcards, counted))
+    """(mem_mb, runtime in minutes) of one job (:func:`job_requests`)."""
+    return job_requests(estimate, shape, config, wildcards, threads, attempt, counted, gpu)[:2]
