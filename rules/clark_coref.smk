@@ -13,6 +13,7 @@ rule coref_heads:
         per_head=table("coref_heads", "per_head"),
         counts=sidecar("coref_heads", "counts"),
         figure=figure("coref_heads", category="Clark sec. 4 (coreference)"),
+        units=units("coref_heads"),
     log:
         rule_log("coref_heads"),
     benchmark:

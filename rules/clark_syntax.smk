@@ -20,6 +20,7 @@ rule dep_heads:
         counts=sidecar("dep_heads", "counts", "{corpus}"),
         figure=figure("dep_heads", "{corpus}", category="Clark sec. 4 (syntax)"),
         grid=figure("dep_heads", "grid", "{corpus}", category="Clark sec. 4 (syntax)"),
+        units=units("dep_heads", "{corpus}"),
     log:
         rule_log("dep_heads", "{corpus}"),
     benchmark:

@@ -137,6 +137,12 @@ def sidecar(rule, *parts):
     return f"results/{{model}}/tables/{_stem(rule, parts)}.json"
 
 
+def units(rule, *parts):
+    """resources/units/{model}/<rule>[.<part>...].npz: the per-unit tallies a rule's replicates are
+    sums of (read by tools/measure/own_calibration.py)"""
+    return f"resources/units/{{model}}/{_stem(rule, parts)}.npz"
+
+
 def figure(rule, *parts, category, caption=None):
     """results/{model}/figures/<rule>[.<part>...].png, in the report with the caption
     report/<rule>[.<part>...].rst (wildcard parts left out of the caption's name)."""

@@ -27,6 +27,8 @@ write_table(
     with_resampled(tally.replicate_summary(unit_weights(n_docs, boot["resamples"], boot["seed"])), n_docs),
     snakemake.output.boot,
 )
+# what the replicates are sums of: for the calibration on the run's own documents (tools/measure/own_calibration.py)
+tally.save_units(snakemake.output.units)
 population = population_label(reader_counts)
 write_json(
     {

@@ -13,6 +13,7 @@ from analysis.clark.syntax.selected import (
     with_selected,
 )
 from analysis.clark.syntax.tables import baselines, grid_table, paper_table, table1, tidy
+from analysis.clark.syntax.units import save_tallies
 from analysis.core.storage import Shards
 from analysis.shared.bootstrap import cluster_weights, n_clusters, with_resampled
 from analysis.shared.rule_io import save_figure, start, write_json, write_table
@@ -75,6 +76,8 @@ boot = table1_replicates(sc, list(dict.fromkeys(main["relation"])), weights, fol
 if choice is not None:  # the same choice on every resample of the scored documents (never chosen again)
     boot = with_selected(boot, selected_replicates(sc, choice, weights), on=("replicate", "relation"))
 write_table(with_resampled(boot, n_clusters(clusters)), snakemake.output.boot)
+# what the replicates are sums of: for the calibration on the run's own documents (tools/measure/own_calibration.py)
+save_tallies(sc, clusters, snakemake.output.units)
 write_table(rare, snakemake.output.rare)
 write_json(counts, snakemake.output.counts)
 

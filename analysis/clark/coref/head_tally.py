@@ -7,6 +7,7 @@ pronoun genders). The best head is reported as chosen on all cases and 2-fold
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -52,6 +53,51 @@ class HeadTally:
                 mine[0] += correct
                 mine[1] += [int(baseline_correct[b]) for b in self.baselines]
                 mine[2] += 1
+
+    def save_units(self, path) -> None:
+        """Write every unit's counts (what :meth:`replicate_summary` weighs) with the units' halves,
+        groups and baselines: read back by :meth:`from_units`."""
+        L, H = self.heads[self.groups[0]].shape
+        empty = [np.zeros((L, H), np.int64), np.zeros(len(self.baselines), np.int64), 0]
+        units = list(self.by_unit.values())
+        arrays = {
+            "units": np.array(list(self.by_unit), dtype=str),
+            "fold": np.array([self.unit_fold.get(u, 0) for u in self.by_unit], dtype=np.int64),
+            "groups": np.array(self.groups, dtype=str),
+            "column": np.array(self.column),
+            "baselines": np.array(self.baselines, dtype=str),
+            "labels": np.array([self.labels[b] for b in self.baselines], dtype=str),
+            "shape": np.array([L, H]),
+        }
+        for j, g in enumerate(self.groups):
+            tallies = [u.get(g, empty) for u in units]
+            arrays[f"heads{j}"] = np.array([t[0] for t in tallies]).reshape(len(units), L, H)
+            arrays[f"base{j}"] = np.array([t[1] for t in tallies]).reshape(len(units), len(self.baselines))
+            arrays[f"n{j}"] = np.array([t[2] for t in tallies], dtype=np.int64)
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(path, **arrays)
+
+    @classmethod
+    def from_units(cls, path) -> HeadTally:
+        """A tally with the units' counts written by :meth:`save_units` (its totals are their sums)."""
+        with np.load(path) as z:
+            groups = tuple(str(g) for g in z["groups"])
+            L, H = (int(x) for x in z["shape"])
+            out = cls.__new__(cls)
+            HeadTally.__init__(
+                out, L, H, groups, str(z["column"]), dict(zip(map(str, z["baselines"]), map(str, z["labels"])))
+            )
+            for i, (unit, fold) in enumerate(zip(z["units"], z["fold"])):
+                unit = str(unit)
+                out.unit_fold[unit] = int(fold)
+                out.by_unit[unit] = {
+                    g: [z[f"heads{j}"][i], z[f"base{j}"][i], int(z[f"n{j}"][i])] for j, g in enumerate(groups)
+                }
+            for j, g in enumerate(groups):
+                out.heads[g] = z[f"heads{j}"].sum(0)
+                out.n[g] = int(z[f"n{j}"].sum())
+                out.base[g] = dict(zip(out.baselines, (int(x) for x in z[f"base{j}"].sum(0))))
+        return out
 
     def replicate_summary(self, weights: np.ndarray) -> pd.DataFrame:
         """Rows (replicate, system, group, accuracy, n) of the best head and every baseline per

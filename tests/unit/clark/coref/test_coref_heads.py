@@ -4,6 +4,7 @@
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from analysis.clark.coref.heads import (
@@ -324,3 +325,22 @@ def test_replicates_resample_documents_and_choose_the_best_head_again():
     once = tally.replicate_summary(np.ones((1, 2), dtype=int)).set_index(["system", "mention_type"])
     for key, row in once.iterrows():
         assert row.accuracy == pytest.approx(point.loc[key, "accuracy"], nan_ok=True), key
+
+
+def test_saved_units_give_the_same_replicates_and_totals(tmp_path):
+    """The per-document counts written beside a run read back into a tally of the same class whose
+    replicates and point summary equal the original's."""
+    from analysis.clark.coref.heads import Tally
+
+    tally = Tally(1, 2)
+    case = SimpleNamespace(type="pronoun", baseline_correct={b: b == "nearest" for b in tally.baselines})
+    tally.add(case, np.array([[True, False]]), 0, "d1")
+    for _ in range(2):
+        tally.add(case, np.array([[False, True]]), 1, "d2")
+    tally.save_units(tmp_path / "u.npz")
+    back = Tally.from_units(tmp_path / "u.npz")
+    assert type(back) is Tally and back.unit_fold == tally.unit_fold
+    weights = np.array([[1, 1], [2, 0], [0, 2]])
+    pd.testing.assert_frame_equal(back.replicate_summary(weights), tally.replicate_summary(weights))
+    assert back.n == tally.n and back.base == tally.base
+    assert all((back.heads[g] == tally.heads[g]).all() for g in tally.groups)

@@ -192,3 +192,25 @@ def test_table1_figure_marks_the_selected_head_where_it_scored():
     fig = plot_dep_heads(main, "m", "c")
     assert not [c for c in fig.axes[0].collections if "chosen" in str(c.get_label())]
     close(fig)
+
+
+def test_saved_tallies_give_the_scorers_replicates(tmp_path):
+    """The per-sentence tallies written beside a run (for the calibration on its own documents) read
+    back into the same replicate tables as the scorer itself, in-sample, held-out and selected."""
+    from analysis.clark.syntax.heldout import sentence_clusters, two_folds
+    from analysis.clark.syntax.units import SentenceTallies, save_tallies
+
+    sc = two_docs()
+    clusters, _ = sentence_clusters(sc)
+    save_tallies(sc, clusters, tmp_path / "u.npz")
+    back = SentenceTallies(tmp_path / "u.npz")
+    assert back.clusters == list(clusters) and back.shape == sc.shape and back.offsets == list(sc.offsets)
+    choice = selection(FULL, OFFSETS, "t")
+    weights = np.array([[1, 1], [2, 0], [0, 3]])
+    folds = two_folds(clusters, 0)
+
+    def replicates(tallies):
+        boot = table1_replicates(tallies, ["det", "nsubj"], weights, folds)
+        return with_selected(boot, selected_replicates(tallies, choice, weights), on=("replicate", "relation"))
+
+    pd.testing.assert_frame_equal(replicates(back), replicates(sc))
