@@ -98,6 +98,12 @@ def seed_reference_input(wildcards):
     return [path] if os.path.isfile(path) else []
 
 
+def control_reference_input(wildcards):
+    """The control reference file (config overview.control_reference) where it exists, else nothing."""
+    path = config["overview"]["control_reference"]
+    return [path] if os.path.isfile(path) else []
+
+
 def scorecard_inputs(wildcards):
     """Every file of every run, one named list per run (the scorecard reads them through params runs)."""
     return {

@@ -13,6 +13,8 @@ rule scorecard:
         claims=CLAIMS_FILES,
         # the seed reference, where the file exists (none: no claim is widened for the seed)
         seed_reference=seed_reference_input,
+        # the control reference, where the file exists (none: no spread test on one control draw)
+        control_reference=control_reference_input,
     output:
         table=table("scorecard"),
         # our_value's numbers at full precision, one per claim, level and position
@@ -41,6 +43,7 @@ rule scorecard:
         registry=CLAIM_TABLES,
         runs=scorecard_runs,
         seed_reference=config["overview"]["seed_reference"],
+        control_reference=config["overview"]["control_reference"],
     script:
         "../workflow/scorecard.py"
 

@@ -1,6 +1,7 @@
 from dataclasses import replace
 
 from analysis.scorecard.claims import read_claims, scorecard_and_values
+from analysis.scorecard.control_reference import read_control_reference
 from analysis.scorecard.counts import headline
 from analysis.scorecard.evaluate import load_table
 from analysis.scorecard.pages import plot_scorecard, scorecard_html, scorecard_markdown, value_notes
@@ -36,7 +37,15 @@ log.info(
     if reference
     else f"{snakemake.params.seed_reference} absent: no verdict widened",
 )
-own = replace(own, reference=reference)
+# the control reference a one-draw control is read with (overview.control_reference; no file: none)
+control_reference = read_control_reference(snakemake.params.control_reference)
+log.info(
+    "control reference: %s",
+    f"{control_reference.path} ({control_reference.source})"
+    if control_reference
+    else f"{snakemake.params.control_reference} absent: no spread test on one draw",
+)
+own = replace(own, reference=reference, control_reference=control_reference)
 # the random-init control's runs (overview.random_init_control), for the claims that read maps: its
 # first draw, then its further draws (random_init.draws: control-2, ...)
 controls = [read_run(runs["control"])] if "control" in runs else []

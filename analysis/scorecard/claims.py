@@ -208,14 +208,15 @@ def scorecard_and_values(claims: list[dict], model: Run, controls: Sequence[Run]
     for claim in claims:
         outcome = evaluate_claim(claim, model)
         draws, role = _control_draws(claim, controls)
-        verdict, difference, why = with_control(outcome, draws, role)
+        spread = model.control_reference.of(claim["id"]) if model.control_reference is not None else None
+        verdict, difference, why = with_control(outcome, draws, role, spread)
         stems = tables_read(claim)
         n_seeds = claim_seeds(claim, model.seeds, stems)
         values += [
             {"id": claim["id"], "group": "" if lvl is None else lvl, "position": pos, "value": plain(x)}
             for lvl, pos, x in outcome.values
         ]
-        terms += claim_terms(claim["id"], outcome.judged, n_seeds, difference)
+        terms += claim_terms(claim["id"], outcome.judged, n_seeds, difference, draws)
         rows.append(
             {
                 **{k: claim[k] for k in ("id", "paper", "where", "claim", "paper_value", "criterion", "figure")},

@@ -56,22 +56,34 @@ def _firm(d: Difference | None) -> bool | None:
     return None if d is None else d.firm
 
 
-def beyond_draws(model: Outcome, controls: list[Outcome], side: int = 1) -> tuple[bool, float]:
+def beyond_draws(
+    model: Outcome, controls: list[Outcome], side: int = 1, reference: tuple[float, int] | None = None
+) -> tuple[bool, float]:
     """Whether the model is further on the claim's side than a new random-init draw would be: its
     strength (how far on the claim's side) above the upper end of the 95% t prediction interval of
     the draws' strengths, mean + t(0.975, k - 1) sd sqrt(1 + 1/k), over the k >= 2 draws with a
-    strength; and that bound. ``side`` -1: further *against* the claim's side (below the lower
-    end). Fewer than 2 such draws: no test (True, NaN)."""
+    strength; and that bound. One draw with a ``reference`` (between-draw SD, draws it was measured
+    on: :mod:`analysis.scorecard.control_reference`): the draw + t(0.975, draws - 1) SD sqrt(2).
+    ``side`` -1: further *against* the claim's side (below the lower end). Fewer than 2 such draws
+    and no reference: no test (True, NaN)."""
     x = np.array([c.strength_point for c in controls], dtype=float)
     x = x[np.isfinite(x)]
     k = len(x)
-    if k < 2 or not np.isfinite(model.strength_point):
+    if not np.isfinite(model.strength_point) or k == 0 or (k < 2 and reference is None):
         return True, np.nan
-    bound = x.mean() + side * stats.t.ppf(0.975, k - 1) * x.std(ddof=1) * np.sqrt(1 + 1 / k)
+    sd, df = (x.std(ddof=1), k - 1) if k >= 2 else (reference[0], reference[1] - 1)
+    bound = x.mean() + side * stats.t.ppf(0.975, df) * sd * np.sqrt(1 + 1 / k)
     return bool(side * model.strength_point > side * bound), float(bound)
 
 
-def _absence(outcome: Outcome, controls: list[Outcome]) -> tuple[str, tuple | None]:
+def _spread(controls: list[Outcome], reference, strength: float, bound: float) -> tuple:
+    """The reason a claim sits within the draws' spread: measured on this run's draws, or read from the reference."""
+    if len(controls) >= 2 or reference is None:
+        return ("spread", len(controls), strength, bound)
+    return ("reference spread", reference[1], reference[0], strength, bound)
+
+
+def _absence(outcome: Outcome, controls: list[Outcome], reference=None) -> tuple[str, tuple | None]:
     """An ``absence`` claim that holds: it stands where the model has firmly more of the structure
     than every comparable control draw (it learnt some, not enough for the claim: a finding about
     training); where it has no more than a random network, the absence is a random network's too
@@ -83,17 +95,20 @@ def _absence(outcome: Outcome, controls: list[Outcome]) -> tuple[str, tuple | No
     for d, diff in comparable:
         if not diff.firm:
             return ALSO_RANDOM, ("no more", d, diff)
-    beyond, bound = beyond_draws(outcome, controls, side=-1)
+    beyond, bound = beyond_draws(outcome, controls, side=-1, reference=reference)
     if not beyond:
-        return ALSO_RANDOM, ("spread", len(controls), outcome.strength_point, bound)
+        return ALSO_RANDOM, _spread(controls, reference, outcome.strength_point, bound)
     return "holds", None
 
 
-def with_control(outcome: Outcome, controls: list[Outcome], role: str) -> tuple[str, Difference | None, tuple | None]:
+def with_control(
+    outcome: Outcome, controls: list[Outcome], role: str, reference: tuple[float, int] | None = None
+) -> tuple[str, Difference | None, tuple | None]:
     """(verdict, the lead over the first draw, why) of a claim read off maps, by its control role:
     ``learned`` supports the claim only when the model is firmly further on its side than every
-    control draw that can be compared with it (a paired difference; with 2 or more draws also beyond
-    their spread, :func:`beyond_draws`; else ALSO_RANDOM; no draw comparable: as ``descriptive``);
+    control draw that can be compared with it (a paired difference; with 2 or more draws, or one and
+    the claim's between-draw SD from the control ``reference``, also beyond their spread,
+    :func:`beyond_draws`; else ALSO_RANDOM; no draw comparable: as ``descriptive``);
     ``absence`` keeps it where the model has firmly more of the structure than every draw, still
     too little (:func:`_absence`; a random network lacking the structure does not weaken a claim
     that a trained one lacks it), else ALSO_RANDOM; ``descriptive`` keeps it unless a control draw
@@ -105,16 +120,16 @@ def with_control(outcome: Outcome, controls: list[Outcome], role: str) -> tuple[
     if outcome.verdict != "holds":
         return outcome.verdict, diff, None
     if role == "absence":
-        verdict, why = _absence(outcome, controls)
+        verdict, why = _absence(outcome, controls, reference)
         return verdict, diff, why
     comparable = [(d, p) for d, p in enumerate(pairs, start=1) if _firm(p) is not None]
     if role == "learned" and comparable:
         for d, p in comparable:
             if not p.firm:
                 return ALSO_RANDOM, diff, ("not further", d, p)
-        beyond, bound = beyond_draws(outcome, controls)
+        beyond, bound = beyond_draws(outcome, controls, reference=reference)
         if not beyond:
-            return ALSO_RANDOM, diff, ("spread", len(controls), outcome.strength_point, bound)
+            return ALSO_RANDOM, diff, _spread(controls, reference, outcome.strength_point, bound)
         return "holds", diff, None
     undecided = [c.verdict for c in controls if c.verdict in ("holds", INCONCLUSIVE)]
     if undecided:

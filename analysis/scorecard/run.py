@@ -12,12 +12,14 @@ import pandas as pd
 @dataclass(frozen=True)
 class Run:
     """One run's tables by stem (``tables``), their replicate tables (``boots``: ``<stem>.boot.csv``),
-    the number of trainings (seeds) behind each table (``seeds``), the stems of the rules not
-    selected (``not_selected``, config overview.scorecard_rules: their claims are 'not run'), the
-    model's training runs (``trainings``: one Run per further training seed, each judged alone and
-    combined as a random effect, :mod:`analysis.scorecard.seeds`; set by
-    :func:`analysis.scorecard.trainings.pool_trainings`) and the seed reference a one-seed claim is
-    widened by (``reference``: :mod:`analysis.scorecard.seed_reference`; None: none read)."""
+        the number of trainings (seeds) behind each table (``seeds``), the stems of the rules not
+        selected (``not_selected``, config overview.scorecard_rules: their claims are 'not run'), the
+        model's training runs (``trainings``: one Run per further training seed, each judged alone and
+        combined as a random effect, :mod:`analysis.scorecard.seeds`; set by
+        :func:`analysis.scorecard.trainings.pool_trainings`) and the seed reference a one-seed claim is
+        widened by (``reference``: :mod:`analysis.scorecard.seed_reference`; None: none read), and the
+    control reference a one-draw control is read with (``control_reference``:
+    :mod:`analysis.scorecard.control_reference`; None: none read)."""
 
     tables: dict[str, pd.DataFrame]
     boots: dict[str, pd.DataFrame] = field(default_factory=dict)
@@ -25,3 +27,4 @@ class Run:
     not_selected: frozenset = frozenset()
     trainings: tuple = ()
     reference: object = None
+    control_reference: object = None

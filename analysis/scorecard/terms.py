@@ -13,7 +13,8 @@ or t p), ``units`` (the independent units its replicates drew, where the table s
 degrees of freedom below and above the mean (``df_low``, ``df_high``, ``df_low1``, ...), and an order's
 almost stochastic order of each value over the next (``aso1``, ...: :mod:`analysis.scorecard.aso`); one seed widened by the seed reference: ``seed_sd``,
 ``seed_reference_seeds``, ``seed_low``, ``seed_high`` (an order: ``seed_sd1``, ...); the claim's ``control_difference`` (model minus the random-init control
-on the claim's side) with ``control_difference_low`` / ``_high`` / ``_p``."""
+on the claim's side) with ``control_difference_low`` / ``_high`` / ``_p``, and each control draw's
+strength (``control_strength1``, ...)."""
 
 from __future__ import annotations
 
@@ -81,9 +82,11 @@ def _common(j: Judgement) -> dict:
     return {"p": j.p_value, "units": j.units, "replicates": j.replicates or None, "seeds": j.seeds or None}
 
 
-def claim_terms(claim_id: str, judged: Judgement | None, seeds: int, difference) -> list[dict]:
+def claim_terms(claim_id: str, judged: Judgement | None, seeds: int, difference, draws=()) -> list[dict]:
     """The terms table's rows of one claim: its judgement's terms (every level's, and the claim's
-    own p and units for a per-level claim), its training seeds, its lead over the control."""
+    own p and units for a per-level claim), its training seeds, its lead over the control, and each
+    control draw's strength (``control_strength1``, ...: how far on the claim's side it lies, what
+    tools/measure/control_reference.py reads)."""
     groups = []
     if judged is not None and judged.levels:
         groups.append(("", _common(judged)))
@@ -101,6 +104,7 @@ def claim_terms(claim_id: str, judged: Judgement | None, seeds: int, difference)
             "control_difference_p": difference.p,
         }
         groups[0][1].update(extra)
+    groups[0][1].update({f"control_strength{d}": o.strength_point for d, o in enumerate(draws, start=1)})
     return [
         {"id": claim_id, "group": group, "term": term, "value": plain(x)}
         for group, terms in groups

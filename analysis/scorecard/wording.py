@@ -159,6 +159,12 @@ def reason_text(item) -> str:
     if kind == "spread":
         n, model, bound = a
         return f"within the spread of {n} random-init draws (model {model:+.3g} vs a new draw's bound {bound:+.3g})"
+    if kind == "reference spread":
+        draws, sd, model, bound = a
+        return (
+            f"within the spread of random-init draws (between-draw SD {sd:.3g} from the control reference's "
+            f"{draws} draws; model {model:+.3g} vs a new draw's bound {bound:+.3g})"
+        )
     if kind == "multiplicity":
         return f"not a Benjamini-Hochberg discovery at 5% over the {a[0]} claims with a p (q = {a[1]:.3g})"
     if kind == "p above":

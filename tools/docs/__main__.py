@@ -52,6 +52,10 @@ GENERATORS = {
         "docs/scorecard.md from docs/seed_calibration.csv",
         lambda a: calibration_table.generate_seeds(a.root, a.check),
     ),
+    "own-calibration": (
+        "docs/scorecard.md from docs/own_calibration.csv",
+        lambda a: calibration_table.generate_own(a.root, a.check),
+    ),
     "run-times": (
         "docs/performance.md from the run's benchmarks/ and logs/ (beside its results/)",
         lambda a: run_times.generate(a.root, a.check, a.results),

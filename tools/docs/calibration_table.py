@@ -1,8 +1,9 @@
 """docs/scorecard.md's calibration tables, between ``<!-- calibration:begin -->`` and
 ``<!-- calibration:end -->`` (from docs/calibration.csv) and ``<!-- seed-calibration:begin -->`` and
-``<!-- seed-calibration:end -->`` (from docs/seed_calibration.csv): the simulations themselves are
-``python -m tools.measure.calibration`` and ``python -m tools.measure.seed_calibration`` (minutes),
-which write both; this only renders the csv, so that ``python -m tools.docs --check`` finds a table
+``<!-- seed-calibration:end -->`` (from docs/seed_calibration.csv), ``<!-- own-calibration:begin -->`` (from docs/own_calibration.csv):
+the simulations themselves are ``python -m tools.measure.calibration``, ``python -m
+tools.measure.seed_calibration`` and ``python -m tools.measure.own_calibration`` (minutes), which
+write both; this only renders the csv, so that ``python -m tools.docs --check`` finds a table
 that no longer matches its csv."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pandas as pd
 from tools.docs.page_block import refresh
 
 PAGE, CSV, SEED_CSV = "docs/scorecard.md", "docs/calibration.csv", "docs/seed_calibration.csv"
+OWN_CSV = "docs/own_calibration.csv"
 
 
 def markdown(table: pd.DataFrame) -> str:
@@ -63,3 +65,35 @@ def seed_markdown(table: pd.DataFrame) -> str:
 def generate_seeds(root: Path, check: bool) -> list[str]:
     """The seed rule's table of ``root``'s docs/scorecard.md from its docs/seed_calibration.csv."""
     return refresh(root / PAGE, "seed-calibration", seed_markdown(pd.read_csv(root / SEED_CSV)), check, PAGE)
+
+
+def own_markdown(table: pd.DataFrame) -> str:
+    """Per claim on the project's own data: size per direction, power at +2 SE and the 80% MDE
+    (tools/measure/own_calibration.py), and the line saying how they were measured."""
+    head = (
+        "| claim | clusters | levels | SE | wrong `holds` | wrong `does not hold` | power at +2 SE (`holds` / `does not hold`) "
+        "| 80% MDE in SE (`holds` / `does not hold`) |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+    )
+    pct = lambda x: f"{100 * x:.1f}%"  # noqa: E731
+    lines = [head]
+    for r in table.itertuples():
+        if isinstance(r.note, str) and r.note:
+            lines.append(f"| `{r.claim}` | | | | {r.note} | | | |")
+            continue
+        lines.append(
+            f"| `{r.claim}` | {int(r.clusters)} | {int(r.levels)} | {r.se:.2g} | {pct(r.wrong_holds)} | {pct(r.wrong_does_not_hold)} "
+            f"| {pct(r.power_holds_2se)} / {pct(r.power_does_not_hold_2se)} "
+            f"| {r.mde80_holds_se:.2g} / {r.mde80_does_not_hold_se:.2g} |"
+        )
+    first = table.dropna(subset=["datasets"]).iloc[0]
+    lines.append(
+        f"\n{int(first.datasets)} resampled datasets per claim, {int(first.resamples)} resamples each "
+        f"(`python -m tools.measure.own_calibration`); a rate of 2.5% is measured to within "
+        f"+-{2 * first.mc_se_size:.1%} (two Monte Carlo standard errors)."
+    )
+    return "\n".join(lines)
+
+
+def generate_own(root: Path, check: bool) -> list[str]:
+    """The own-data table of ``root``'s docs/scorecard.md from its docs/own_calibration.csv."""
+    return refresh(root / PAGE, "own-calibration", own_markdown(pd.read_csv(root / OWN_CSV)), check, PAGE)

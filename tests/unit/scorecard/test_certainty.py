@@ -337,3 +337,65 @@ def test_an_absence_claim_asks_the_model_to_have_more_than_every_draw():
     # one draw with as little as the model (0.8): no more of the structure than a random network
     verdict, _, why = with_control(model, draws(0.9, 0.8), "absence")
     assert verdict == ALSO_RANDOM and reason_text(why).startswith("no more of the structure than random-init draw 2")
+
+
+def test_one_draw_is_read_with_the_control_references_spread():
+    """One control draw: without a reference no spread test; with the claim's between-draw SD from
+    the reference (measured on 3 draws) the model must beat draw + t(0.975, 2) SD sqrt(2)."""
+    tables, boots = run(0.8, np.linspace(0.76, 0.84, 40))
+    model = evaluate_claim(claim(ABOVE), Run(tables, boots))  # strength 0.3
+
+    def draw(x):
+        t, b = run(x, np.linspace(x - 0.01, x + 0.01, 40))
+        return evaluate_claim(claim(ABOVE), Run(t, b))
+
+    one = [draw(0.6)]  # strength 0.1, firmly below the model's 0.3
+    assert with_control(model, one, "learned")[0] == "holds"
+    # SD 0.02: bound 0.1 + 4.303 x 0.02 x 1.414 = 0.2217 < 0.3: beyond it
+    assert with_control(model, one, "learned", (0.02, 3))[0] == "holds"
+    # SD 0.05: bound 0.1 + 4.303 x 0.05 x 1.414 = 0.4043 > 0.3: a new draw could reach the model
+    verdict, _, why = with_control(model, one, "learned", (0.05, 3))
+    assert verdict == ALSO_RANDOM
+    assert reason_text(why) == (
+        "within the spread of random-init draws (between-draw SD 0.05 from the control reference's 3 draws; "
+        "model +0.3 vs a new draw's bound +0.404)"
+    )
+    # two draws of its own: the run's spread, never the reference's
+    verdict, _, why = with_control(model, [draw(0.6), draw(0.61)], "learned", (0.05, 3))
+    assert verdict == "holds"
+
+
+def test_the_control_reference_file_is_checked_row_by_row(tmp_path):
+    from analysis.scorecard.control_reference import read_control_reference
+
+    assert read_control_reference(tmp_path / "none.csv") is None
+    path = tmp_path / "ref.csv"
+    path.write_text("id,sd,draws,model,commit\na.x,0.02,3,m,abcdef123\nb.y,0.1,3,m,abcdef123\n")
+    ref = read_control_reference(path)
+    assert ref.of("a.x") == (0.02, 3) and ref.of("c.z") is None and ref.source == "m @ abcdef1"
+    path.write_text("id,sd,draws,model,commit\na.x,0.02,3,m,c\na.x,0.03,3,m,c\n")
+    with pytest.raises(ValueError, match=r"ref.csv: row 3 \(a.x\)"):
+        read_control_reference(path)
+    path.write_text("id,sd,draws,model,commit\na.x,-1,3,m,c\n")
+    with pytest.raises(ValueError, match="row 2"):
+        read_control_reference(path)
+    path.write_text("id,sd,model,commit\na.x,1,m,c\n")
+    with pytest.raises(ValueError, match="no column draws"):
+        read_control_reference(path)
+
+
+def test_the_terms_carry_each_draws_strength_and_the_reference_is_read_on_one_draw():
+    """The scorecard writes every control draw's strength (what tools/measure/control_reference.py
+    reads), and a run with one draw reads the model's control reference."""
+    from analysis.scorecard.claims import scorecard_and_values
+    from analysis.scorecard.control_reference import ControlReference
+
+    tables, boots = run(0.8, np.linspace(0.76, 0.84, 40))
+    draws = [Run(*run(v, np.linspace(v - 0.01, v + 0.01, 40))) for v in (0.6, 0.62, 0.64)]
+    c = claim(ABOVE, reads_maps=True, control="learned")
+    terms = scorecard_and_values([c], Run(tables, boots), draws).terms.set_index("term")["value"]
+    assert [terms[f"control_strength{d}"] for d in (1, 2, 3)] == pytest.approx([0.1, 0.12, 0.14])
+    wide = ControlReference("ref.csv", {c["id"]: (0.05, 3)}, "m @ abc")  # bound 0.1 + 0.304 > the model's 0.3
+    card = scorecard_and_values([c], Run(tables, boots, control_reference=wide), draws[:1]).card
+    assert card.iloc[0].verdict == ALSO_RANDOM and "control reference's 3 draws" in card.iloc[0].reason
+    assert scorecard_and_values([c], Run(tables, boots), draws[:1]).card.iloc[0].verdict == "holds"
