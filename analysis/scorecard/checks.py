@@ -22,6 +22,7 @@ from analysis.scorecard.values import (
     TIE,
     NoRows,
     basic,
+    bias_corrected,
     holds,
     replicate_values,
     select,
@@ -197,6 +198,8 @@ def _check_threshold(check: dict, run: Run, extra_where, reference: dict) -> Jud
         return Judgement(ok, [(None, 1, v)], threshold=threshold, strength_point=point_strength)
     if check.get("interval") == "basic" and not isinstance(v, str):  # a categorical value has no reflection
         reps = basic(reps, v)
+    elif check.get("interval") == "bc" and not isinstance(v, str):
+        reps = bias_corrected(reps, v)
     outcomes = reps.map(lambda r: holds(r, op, threshold) if pd.notna(r) else np.nan)
     strength = reps.map(lambda r: strength_of(r, op, threshold) if pd.notna(r) else np.nan)
     undefined = float(reps.isna().mean())
@@ -233,6 +236,8 @@ def _check_order(check: dict, run: Run, extra_where, reference: dict) -> Judgeme
         pd.to_numeric(ra, errors="coerce") - pd.to_numeric(rb, errors="coerce") - margin
         for ra, rb in zip(reps, reps[1:])
     ]
+    if check.get("interval") == "bc":  # each difference's replicates bias-corrected about its point
+        diffs = [bias_corrected(d, float(a) - float(b) - margin) for d, (a, b) in zip(diffs, pairs)]
     strength = pd.concat(diffs, axis=1).min(axis=1, skipna=False)
     # an order holds firmly when every adjacent difference is firmly above the margin, and does not
     # hold firmly when some difference that fails is firmly below it (Bonferroni over the pairs)

@@ -8,6 +8,7 @@ import operator
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 REPLICATE = "replicate"  # the column of a replicate table (<stem>.boot.csv)
 OPS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq}
@@ -186,6 +187,28 @@ def basic(reps: pd.Series, point) -> pd.Series:
     in-sample maximum's replicates lean upwards by the bias of the max: the reflection moves the
     interval down by as much)."""
     return 2 * float(point) - pd.to_numeric(reps, errors="coerce")
+
+
+NORMAL = stats.norm
+
+
+def bias_corrected(reps: pd.Series, point) -> pd.Series:
+    """The replicates remapped so that their percentiles are Efron's bias-corrected percentile
+    interval: with z0 = Phi^-1(share of replicates below the point, ties counted half), the
+    replicate at quantile u moves to the replicates' quantile Phi(Phi^-1(u) + 2 z0). Replicates
+    centred on the point (z0 = 0) are left as they are; a skewed ratio or a maximum whose
+    replicates lean to one side of the point has its interval moved back by that lean."""
+    x = pd.to_numeric(reps, errors="coerce")
+    ok = x.notna()
+    v = x[ok].to_numpy(dtype=float)
+    if len(v) < 2:
+        return x
+    below = (np.sum(v < float(point)) + 0.5 * np.sum(v == float(point))) / len(v)
+    z0 = NORMAL.ppf(np.clip(below, 0.5 / len(v), 1 - 0.5 / len(v)))
+    u = (stats.rankdata(v) - 0.5) / len(v)
+    out = x.copy()
+    out[ok] = np.quantile(v, NORMAL.cdf(NORMAL.ppf(u) + 2 * z0), method="inverted_cdf")  # z0 = 0: unchanged
+    return out
 
 
 def holds(v, op: str, threshold) -> bool:

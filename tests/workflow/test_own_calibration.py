@@ -75,3 +75,17 @@ def test_a_claim_without_spread_is_named_not_calibrated():
     )
     row = calibrate_family(flat, [claim], datasets=5, resamples=20, seed=0).iloc[0]
     assert row.note.startswith("not covered: its bootstrap SD on the run is 0")
+
+
+def test_appended_rows_replace_their_claim_and_interval_and_follow_their_claim():
+    from tools.measure.own_calibration import appended
+
+    old = pd.DataFrame({"claim": ["a", "b", "c"], "interval": ["percentile"] * 3, "x": [1, 2, 3]})
+    new = pd.DataFrame({"claim": ["b", "a"], "interval": ["bc", "percentile"], "x": [20, 10]})
+    out = appended(old, new)
+    assert list(zip(out.claim, out.interval, out.x)) == [
+        ("a", "percentile", 10),
+        ("b", "percentile", 2),
+        ("b", "bc", 20),
+        ("c", "percentile", 3),
+    ]

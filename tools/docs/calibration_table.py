@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from tools.docs.page_block import refresh
@@ -67,21 +68,25 @@ def generate_seeds(root: Path, check: bool) -> list[str]:
     return refresh(root / PAGE, "seed-calibration", seed_markdown(pd.read_csv(root / SEED_CSV)), check, PAGE)
 
 
+def _true(x) -> bool:
+    return str(x).lower() == "true"
+
+
 def own_markdown(table: pd.DataFrame) -> str:
     """Per claim on the project's own data: size per direction, power at +2 SE and the 80% MDE
     (tools/measure/own_calibration.py), and the line saying how they were measured."""
     head = (
-        "| claim | clusters | levels | SE | wrong `holds` | wrong `does not hold` | power at +2 SE (`holds` / `does not hold`) "
-        "| 80% MDE in SE (`holds` / `does not hold`) |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+        "| claim | interval | clusters | levels | SE | wrong `holds` | wrong `does not hold` | power at +2 SE (`holds` / `does not hold`) "
+        "| 80% MDE in SE (`holds` / `does not hold`) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|"
     )
     pct = lambda x: f"{100 * x:.1f}%"  # noqa: E731
     lines = [head]
     for r in table.itertuples():
         if isinstance(r.note, str) and r.note:
-            lines.append(f"| `{r.claim}` | | | | {r.note} | | | |")
+            lines.append(f"| `{r.claim}` | | | | | {r.note} | | | |")
             continue
         lines.append(
-            f"| `{r.claim}` | {int(r.clusters)} | {int(r.levels)} | {r.se:.2g} | {pct(r.wrong_holds)} | {pct(r.wrong_does_not_hold)} "
+            f"| `{r.claim}` | {r.interval}{'' if _true(r.now) else ' (not read now)'} | {int(r.clusters)} | {int(r.levels)} | {r.se:.2g} | {pct(r.wrong_holds)} | {pct(r.wrong_does_not_hold)} "
             f"| {pct(r.power_holds_2se)} / {pct(r.power_does_not_hold_2se)} "
             f"| {r.mde80_holds_se:.2g} / {r.mde80_does_not_hold_se:.2g} |"
         )
@@ -94,6 +99,32 @@ def own_markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def own_summary(table: pd.DataFrame) -> str:
+    """README's sentence on what a verdict guarantees: the largest wrong-verdict rates and the span of
+    MDEs over the claims as they read now (docs/own_calibration.csv)."""
+    now = table[table["now"].map(_true)]
+    bound = 0.025 + 2 * float(now["mc_se_size"].iloc[0])
+    worst = now[["wrong_holds", "wrong_does_not_hold"]].max()
+    over = now[(now["wrong_holds"] > bound) | (now["wrong_does_not_hold"] > bound)]["claim"]
+    mdes = pd.concat([now["mde80_holds_se"], now["mde80_does_not_hold_se"]])
+    finite = mdes[np.isfinite(mdes)]
+    text = (
+        f"How sure a verdict is, measured on the default run's own documents ({len(now)} claims of Clark's Tables 1 "
+        f"and 2, `python -m tools.measure.own_calibration`): with a claim's quantity on its threshold, the engine gave "
+        f"a wrong firm `holds` in at most {worst['wrong_holds']:.1%} and a wrong firm `does not hold` in at most "
+        f"{worst['wrong_does_not_hold']:.1%} of {int(now['datasets'].iloc[0])} resampled datasets "
+        f"(target 2.5% + two Monte Carlo SE: {bound:.1%}"
+    )
+    text += f"; above it: {', '.join(f'`{c}`' for c in over)})" if len(over) else ")"
+    text += (
+        f"; a firm verdict needs the quantity {finite.min():.2g} to {finite.max():.2g} standard errors from its "
+        "threshold to be reached 80% of the time ([calibration](docs/scorecard.md#how-sure-a-verdict-is-calibration))."
+    )
+    return text
+
+
 def generate_own(root: Path, check: bool) -> list[str]:
-    """The own-data table of ``root``'s docs/scorecard.md from its docs/own_calibration.csv."""
-    return refresh(root / PAGE, "own-calibration", own_markdown(pd.read_csv(root / OWN_CSV)), check, PAGE)
+    """The own-data table of ``root``'s docs/scorecard.md and README's sentence, from its docs/own_calibration.csv."""
+    table = pd.read_csv(root / OWN_CSV)
+    stale = refresh(root / PAGE, "own-calibration", own_markdown(table), check, PAGE)
+    return stale + refresh(root / "README.md", "verdict-calibration", own_summary(table), check, "README.md")

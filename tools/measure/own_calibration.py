@@ -18,9 +18,11 @@ few-cluster correction reads it). The shift is additive on the claim's quantity 
 order's second member), per level.
 
     python -m tools.measure.own_calibration --units RUN/resources/units/MODEL --tables RUN/results/MODEL/tables
-    python -m tools.measure.own_calibration ... --csv docs/own_calibration.csv --page docs/scorecard.md
+    python -m tools.measure.own_calibration ... --csv docs/own_calibration.csv
+    python -m tools.measure.own_calibration ... --interval percentile --claims ID ... --csv docs/own_calibration.csv --append
 
-``python -m tools.docs`` renders docs/scorecard.md's table from the csv (``--check``: they agree).
+``python -m tools.docs`` renders docs/scorecard.md's table and README's sentence from the csv
+(``--check``: they agree).
 """
 
 from __future__ import annotations
@@ -42,7 +44,6 @@ from analysis.scorecard.run import Run
 from analysis.scorecard.values import REPLICATE, replicate_values, select, side, specs_of, value
 from analysis.shared.bootstrap import cluster_weights, with_resampled
 from tools.docs.calibration_table import own_markdown
-from tools.docs.page_block import refresh
 
 GRID = (0, 1, 2, 3, 4)  # the claim quantity's true value, in SE toward a side
 POWER = 0.8
@@ -156,6 +157,11 @@ def _verdict(claim: dict, run: Run) -> str:
         return "no rows"
 
 
+def check_interval(check: dict) -> str:
+    """How the claim's replicates make its interval (an order: its differences' percentiles)."""
+    return check.get("interval", "percentile")
+
+
 def tally(verdicts: list[str]) -> tuple[float, float]:
     n = len(verdicts)
     return sum(v == "holds" for v in verdicts) / n, sum(v == "does not hold" for v in verdicts) / n
@@ -214,6 +220,7 @@ def calibrate_family(family: Family, claims: list[dict], datasets: int, resample
             {
                 "claim": claim["id"],
                 "data": family.name,
+                "interval": check_interval(claim["check"]),
                 "clusters": g,
                 "levels": len(levels),
                 "se": se_value,
@@ -291,8 +298,22 @@ def coref_family(units: Path) -> Family:
     return Family("coref_heads", np.arange(len(tally.by_unit)), lambda w: {"coref_heads": tally.replicate_summary(w)})
 
 
-def calibrate(units: Path, tables: Path, datasets: int, resamples: int, seed: int = 0, only=None) -> pd.DataFrame:
-    claims = read_claims(claim_files())
+def with_interval(claims: list[dict], interval: str | None) -> list[dict]:
+    """The claims with their checks' ``interval`` set to ``interval`` (an order: bc or percentile only)."""
+    if interval is None:
+        return claims
+    out = copy.deepcopy(claims)
+    for c in out:
+        if "value" in c["check"] or interval != "basic":
+            c["check"]["interval"] = interval
+    return out
+
+
+def calibrate(
+    units: Path, tables: Path, datasets: int, resamples: int, seed: int = 0, only=None, interval=None
+) -> pd.DataFrame:
+    own = read_claims(claim_files())
+    claims = with_interval(own, interval)
     builders = {
         "dep_heads.gum_sd_dev.npz": lambda: dep_heads_family(units, tables, claims),
         "coref_heads.npz": lambda: coref_family(units),
@@ -307,7 +328,19 @@ def calibrate(units: Path, tables: Path, datasets: int, resamples: int, seed: in
         if chosen:
             parts.append(calibrate_family(family, chosen, datasets, resamples, seed))
     table = pd.concat(parts, ignore_index=True)
+    reads = {c["id"]: check_interval(c["check"]) for c in own}
+    table["now"] = [reads.get(c) == i for c, i in zip(table["claim"], table["interval"])]  # the claim's own interval
     return table.sort_values("note", kind="stable").reset_index(drop=True)  # the covered claims first
+
+
+def appended(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
+    """``old`` with ``new``'s rows, each replacing a row of the same claim and interval, placed after
+    its claim's other rows (claims in ``old``'s order)."""
+    key = lambda t: list(zip(t["claim"], t["interval"].fillna("")))  # noqa: E731
+    kept = old[[k not in set(key(new)) for k in key(old)]]
+    out = pd.concat([kept, new], ignore_index=True)
+    order = {c: i for i, c in enumerate(dict.fromkeys([*old["claim"], *new["claim"]]))}
+    return out.sort_values("claim", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
 
 
 def main(argv=None) -> int:
@@ -317,17 +350,26 @@ def main(argv=None) -> int:
     ap.add_argument("--datasets", type=int, default=1000)
     ap.add_argument("--resamples", type=int, default=1000)
     ap.add_argument("--claims", nargs="*", help="only these claim ids")
+    ap.add_argument(
+        "--interval",
+        choices=["percentile", "basic", "bc"],
+        help="read every claim with this interval instead of its own",
+    )
+    ap.add_argument(
+        "--append", action="store_true", help="add the rows to --csv (replacing those of a claim and interval)"
+    )
     ap.add_argument("--csv", type=Path, help="write the table here")
-    ap.add_argument("--page", type=Path, help="a docs page whose own_calibration block to fill")
     args = ap.parse_args(argv)
     for path, flag in ((args.units, "--units"), (args.tables, "--tables")):
         if not path.is_dir():
             raise SystemExit(f"{flag} {path}: no such folder (a run's resources/units/<model>, results/<model>/tables)")
-    table = calibrate(args.units, args.tables, args.datasets, args.resamples, only=args.claims)
+    table = calibrate(args.units, args.tables, args.datasets, args.resamples, only=args.claims, interval=args.interval)
+    if args.append:
+        if not (args.csv and args.csv.is_file()):
+            raise SystemExit("--append needs an existing --csv")
+        table = appended(pd.read_csv(args.csv, keep_default_na=False, na_values=[""]), table)
     if args.csv:
         args.csv.write_text(table.to_csv(index=False, float_format="%.4g"))
-    if args.page:
-        refresh(args.page, "own-calibration", own_markdown(table), False)
     print(own_markdown(table))
     return 0
 

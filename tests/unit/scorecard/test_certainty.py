@@ -399,3 +399,22 @@ def test_the_terms_carry_each_draws_strength_and_the_reference_is_read_on_one_dr
     card = scorecard_and_values([c], Run(tables, boots, control_reference=wide), draws[:1]).card
     assert card.iloc[0].verdict == ALSO_RANDOM and "control reference's 3 draws" in card.iloc[0].reason
     assert scorecard_and_values([c], Run(tables, boots), draws[:1]).card.iloc[0].verdict == "holds"
+
+
+def test_bias_corrected_replicates_by_hand():
+    from analysis.scorecard.values import bias_corrected
+
+    reps = pd.Series(np.arange(1.0, 11.0))
+    # half the replicates below the point: z0 = 0, every replicate stays
+    assert bias_corrected(reps, 5.5).tolist() == reps.tolist()
+    # point 3: 2 below and one tie, 2.5 / 10 -> z0 = Phi^-1(0.25) = -0.6745; the 6th replicate
+    # (u = 0.55) moves to quantile Phi(Phi^-1(0.55) - 1.349) = Phi(-1.2233) = 0.1106: the 2nd value
+    moved = bias_corrected(reps, 3.0)
+    assert moved[5] == 2.0 and moved.is_monotonic_increasing and moved.max() < 10
+    # a claim reading bc: replicates that lean above the point no longer make it firm
+    # 98% of the replicates above 0.5, but 12% below the point 0.51: z0 = Phi^-1(0.12) = -1.18, and
+    # the replicates at u <= Phi(-2.054 + 2.37) = 0.62 move below 0.5
+    tables, boots = run(0.51, np.linspace(0.498, 0.6, 400))
+    assert evaluate_claim(claim(ABOVE), Run(tables, boots)).verdict == "holds"
+    bc = {**ABOVE, "interval": "bc"}
+    assert evaluate_claim(claim(bc), Run(tables, boots)).verdict == INCONCLUSIVE
