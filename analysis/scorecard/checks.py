@@ -17,12 +17,11 @@ from analysis.scorecard.aso import almost_stochastic_order
 from analysis.scorecard.few_units import bounds_of, required_share, too_few, units_of
 from analysis.scorecard.pvalues import combined, direction_p
 from analysis.scorecard.run import Run
-from analysis.scorecard.seeds import modal, numeric, per_seed, seed_mean, seed_runs, widened
+from analysis.scorecard.seeds import modal, numeric, per_seed, seed_differences, seed_mean, seed_runs, widened
 from analysis.scorecard.values import (
     TIE,
     NoRows,
-    basic,
-    bias_corrected,
+    as_interval,
     holds,
     replicate_values,
     select,
@@ -130,16 +129,6 @@ def _widen(judged: Judgement, quantities: list, reference: dict, fallback: list,
     judged.p_holds, judged.p_fails = max(judged.p_holds, judged.seed_p[0]), max(judged.p_fails, judged.seed_p[1])
 
 
-def _differences(seeds: list, margin: float) -> list:
-    """Each adjacent difference of an order over seeds, minus the margin: (each seed's point, each
-    seed's replicates by replicate id or None) from ``seeds``, per value (points, replicates)."""
-    num = lambda r: pd.to_numeric(r, errors="coerce")  # noqa: E731
-    return [
-        ([a - b - margin for a, b in zip(pa, pb)], [None if x is None or y is None else num(x) - num(y) - margin for x, y in zip(ra, rb)])
-        for (pa, ra), (pb, rb) in zip(seeds, seeds[1:])
-    ]  # fmt: skip
-
-
 def _over_seeds(check: dict, runs: list[Run], extra_where) -> Judgement:
     """k training seeds, each judged alone: the value (an order: each adjacent difference) read as its
     mean over the seeds, with the t interval on the between-seed plus bootstrap variance and its p
@@ -157,8 +146,11 @@ def _over_seeds(check: dict, runs: list[Run], extra_where) -> Judgement:
             strength=pd.Series(np.nan, index=range(k)),  # no side to be on
         )  # fmt: skip
     if check.get("interval") == "basic":  # each seed's replicates reflected about its own value
-        seeds = [(points, [None if r is None else basic(r, p) for p, r in zip(points, reps)]) for points, reps in seeds]
-    quantities = _differences(seeds, check.get("margin", 0.0)) if order else seeds
+        seeds = [
+            (points, [None if r is None else as_interval("basic", r, p) for p, r in zip(points, reps)])
+            for points, reps in seeds
+        ]
+    quantities = seed_differences(seeds, check.get("margin", 0.0)) if order else seeds
     estimates = [seed_mean(points, reps, units) for points, reps in quantities]
     gaps = [strength_of(e.mean, op, threshold) for e in estimates]  # how far on the claim's side
     ok = all(g > 0 for g in gaps) if order else holds(estimates[0].mean, op, threshold)
@@ -196,10 +188,7 @@ def _check_threshold(check: dict, run: Run, extra_where, reference: dict) -> Jud
     point_strength = strength_of(v, op, threshold)
     if reps is None:
         return Judgement(ok, [(None, 1, v)], threshold=threshold, strength_point=point_strength)
-    if check.get("interval") == "basic" and not isinstance(v, str):  # a categorical value has no reflection
-        reps = basic(reps, v)
-    elif check.get("interval") == "bc" and not isinstance(v, str):
-        reps = bias_corrected(reps, v)
+    reps = as_interval(check.get("interval"), reps, v)
     outcomes = reps.map(lambda r: holds(r, op, threshold) if pd.notna(r) else np.nan)
     strength = reps.map(lambda r: strength_of(r, op, threshold) if pd.notna(r) else np.nan)
     undefined = float(reps.isna().mean())
@@ -237,7 +226,7 @@ def _check_order(check: dict, run: Run, extra_where, reference: dict) -> Judgeme
         for ra, rb in zip(reps, reps[1:])
     ]
     if check.get("interval") == "bc":  # each difference's replicates bias-corrected about its point
-        diffs = [bias_corrected(d, float(a) - float(b) - margin) for d, (a, b) in zip(diffs, pairs)]
+        diffs = [as_interval("bc", d, float(a) - float(b) - margin) for d, (a, b) in zip(diffs, pairs)]
     strength = pd.concat(diffs, axis=1).min(axis=1, skipna=False)
     # an order holds firmly when every adjacent difference is firmly above the margin, and does not
     # hold firmly when some difference that fails is firmly below it (Bonferroni over the pairs)

@@ -185,3 +185,13 @@ def modal(points: list):
     """The most common of the seeds' values (the first seed's where several are as common)."""
     counts = pd.Series([str(p) for p in points]).value_counts(sort=False)
     return points[[str(p) for p in points].index(counts.idxmax())]
+
+
+def seed_differences(seeds: list, margin: float) -> list:
+    """Each adjacent difference of an order over seeds, minus the margin: (each seed's point, each
+    seed's replicates by replicate id or None) from ``seeds``, per value (points, replicates)."""
+    num = lambda r: pd.to_numeric(r, errors="coerce")  # noqa: E731
+    return [
+        ([a - b - margin for a, b in zip(pa, pb)], [None if x is None or y is None else num(x) - num(y) - margin for x, y in zip(ra, rb)])
+        for (pa, ra), (pb, rb) in zip(seeds, seeds[1:])
+    ]  # fmt: skip

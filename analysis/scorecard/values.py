@@ -211,6 +211,14 @@ def bias_corrected(reps: pd.Series, point) -> pd.Series:
     return out
 
 
+def as_interval(kind: str | None, reps: pd.Series, point) -> pd.Series:
+    """The replicates whose percentiles make a claim's ``interval``: as they are (percentile, the
+    default), :func:`basic` or :func:`bias_corrected` (``bc``); a categorical value's as they are."""
+    if isinstance(point, str) or kind in (None, "percentile"):
+        return reps
+    return basic(reps, point) if kind == "basic" else bias_corrected(reps, point)
+
+
 def holds(v, op: str, threshold) -> bool:
     """``v op threshold``; a tie (an undecided argmax, TIE) never holds."""
     if isinstance(v, str) and v.startswith(TIE):

@@ -38,21 +38,21 @@ def test_a_stale_block_is_named_then_rewritten(tmp_path):
     root = pages_copy(tmp_path)
     families = root / "docs" / "families.md"
     families.write_text(families.read_text().replace("| BERT |", "| BERT (edited) |", 1))
-    calibration = root / "docs" / "scorecard.md"
+    calibration = root / "docs" / "calibration.md"
     calibration.write_text(calibration.read_text().replace("| as before | 2.7% |", "| as before | 9.9% |", 1))
     assert families.read_text() != (ROOT / "docs" / "families.md").read_text()
-    assert calibration.read_text() != (ROOT / "docs" / "scorecard.md").read_text()
+    assert calibration.read_text() != (ROOT / "docs" / "calibration.md").read_text()
     args = ["--root", str(root), "--results", str(tmp_path / "no-results")]
     stale = tools_docs("--check", *args)
     assert stale.returncode == 1
     assert "  docs/families.md: families block\n" in stale.stdout
-    assert "  docs/scorecard.md: calibration block\n" in stale.stdout
+    assert "  docs/calibration.md: calibration block\n" in stale.stdout
     assert "2 generator(s) failed or stale: families, calibration" in stale.stdout
     assert families.read_text() != (ROOT / "docs" / "families.md").read_text()  # --check writes nothing
     written = tools_docs(*args)
     assert written.returncode == 0 and "families (docs/families.md from" in written.stdout
     assert families.read_text() == (ROOT / "docs" / "families.md").read_text()
-    assert calibration.read_text() == (ROOT / "docs" / "scorecard.md").read_text()
+    assert calibration.read_text() == (ROOT / "docs" / "calibration.md").read_text()
     assert tools_docs("--check", *args).returncode == 0
 
 

@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from analysis.scorecard.values import REPLICATE
-from tools.measure.own_calibration import Family, calibrate_family, mde, nested_weights
+from tools.measure.own_calibration import calibrate_family, mde
+from tools.measure.own_families import Family, nested_weights
 
 
 def test_nested_weights_resample_the_drawn_clusters_only():

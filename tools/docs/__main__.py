@@ -45,15 +45,15 @@ GENERATORS = {
         lambda a: resource_table.generate(a.root, a.check),
     ),
     "calibration": (
-        "docs/scorecard.md from docs/calibration.csv",
+        "docs/calibration.md from docs/calibration.csv",
         lambda a: calibration_table.generate(a.root, a.check),
     ),
     "seed-calibration": (
-        "docs/scorecard.md from docs/seed_calibration.csv",
+        "docs/calibration.md from docs/seed_calibration.csv",
         lambda a: calibration_table.generate_seeds(a.root, a.check),
     ),
     "own-calibration": (
-        "docs/scorecard.md from docs/own_calibration.csv",
+        "docs/calibration.md and README.md from docs/own_calibration.csv",
         lambda a: calibration_table.generate_own(a.root, a.check),
     ),
     "run-times": (

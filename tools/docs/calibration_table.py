@@ -1,4 +1,4 @@
-"""docs/scorecard.md's calibration tables, between ``<!-- calibration:begin -->`` and
+"""docs/calibration.md's calibration tables, between ``<!-- calibration:begin -->`` and
 ``<!-- calibration:end -->`` (from docs/calibration.csv) and ``<!-- seed-calibration:begin -->`` and
 ``<!-- seed-calibration:end -->`` (from docs/seed_calibration.csv), ``<!-- own-calibration:begin -->`` (from docs/own_calibration.csv):
 the simulations themselves are ``python -m tools.measure.calibration``, ``python -m
@@ -15,7 +15,7 @@ import pandas as pd
 
 from tools.docs.page_block import refresh
 
-PAGE, CSV, SEED_CSV = "docs/scorecard.md", "docs/calibration.csv", "docs/seed_calibration.csv"
+PAGE, CSV, SEED_CSV = "docs/calibration.md", "docs/calibration.csv", "docs/seed_calibration.csv"
 OWN_CSV = "docs/own_calibration.csv"
 
 
@@ -37,7 +37,7 @@ def markdown(table: pd.DataFrame) -> str:
 
 
 def generate(root: Path, check: bool) -> list[str]:
-    """The table of ``root``'s docs/scorecard.md from its docs/calibration.csv: its stale part, written unless ``check``."""
+    """The table of ``root``'s docs/calibration.md from its docs/calibration.csv: its stale part, written unless ``check``."""
     return refresh(root / PAGE, "calibration", markdown(pd.read_csv(root / CSV)), check, PAGE)
 
 
@@ -64,7 +64,7 @@ def seed_markdown(table: pd.DataFrame) -> str:
 
 
 def generate_seeds(root: Path, check: bool) -> list[str]:
-    """The seed rule's table of ``root``'s docs/scorecard.md from its docs/seed_calibration.csv."""
+    """The seed rule's table of ``root``'s docs/calibration.md from its docs/seed_calibration.csv."""
     return refresh(root / PAGE, "seed-calibration", seed_markdown(pd.read_csv(root / SEED_CSV)), check, PAGE)
 
 
@@ -118,13 +118,13 @@ def own_summary(table: pd.DataFrame) -> str:
     text += f"; above it: {', '.join(f'`{c}`' for c in over)})" if len(over) else ")"
     text += (
         f"; a firm verdict needs the quantity {finite.min():.2g} to {finite.max():.2g} standard errors from its "
-        "threshold to be reached 80% of the time ([calibration](docs/scorecard.md#how-sure-a-verdict-is-calibration))."
+        "threshold to be reached 80% of the time ([calibration](docs/calibration.md))."
     )
     return text
 
 
 def generate_own(root: Path, check: bool) -> list[str]:
-    """The own-data table of ``root``'s docs/scorecard.md and README's sentence, from its docs/own_calibration.csv."""
+    """The own-data table of ``root``'s docs/calibration.md and README's sentence, from its docs/own_calibration.csv."""
     table = pd.read_csv(root / OWN_CSV)
     stale = refresh(root / PAGE, "own-calibration", own_markdown(table), check, PAGE)
     return stale + refresh(root / "README.md", "verdict-calibration", own_summary(table), check, "README.md")

@@ -9,8 +9,8 @@ times as the rules do, and the engine's verdicts counted: the rate of a wrong "h
 before" show the way the project used to read the same data, for comparison.
 
     python -m tools.measure.calibration                          # print the table
-    python -m tools.measure.calibration --page docs/scorecard.md --csv docs/calibration.csv
-    python -m tools.measure.calibration --page docs/scorecard.md --csv docs/calibration.csv --check
+    python -m tools.measure.calibration --page docs/calibration.md --csv docs/calibration.csv
+    python -m tools.measure.calibration --page docs/calibration.md --csv docs/calibration.csv --check
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ order's second member), per level.
     python -m tools.measure.own_calibration ... --csv docs/own_calibration.csv
     python -m tools.measure.own_calibration ... --interval percentile --claims ID ... --csv docs/own_calibration.csv --append
 
-``python -m tools.docs`` renders docs/scorecard.md's table and README's sentence from the csv
+``python -m tools.docs`` renders docs/calibration.md's table and README's sentence from the csv
 (``--check``: they agree).
 """
 
@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import copy
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,45 +38,15 @@ import pandas as pd
 
 from analysis.scorecard.checks import levels_of
 from analysis.scorecard.claims import claim_files, read_claims
-from analysis.scorecard.evaluate import ClaimError, evaluate_claim, tables_read
+from analysis.scorecard.evaluate import ClaimError, evaluate_claim
 from analysis.scorecard.run import Run
-from analysis.scorecard.values import REPLICATE, replicate_values, select, side, specs_of, value
+from analysis.scorecard.values import replicate_values, select, side, value
 from analysis.shared.bootstrap import cluster_weights, with_resampled
 from tools.docs.calibration_table import own_markdown
+from tools.measure.own_families import Family, coref_family, dep_heads_family, family_claims, nested_weights, point_of
 
 GRID = (0, 1, 2, 3, 4)  # the claim quantity's true value, in SE toward a side
 POWER = 0.8
-
-
-@dataclass
-class Family:
-    """The tables one rule makes from per-unit tallies: ``make(weights)`` -> replicate tables by stem
-    (``weights``: (B, units)); ``clusters``: each unit's cluster index (0 .. G - 1), drawn whole."""
-
-    name: str
-    clusters: np.ndarray
-    make: Callable[[np.ndarray], dict[str, pd.DataFrame]]
-
-    @property
-    def n_clusters(self) -> int:
-        return int(self.clusters.max()) + 1
-
-
-def nested_weights(clusters: np.ndarray, resamples: int, rng) -> tuple[np.ndarray, np.ndarray]:
-    """A new dataset and its bootstrap: G of the G clusters drawn with replacement (the dataset's
-    units' multiplicities, (units,)), and ``resamples`` resamples of the dataset's G drawn clusters
-    ((resamples, units): a cluster drawn twice into the dataset counts twice in each pick)."""
-    g = int(clusters.max()) + 1
-    drawn = rng.integers(0, g, g)
-    picks = drawn[rng.integers(0, g, (resamples, g))]  # (B, G) the original cluster of each pick
-    inner = np.zeros((resamples, g))
-    np.add.at(inner, (np.repeat(np.arange(resamples), g), picks.ravel()), 1)
-    return np.bincount(drawn, minlength=g)[clusters].astype(float), inner[:, clusters]
-
-
-def point_of(boots: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
-    """One-replicate tables as point tables."""
-    return {k: v.drop(columns=[REPLICATE]).reset_index(drop=True) for k, v in boots.items()}
 
 
 @dataclass
@@ -240,62 +209,6 @@ def calibrate_family(family: Family, claims: list[dict], datasets: int, resample
             }
         )
     return pd.DataFrame(rows)
-
-
-def family_claims(stems: set[str], claims: list[dict]) -> list[dict]:
-    """The claims reading only ``stems`` (their check, premise, refutation), none resting on trainings."""
-    return [c for c in claims if set(tables_read(c)) <= stems and not c.get("trained")]
-
-
-def relations_read(claims: list[dict], stem: str) -> list[str]:
-    """The relations the claims' values on table ``stem`` name in their ``where``."""
-    named = []
-    for claim in claims:
-        for spec in specs_of(claim["check"]) + specs_of(claim.get("refuted_if")):
-            if spec["table"] == stem:
-                rel = spec.get("where", {}).get("relation", [])
-                named += rel if isinstance(rel, list) else [rel]
-    return list(dict.fromkeys(named))
-
-
-def dep_heads_family(
-    units: Path, tables: Path, claims: list[dict], corpus: str = "gum_sd_dev", select_on: str = "gum_sd_train"
-) -> Family:
-    """Table 1 on ``corpus``'s documents: the head, offset and directions chosen on ``select_on``
-    (the run's tables), scored on each dataset; the in-sample best head chosen again in each. Only
-    the relations the claims read are scored (the others change no verdict)."""
-    from analysis.clark.syntax.replicates import table1_replicates
-    from analysis.clark.syntax.selected import selected_replicates, selection, with_selected
-    from analysis.clark.syntax.units import SentenceTallies
-
-    sc = SentenceTallies(units / f"dep_heads.{corpus}.npz")
-    read = relations_read(claims, f"dep_heads.{corpus}")
-    unknown = sorted(set(read) - set(sc.correct))
-    if unknown:
-        raise SystemExit(f"{units}/dep_heads.{corpus}.npz: no arcs of the relations {unknown} the claims read")
-    sc.correct = {r: None for r in sc.correct if r in read}
-    full, base = (tables / f"dep_heads.{k}.{select_on}.csv" for k in ("full", "baselines"))
-    choice = selection(pd.read_csv(full), pd.read_csv(base), select_on, (full, base))
-    relations = list(sc.correct)
-    clusters = pd.factorize(pd.Series(sc.clusters))[0]
-
-    def make(weights):
-        boot = table1_replicates(sc, relations, weights)
-        return {
-            f"dep_heads.{corpus}": with_selected(
-                boot, selected_replicates(sc, choice, weights), on=(REPLICATE, "relation")
-            )
-        }
-
-    return Family(f"dep_heads.{corpus}", clusters, make)
-
-
-def coref_family(units: Path) -> Family:
-    """Table 2 on the coreference corpus's documents (the best head chosen again in each dataset)."""
-    from analysis.clark.coref.heads import Tally
-
-    tally = Tally.from_units(units / "coref_heads.npz")
-    return Family("coref_heads", np.arange(len(tally.by_unit)), lambda w: {"coref_heads": tally.replicate_summary(w)})
 
 
 def with_interval(claims: list[dict], interval: str | None) -> list[dict]:

@@ -14,7 +14,7 @@ agree (as before), and one seed: alone (its bootstrap covers the inputs only), o
 reference measured on 5 other seeds of another draw of the data.
 
     python -m tools.measure.seed_calibration                          # print the table
-    python -m tools.measure.seed_calibration --page docs/scorecard.md --csv docs/seed_calibration.csv
+    python -m tools.measure.seed_calibration --page docs/calibration.md --csv docs/seed_calibration.csv
 """
 
 from __future__ import annotations

@@ -1,0 +1,104 @@
+"""The per-unit data the calibration on the project's own data resamples
+(tools/measure/own_calibration.py): each a :class:`Family`, the tables one rule makes from a run's
+per-unit tallies (``resources/units/<model>/``) for any weights of its units, built with the rule's
+own replicate functions; and a new dataset of a family's units with its bootstrap
+(:func:`nested_weights`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from analysis.scorecard.evaluate import tables_read
+from analysis.scorecard.values import REPLICATE, specs_of
+
+
+@dataclass
+class Family:
+    """The tables one rule makes from per-unit tallies: ``make(weights)`` -> replicate tables by stem
+    (``weights``: (B, units)); ``clusters``: each unit's cluster index (0 .. G - 1), drawn whole."""
+
+    name: str
+    clusters: np.ndarray
+    make: Callable[[np.ndarray], dict[str, pd.DataFrame]]
+
+    @property
+    def n_clusters(self) -> int:
+        return int(self.clusters.max()) + 1
+
+
+def relations_read(claims: list[dict], stem: str) -> list[str]:
+    """The relations the claims' values on table ``stem`` name in their ``where``."""
+    named = []
+    for claim in claims:
+        for spec in specs_of(claim["check"]) + specs_of(claim.get("refuted_if")):
+            if spec["table"] == stem:
+                rel = spec.get("where", {}).get("relation", [])
+                named += rel if isinstance(rel, list) else [rel]
+    return list(dict.fromkeys(named))
+
+
+def dep_heads_family(
+    units: Path, tables: Path, claims: list[dict], corpus: str = "gum_sd_dev", select_on: str = "gum_sd_train"
+) -> Family:
+    """Table 1 on ``corpus``'s documents: the head, offset and directions chosen on ``select_on``
+    (the run's tables), scored on each dataset; the in-sample best head chosen again in each. Only
+    the relations the claims read are scored (the others change no verdict)."""
+    from analysis.clark.syntax.replicates import table1_replicates
+    from analysis.clark.syntax.selected import selected_replicates, selection, with_selected
+    from analysis.clark.syntax.units import SentenceTallies
+
+    sc = SentenceTallies(units / f"dep_heads.{corpus}.npz")
+    read = relations_read(claims, f"dep_heads.{corpus}")
+    unknown = sorted(set(read) - set(sc.correct))
+    if unknown:
+        raise SystemExit(f"{units}/dep_heads.{corpus}.npz: no arcs of the relations {unknown} the claims read")
+    sc.correct = {r: None for r in sc.correct if r in read}
+    full, base = (tables / f"dep_heads.{k}.{select_on}.csv" for k in ("full", "baselines"))
+    choice = selection(pd.read_csv(full), pd.read_csv(base), select_on, (full, base))
+    relations = list(sc.correct)
+    clusters = pd.factorize(pd.Series(sc.clusters))[0]
+
+    def make(weights):
+        boot = table1_replicates(sc, relations, weights)
+        return {
+            f"dep_heads.{corpus}": with_selected(
+                boot, selected_replicates(sc, choice, weights), on=(REPLICATE, "relation")
+            )
+        }
+
+    return Family(f"dep_heads.{corpus}", clusters, make)
+
+
+def coref_family(units: Path) -> Family:
+    """Table 2 on the coreference corpus's documents (the best head chosen again in each dataset)."""
+    from analysis.clark.coref.heads import Tally
+
+    tally = Tally.from_units(units / "coref_heads.npz")
+    return Family("coref_heads", np.arange(len(tally.by_unit)), lambda w: {"coref_heads": tally.replicate_summary(w)})
+
+
+def family_claims(stems: set[str], claims: list[dict]) -> list[dict]:
+    """The claims reading only ``stems`` (their check, premise, refutation), none resting on trainings."""
+    return [c for c in claims if set(tables_read(c)) <= stems and not c.get("trained")]
+
+
+def nested_weights(clusters: np.ndarray, resamples: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """A new dataset and its bootstrap: G of the G clusters drawn with replacement (the dataset's
+    units' multiplicities, (units,)), and ``resamples`` resamples of the dataset's G drawn clusters
+    ((resamples, units): a cluster drawn twice into the dataset counts twice in each pick)."""
+    g = int(clusters.max()) + 1
+    drawn = rng.integers(0, g, g)
+    picks = drawn[rng.integers(0, g, (resamples, g))]  # (B, G) the original cluster of each pick
+    inner = np.zeros((resamples, g))
+    np.add.at(inner, (np.repeat(np.arange(resamples), g), picks.ravel()), 1)
+    return np.bincount(drawn, minlength=g)[clusters].astype(float), inner[:, clusters]
+
+
+def point_of(boots: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """One-replicate tables as point tables."""
+    return {k: v.drop(columns=[REPLICATE]).reset_index(drop=True) for k, v in boots.items()}
