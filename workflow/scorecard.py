@@ -24,26 +24,23 @@ def read_run(run: dict) -> Run:
     return Run(tables, boots, not_selected=not_selected)
 
 
+def read_reference(kind: str, read, path, absent: str):
+    """A reference file read (None where absent), and what was read logged."""
+    ref = read(path)
+    log.info("%s reference: %s", kind, f"{ref.path} ({ref.source})" if ref else f"{path} absent: {absent}")
+    return ref
+
+
 runs = snakemake.params.runs
 # the model's own run, then its training runs (config trainings): each seed judged alone, combined
 own = pool_trainings(
     [read_run(runs["model"])] + [read_run(r) for name, r in runs.items() if name.startswith("training-")]
 )
 # the seed reference a one-seed claim is widened by (overview.seed_reference; no file: none)
-reference = read_seed_reference(snakemake.params.seed_reference)
-log.info(
-    "seed reference: %s",
-    f"{reference.path} ({reference.source})"
-    if reference
-    else f"{snakemake.params.seed_reference} absent: no verdict widened",
-)
+reference = read_reference("seed", read_seed_reference, snakemake.params.seed_reference, "no verdict widened")
 # the control reference a one-draw control is read with (overview.control_reference; no file: none)
-control_reference = read_control_reference(snakemake.params.control_reference)
-log.info(
-    "control reference: %s",
-    f"{control_reference.path} ({control_reference.source})"
-    if control_reference
-    else f"{snakemake.params.control_reference} absent: no spread test on one draw",
+control_reference = read_reference(
+    "control", read_control_reference, snakemake.params.control_reference, "no spread test on one draw"
 )
 own = replace(own, reference=reference, control_reference=control_reference)
 # the random-init control's runs (overview.random_init_control), for the claims that read maps: its

@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analysis.scorecard.seed_reference import reference_rows
+
 COLUMNS = ["id", "sd", "draws", "model", "commit"]
 
 
@@ -39,12 +41,9 @@ def read_control_reference(path) -> ControlReference | None:
     columns of :data:`COLUMNS`, with an SD that is no finite number >= 0, fewer than 2 draws or a
     claim twice is an error naming the file and the row."""
     path = Path(path)
-    if not path.is_file():
+    df = reference_rows(path, COLUMNS, "a control reference")
+    if df is None:
         return None
-    df = pd.read_csv(path, dtype=str, keep_default_na=False)
-    missing = [c for c in COLUMNS if c not in df.columns]
-    if missing:
-        raise ValueError(f"{path}: no column {', '.join(missing)} (a control reference has {', '.join(COLUMNS)})")
     sd, draws = pd.to_numeric(df["sd"], errors="coerce"), pd.to_numeric(df["draws"], errors="coerce")
     bad = df.index[~np.isfinite(sd) | (sd < 0) | ~(draws >= 2) | (draws % 1 != 0) | df["id"].duplicated()]
     if len(bad):

@@ -34,17 +34,26 @@ class SeedReference:
         return self.entries.get(claim_id, {})
 
 
+def reference_rows(path: Path, columns: list[str], what: str) -> pd.DataFrame | None:
+    """The rows of a committed reference file as text (None where there is no such file); a file
+    without every one of ``columns`` is an error naming the file and ``what`` it should be."""
+    if not path.is_file():
+        return None
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"{path}: no column {', '.join(missing)} ({what} has {', '.join(columns)})")
+    return df
+
+
 def read_seed_reference(path) -> SeedReference | None:
     """The seed reference at ``path`` (None where there is no such file: no widening). A file
     without the columns of :data:`COLUMNS`, or with an SD that is no finite number >= 0, or fewer than
     2 seeds (no SD), is an error naming the file and the row."""
     path = Path(path)
-    if not path.is_file():
+    df = reference_rows(path, COLUMNS, "a seed reference")
+    if df is None:
         return None
-    df = pd.read_csv(path, dtype=str, keep_default_na=False)
-    missing = [c for c in COLUMNS if c not in df.columns]
-    if missing:
-        raise ValueError(f"{path}: no column {', '.join(missing)} (a seed reference has {', '.join(COLUMNS)})")
     sd, seeds = pd.to_numeric(df["sd"], errors="coerce"), pd.to_numeric(df["seeds"], errors="coerce")
     bad = df.index[~np.isfinite(sd) | (sd < 0) | ~(seeds >= 2) | (seeds % 1 != 0)]
     if len(bad):

@@ -41,17 +41,14 @@ def _family(n=30, per=20, seed=0):
     return Family("t", clusters, make)
 
 
+# the head's accuracy above 0.5: the claim of both tests below
+ABOVE_HALF = {"value": {"table": "t", "column": "accuracy", "where": {"system": "head"}}, "op": ">", "threshold": 0.5}
+
+
 def test_size_and_power_on_data_with_a_known_truth():
     """A value against a threshold, on 30 clustered documents: wrong firm verdicts rare on the
     threshold, power rising with the distance from it, the MDE of a two-sided 95% test (~2.8 SE)."""
-    claim = {
-        "id": "t.claim",
-        "check": {
-            "value": {"table": "t", "column": "accuracy", "where": {"system": "head"}},
-            "op": ">",
-            "threshold": 0.5,
-        },
-    }
+    claim = {"id": "t.claim", "check": ABOVE_HALF}
     row = calibrate_family(_family(), [claim], datasets=300, resamples=300, seed=1).iloc[0]
     bound = 0.025 + 3 * np.sqrt(0.025 * 0.975 / 300)
     assert row.wrong_holds <= bound and row.wrong_does_not_hold <= bound
@@ -61,14 +58,7 @@ def test_size_and_power_on_data_with_a_known_truth():
 
 
 def test_a_claim_without_spread_is_named_not_calibrated():
-    claim = {
-        "id": "t.flat",
-        "check": {
-            "value": {"table": "t", "column": "accuracy", "where": {"system": "head"}},
-            "op": ">",
-            "threshold": 0.5,
-        },
-    }
+    claim = {"id": "t.flat", "check": ABOVE_HALF}
     flat = Family(
         "t",
         np.arange(10),

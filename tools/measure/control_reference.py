@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.scorecard.control_reference import COLUMNS, read_control_reference
-from tools.measure.seed_reference import MODEL, run_commit
+from tools.measure.seed_reference import MODEL, run_commit, write_reference
 
 DRAW = re.compile(r"^control_strength(?P<draw>\d+)$")
 
@@ -62,9 +62,7 @@ def main(argv=None) -> int:
         sys.exit(f"{terms_path}: {e}")
     for claim in few:
         print(f"left out {claim}: fewer than {args.min_draws} draws with a strength")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    table.to_csv(args.out, index=False, float_format="%.6g")
-    read_control_reference(args.out)  # what the scorecard reads back: fails here, not in the next run
+    write_reference(table, args.out, read_control_reference)
     print(f"{args.out}: {len(table)} claims, {args.model} @ {commit[:7]}")
     return 0
 

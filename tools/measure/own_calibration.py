@@ -52,10 +52,10 @@ POWER = 0.8
 @dataclass
 class Quantity:
     """How a claim's quantity (side-signed: > 0 is its holding side) moves with the data: the spec
-    whose rows are shifted, and the quantity's change per unit added to them; None: the claim's
-    threshold is moved instead (a value with a computed column and no levels)."""
+    whose rows are shifted, and the quantity's change per unit added to them (a value with a
+    computed column and no levels moves its threshold instead)."""
 
-    spec: dict | None
+    spec: dict
     factor: float
 
 
@@ -106,9 +106,7 @@ def shifted(frames: dict, spec: dict, per, levels, deltas) -> dict:
 def _moved(claim: dict, quantity: Quantity, run: Run, levels, change: np.ndarray) -> tuple[dict, Run]:
     """The claim and run with each level's quantity moved by ``change``."""
     check = claim["check"]
-    if quantity.spec is None or (
-        len(levels) == 1 and quantity.spec["column"] not in run.tables[quantity.spec["table"]].columns
-    ):
+    if len(levels) == 1 and quantity.spec["column"] not in run.tables[quantity.spec["table"]].columns:
         moved = copy.deepcopy(claim)  # the value moves by change == the threshold by -change
         moved["check"]["threshold"] = check["threshold"] - (side(check["op"]) or 1) * float(change[0])
         return moved, run
@@ -236,8 +234,7 @@ def calibrate(
         raise SystemExit(f"{units}: no {', '.join(missing)} (rules dep_heads and coref_heads write them; rerun them)")
     parts = []
     for family in (build() for build in builders.values()):
-        stems = set(family.make(np.ones((1, len(family.clusters)))))
-        chosen = [c for c in family_claims(stems, claims) if only is None or c["id"] in only]
+        chosen = [c for c in family_claims(set(family.stems), claims) if only is None or c["id"] in only]
         if chosen:
             parts.append(calibrate_family(family, chosen, datasets, resamples, seed))
     table = pd.concat(parts, ignore_index=True)

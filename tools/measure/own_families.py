@@ -20,11 +20,13 @@ from analysis.scorecard.values import REPLICATE, specs_of
 @dataclass
 class Family:
     """The tables one rule makes from per-unit tallies: ``make(weights)`` -> replicate tables by stem
-    (``weights``: (B, units)); ``clusters``: each unit's cluster index (0 .. G - 1), drawn whole."""
+    (``weights``: (B, units)), the stems of those tables (``stems``: the claims it can judge);
+    ``clusters``: each unit's cluster index (0 .. G - 1), drawn whole."""
 
     name: str
     clusters: np.ndarray
     make: Callable[[np.ndarray], dict[str, pd.DataFrame]]
+    stems: tuple = ()
 
     @property
     def n_clusters(self) -> int:
@@ -71,7 +73,7 @@ def dep_heads_family(
             )
         }
 
-    return Family(f"dep_heads.{corpus}", clusters, make)
+    return Family(f"dep_heads.{corpus}", clusters, make, (f"dep_heads.{corpus}",))
 
 
 def coref_family(units: Path) -> Family:
@@ -79,7 +81,12 @@ def coref_family(units: Path) -> Family:
     from analysis.clark.coref.heads import Tally
 
     tally = Tally.from_units(units / "coref_heads.npz")
-    return Family("coref_heads", np.arange(len(tally.by_unit)), lambda w: {"coref_heads": tally.replicate_summary(w)})
+    return Family(
+        "coref_heads",
+        np.arange(len(tally.by_unit)),
+        lambda w: {"coref_heads": tally.replicate_summary(w)},
+        ("coref_heads",),
+    )
 
 
 def family_claims(stems: set[str], claims: list[dict]) -> list[dict]:

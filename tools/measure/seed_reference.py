@@ -74,6 +74,14 @@ def run_commit(root: Path) -> str:
     return got.stdout.strip()
 
 
+def write_reference(table: pd.DataFrame, out: Path, read_back) -> None:
+    """Write a reference table and read it back as the scorecard will (``read_back``): a bad row
+    fails here, not in the next run."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out, index=False, float_format="%.6g")
+    read_back(out)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--results", type=Path, default=Path("results"), help="the run's results folder")
@@ -96,9 +104,7 @@ def main(argv=None) -> int:
         absent = card[(pd.to_numeric(card["seeds"], errors="coerce") > 0) & ~card["id"].isin(table["id"])]
         for r in absent.itertuples():
             print(f"left out {r.id}: {r.verdict}, no per-seed value")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    table.to_csv(args.out, index=False, float_format="%.6g")
-    read_seed_reference(args.out)  # what the scorecard reads back: fails here, not in the next run
+    write_reference(table, args.out, read_seed_reference)
     print(f"{args.out}: {len(table)} quantities of {table['id'].nunique()} claims, {args.model} @ {commit[:7]}")
     return 0
 
