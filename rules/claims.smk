@@ -104,6 +104,12 @@ def control_reference_input(wildcards):
     return [path] if os.path.isfile(path) else []
 
 
+def calibrated_tails_input(wildcards):
+    """The calibrated tails file (config overview.calibrated_tails) where it exists, else nothing."""
+    path = config["overview"]["calibrated_tails"]
+    return [path] if os.path.isfile(path) else []
+
+
 def scorecard_inputs(wildcards):
     """Every file of every run, one named list per run (the scorecard reads them through params runs)."""
     return {

@@ -15,6 +15,8 @@ rule scorecard:
         seed_reference=seed_reference_input,
         # the control reference, where the file exists (none: no spread test on one control draw)
         control_reference=control_reference_input,
+        # the calibrated tails, where the file exists (none: every claim at the nominal 2.5% a side)
+        calibrated_tails=calibrated_tails_input,
     output:
         table=table("scorecard"),
         # our_value's numbers at full precision, one per claim, level and position
@@ -44,6 +46,7 @@ rule scorecard:
         runs=scorecard_runs,
         seed_reference=config["overview"]["seed_reference"],
         control_reference=config["overview"]["control_reference"],
+        calibrated_tails=config["overview"]["calibrated_tails"],
     script:
         "../workflow/scorecard.py"
 

@@ -1,5 +1,6 @@
 from dataclasses import replace
 
+from analysis.scorecard.calibrated_tails import read_calibrated_tails
 from analysis.scorecard.claims import read_claims, scorecard_and_values
 from analysis.scorecard.control_reference import read_control_reference
 from analysis.scorecard.counts import headline
@@ -42,7 +43,9 @@ reference = read_reference("seed", read_seed_reference, snakemake.params.seed_re
 control_reference = read_reference(
     "control", read_control_reference, snakemake.params.control_reference, "no spread test on one draw"
 )
-own = replace(own, reference=reference, control_reference=control_reference)
+# the calibrated tails the model's claims are read at (overview.calibrated_tails; no file: 2.5% a side)
+tails = read_reference("calibrated tails", read_calibrated_tails, snakemake.params.calibrated_tails, "nominal levels")
+own = replace(own, reference=reference, control_reference=control_reference, calibrated_tails=tails)
 # the random-init control's runs (overview.random_init_control), for the claims that read maps: its
 # first draw, then its further draws (random_init.draws: control-2, ...)
 controls = [read_run(runs["control"])] if "control" in runs else []

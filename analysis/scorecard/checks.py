@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.scorecard.aso import almost_stochastic_order
+from analysis.scorecard.calibrated_tails import apply_tails
 from analysis.scorecard.few_units import bounds_of, required_share, too_few, units_of
 from analysis.scorecard.pvalues import combined, direction_p
 from analysis.scorecard.run import Run
@@ -70,6 +71,8 @@ class Judgement:
     seed_p: tuple | None = None  # (p of holds, p of does not hold) of the interval widened by the seed reference
     # an order over k >= 2 seeds: per adjacent pair, Dror et al.'s eps_min of the one over the next (reported, not decisive)
     aso: list = field(default_factory=list)
+    # (holds, does not hold): the claim's calibrated tails / 0.025 (analysis.scorecard.calibrated_tails)
+    tail_scale: tuple = (1.0, 1.0)
 
     @property
     def p_value(self) -> float:
@@ -81,13 +84,15 @@ class Judgement:
         """Whether the verdict is firm when ``level`` of the replicates must agree, corrected for few
         resampled clusters (:func:`required_share`), and its interval widened by the seed reference
         decides at ``level`` too; over seeds, whether their t interval at ``level`` decides (the p
-        of the verdict's side, Bonferroni over an order's failing pairs, within 1 - ``level``)."""
+        of the verdict's side, Bonferroni over an order's failing pairs, within 1 - ``level``); the
+        level's tail scaled by the claim's calibrated tail (its p's are scaled already)."""
         side = 0 if self.ok else 1
         if self.basis == "seeds":
             return not self.why and bool((self.p_holds, self.p_fails)[side] <= 1 - level)
         if self.basis != "bootstrap":  # no replicates (None)
             return self.firm
-        firm = not self.why and bool(self.agreement >= required_share((1 - level) / self.divisor, self.units))
+        tail = (1 - level) * self.tail_scale[side] / self.divisor
+        firm = not self.why and bool(self.agreement >= required_share(tail, self.units))
         return firm and (self.seed_p is None or bool(self.seed_p[side] <= 1 - level))
 
 
@@ -255,21 +260,22 @@ def _check_order(check: dict, run: Run, extra_where, reference: dict) -> Judgeme
 
 
 def run_check(
-    check: dict, run: Run, skip=frozenset(), mark: dict | None = None, reference: dict | None = None
+    check: dict, run: Run, skip=frozenset(), mark: dict | None = None, reference: dict | None = None, tails=(1.0, 1.0)
 ) -> Judgement:
     """The check's judgement; with ``per``, every level (but those in ``skip``) must hold: it holds
     firmly when every level does, and does not hold firmly when some level firmly does not
     (Bonferroni over the levels: a "does not hold" is a union over them). ``mark``: level -> a note
     printed beside its value (e.g. a task whose model did not learn it). ``reference``: the claim's
-    seed reference, level (text; empty for none) -> quantity -> (between-seed SD, seeds)."""
+    seed reference, level (text; empty for none) -> quantity -> (between-seed SD, seeds). ``tails``: its
+    calibrated tails / 0.025, (holds, does not hold), read at every level (:func:`apply_tails`)."""
     reference = reference or {}
     if not check.get("per"):
-        return check_once(check, run, None, reference.get(""))
+        return apply_tails(check_once(check, run, None, reference.get("")), tails)
     levels = [level for level in levels_of(check, run.tables) if level not in skip]
     if not levels:
         raise NoRows(f"no level of {check['per']!r}")
     at = lambda level: reference.get(str(level))  # noqa: E731
-    results = [(level, check_once(check, run, {check["per"]: level}, at(level))) for level in levels]
+    results = [(lvl, apply_tails(check_once(check, run, {check["per"]: lvl}, at(lvl)), tails)) for lvl in levels]
     ok = all(j.ok for _, j in results)
     marks = {lvl: mark[lvl] for lvl, _ in results if mark and lvl in mark}
     strength_point = min(j.strength_point for _, j in results)

@@ -52,6 +52,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analysis.scorecard.calibrated_tails import NOMINAL
 from analysis.scorecard.checks import Judgement, check_once, levels_of, run_check
 from analysis.scorecard.run import Run
 from analysis.scorecard.values import (  # noqa: F401 (replicate_values, value: this module's interface too)
@@ -251,9 +252,15 @@ def evaluate_claim(claim: dict, run: Run) -> Outcome:
         if not_learnt:
             return not_learnt
         reference = run.reference.of(claim["id"]) if run.reference is not None and claim.get("trained") else {}
-        judged = run_check(claim["check"], run, skip, mark, reference)
+        tails = run.calibrated_tails.scale(claim["id"]) if run.calibrated_tails is not None else (1.0, 1.0)
+        judged = run_check(claim["check"], run, skip, mark, reference, tails)
         # firm on its own bootstrap, not once widened by the seed reference: inconclusive (seed)
-        seed_only = bool(reference) and judged.firm is False and run_check(claim["check"], run, skip, mark).firm
+        seed_only = (
+            bool(reference) and judged.firm is False and run_check(claim["check"], run, skip, mark, None, tails).firm
+        )
+        # firm at the nominal level, not at the claim's calibrated tails: inconclusive, said so
+        nominal = tails != (1.0, 1.0) and judged.firm is False and not seed_only
+        nominal = nominal and run_check(claim["check"], run, skip, mark, reference).firm
         refute = claim.get("refuted_if")
         refuted = _refuted(judged, refute, run, skip) if refute and not judged.ok else None
         resolved = claim.get("resolved_if")
@@ -268,7 +275,8 @@ def evaluate_claim(claim: dict, run: Run) -> Outcome:
     verdict = "holds" if judged.ok else "does not hold"
     if judged.firm is False:
         verdict = SEED if seed_only else INCONCLUSIVE
-        reasons.insert(0, ("seed" if seed_only else "undecided", judged))
+        tail = ("calibrated", tails[1 - judged.ok] * NOMINAL, run.calibrated_tails.source) if nominal else None
+        reasons.insert(0, ("seed", judged) if seed_only else tail or ("undecided", judged))
     elif refuted is not None and not refuted[0]:
         # a failed test is no evidence of absence: "does not hold" needs its refutation to hold too
         verdict = INCONCLUSIVE

@@ -19,7 +19,9 @@ class Run:
         :func:`analysis.scorecard.trainings.pool_trainings`) and the seed reference a one-seed claim is
         widened by (``reference``: :mod:`analysis.scorecard.seed_reference`; None: none read), and the
     control reference a one-draw control is read with (``control_reference``:
-    :mod:`analysis.scorecard.control_reference`; None: none read)."""
+    :mod:`analysis.scorecard.control_reference`; None: none read), and the calibrated tails its
+    claims are read at (``calibrated_tails``: :mod:`analysis.scorecard.calibrated_tails`; None: the
+    nominal 2.5%)."""
 
     tables: dict[str, pd.DataFrame]
     boots: dict[str, pd.DataFrame] = field(default_factory=dict)
@@ -28,3 +30,4 @@ class Run:
     trainings: tuple = ()
     reference: object = None
     control_reference: object = None
+    calibrated_tails: object = None

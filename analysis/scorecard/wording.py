@@ -147,6 +147,11 @@ def reason_text(item) -> str:
     if kind == "undecided":
         why = why_text(a[0])
         return f"the 95% interval {interval_text(a[0])} does not decide it" + (f" ({why})" if why else "")
+    if kind == "calibrated":
+        return (
+            f"firm at the nominal 2.5% a side, not at its calibrated tail {a[0]:.3g} (the level at which it is wrong "
+            f"2.5% of the time on the run's own documents; {a[1]})"
+        )
     if kind == "seed":
         return (
             f"firm on this training seed, but its 95% interval widened by the seed reference's between-seed SD, "

@@ -80,3 +80,25 @@ def test_appended_rows_replace_their_claim_and_interval_and_follow_their_claim()
         ("b", "bc", 20),
         ("c", "percentile", 3),
     ]
+
+
+def test_tails_of_the_null_datasets_by_hand():
+    from tools.measure.own_calibration import tails_of
+
+    # 80 datasets (2 may be firm each way): 3 firm holds (p 0.001, 0.002, 0.02), 1 firm does not hold
+    verdicts = [("holds", 0.001, 1.0), ("holds", 0.02, 0.9), ("holds", 0.002, 1.0), ("does not hold", 1.0, 0.004)]
+    verdicts += [("inconclusive", 0.3, 0.4)] * 76
+    assert tails_of(verdicts) == pytest.approx(((0.002 + 0.02) / 2, 0.025))
+
+
+def test_a_calibrated_row_the_claim_reads_now_retires_its_nominal_rows():
+    from tools.measure.own_calibration import appended
+
+    old = pd.DataFrame({"claim": ["a", "b"], "interval": ["percentile"] * 2, "now": [True, True]})
+    new = pd.DataFrame({"claim": ["a"], "interval": ["percentile"], "tails": ["calibrated"], "now": [True]})
+    out = appended(old, new)
+    assert list(zip(out.claim, out.tails, out.now)) == [
+        ("a", "nominal", False),
+        ("a", "calibrated", True),
+        ("b", "nominal", True),
+    ]

@@ -72,6 +72,10 @@ def _true(x) -> bool:
     return str(x).lower() == "true"
 
 
+def _tails(row) -> str:
+    return ", calibrated tails" if getattr(row, "tails", "nominal") == "calibrated" else ""
+
+
 def own_markdown(table: pd.DataFrame) -> str:
     """Per claim on the project's own data: size per direction, power at +2 SE and the 80% MDE
     (tools/measure/own_calibration.py), and the line saying how they were measured."""
@@ -86,7 +90,7 @@ def own_markdown(table: pd.DataFrame) -> str:
             lines.append(f"| `{r.claim}` | | | | | {r.note} | | | |")
             continue
         lines.append(
-            f"| `{r.claim}` | {r.interval}{'' if _true(r.now) else ' (not read now)'} | {int(r.clusters)} | {int(r.levels)} | {r.se:.2g} | {pct(r.wrong_holds)} | {pct(r.wrong_does_not_hold)} "
+            f"| `{r.claim}` | {r.interval}{_tails(r)}{'' if _true(r.now) else ' (not read now)'} | {int(r.clusters)} | {int(r.levels)} | {r.se:.2g} | {pct(r.wrong_holds)} | {pct(r.wrong_does_not_hold)} "
             f"| {pct(r.power_holds_2se)} / {pct(r.power_does_not_hold_2se)} "
             f"| {r.mde80_holds_se:.2g} / {r.mde80_does_not_hold_se:.2g} |"
         )

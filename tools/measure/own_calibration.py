@@ -30,98 +30,34 @@ from __future__ import annotations
 import argparse
 import copy
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from analysis.scorecard.calibrated_tails import DIRECTIONS, calibrated_tail, read_calibrated_tails
 from analysis.scorecard.checks import levels_of
 from analysis.scorecard.claims import claim_files, read_claims
 from analysis.scorecard.evaluate import ClaimError, evaluate_claim
 from analysis.scorecard.run import Run
-from analysis.scorecard.values import replicate_values, select, side, value
 from analysis.shared.bootstrap import cluster_weights, with_resampled
 from tools.docs.calibration_table import own_markdown
 from tools.measure.own_families import Family, coref_family, dep_heads_family, family_claims, nested_weights, point_of
+from tools.measure.own_shifts import NotCovered, moved, quantities, quantity_of
+from tools.measure.seed_reference import run_commit, write_reference
 
 GRID = (0, 1, 2, 3, 4)  # the claim quantity's true value, in SE toward a side
 POWER = 0.8
 
 
-@dataclass
-class Quantity:
-    """How a claim's quantity (side-signed: > 0 is its holding side) moves with the data: the spec
-    whose rows are shifted, and the quantity's change per unit added to them (a value with a
-    computed column and no levels moves its threshold instead)."""
-
-    spec: dict
-    factor: float
-
-
-class NotCovered(ValueError):
-    """A claim this calibration cannot shift (an order of more than two values; computed columns per level)."""
-
-
-def quantity_of(check: dict) -> Quantity:
-    if "value" in check:
-        return Quantity(check["value"], float(side(check["op"]) or 1))
-    if len(check["greater"]) == 2:
-        return Quantity(check["greater"][1], -1.0)
-    raise NotCovered(f"an order of {len(check['greater'])} values")
-
-
-def quantities(check: dict, run: Run, level_key) -> tuple[np.ndarray, np.ndarray]:
-    """Per level: the quantity on the run's point tables and its bootstrap SD."""
-    q, se = [], []
-    for lv in level_key:
-        where = None if lv is None else {check["per"]: lv}
-        if "value" in check:
-            s = side(check["op"]) or 1
-            v = value(check["value"], run.tables, where)
-            reps = pd.to_numeric(replicate_values(check["value"], run.boots, where), errors="coerce")
-            q.append(s * (float(v) - check["threshold"]))
-            se.append(float((s * reps).std()))
-        else:
-            a, b = (value(sp, run.tables, where) for sp in check["greater"])
-            ra, rb = (pd.to_numeric(replicate_values(sp, run.boots, where), errors="coerce") for sp in check["greater"])
-            q.append(float(a) - float(b) - check.get("margin", 0.0))
-            se.append(float((ra - rb).std()))
-    return np.array(q), np.array(se)
-
-
-def shifted(frames: dict, spec: dict, per, levels, deltas) -> dict:
-    """``frames`` with ``deltas`` (per level) added to ``spec``'s column on the rows it reads."""
-    df = frames[spec["table"]].copy()
-    col = spec["column"]
-    if col not in df.columns:
-        raise NotCovered(f"computed column {col!r} read per level")
-    rows = select(df.assign(_row=np.arange(len(df))), spec.get("where"))
-    for lv, d in zip(levels, deltas):
-        at = rows if lv is None else select(rows, {per: lv})
-        df.iloc[at["_row"].to_numpy(), df.columns.get_loc(col)] += d
-    return {**frames, spec["table"]: df}
-
-
-def _moved(claim: dict, quantity: Quantity, run: Run, levels, change: np.ndarray) -> tuple[dict, Run]:
-    """The claim and run with each level's quantity moved by ``change``."""
-    check = claim["check"]
-    if len(levels) == 1 and quantity.spec["column"] not in run.tables[quantity.spec["table"]].columns:
-        moved = copy.deepcopy(claim)  # the value moves by change == the threshold by -change
-        moved["check"]["threshold"] = check["threshold"] - (side(check["op"]) or 1) * float(change[0])
-        return moved, run
-    deltas = change / quantity.factor
-    per = check.get("per")
-    return claim, Run(
-        shifted(run.tables, quantity.spec, per, levels, deltas), shifted(run.boots, quantity.spec, per, levels, deltas)
-    )
-
-
-def _verdict(claim: dict, run: Run) -> str:
+def _verdict(claim: dict, run: Run) -> tuple[str, float, float]:
+    """(verdict, p of holds, p of does not hold) of a claim on one dataset."""
     try:
-        return evaluate_claim(claim, run).verdict
+        out = evaluate_claim(claim, run)
     except ClaimError:  # a dataset that draws no row the claim reads (a relation without arcs): no verdict
-        return "no rows"
+        return "no rows", np.nan, np.nan
+    j = out.judged
+    return out.verdict, *((j.p_holds, j.p_fails) if j is not None else (np.nan, np.nan))
 
 
 def check_interval(check: dict) -> str:
@@ -129,21 +65,39 @@ def check_interval(check: dict) -> str:
     return check.get("interval", "percentile")
 
 
-def tally(verdicts: list[str]) -> tuple[float, float]:
+def tally(verdicts: list[tuple]) -> tuple[float, float]:
     n = len(verdicts)
-    return sum(v == "holds" for v in verdicts) / n, sum(v == "does not hold" for v in verdicts) / n
+    if not n:  # a shift not evaluated
+        return np.nan, np.nan
+    return sum(v[0] == "holds" for v in verdicts) / n, sum(v[0] == "does not hold" for v in verdicts) / n
+
+
+def tails_of(verdicts: list[tuple]) -> tuple[float, float]:
+    """The calibrated tails (holds, does not hold) of the datasets with the quantity on the threshold:
+    each the level below which at most 2.5% of them are still firm that way (:func:`calibrated_tail`)."""
+    firm_holds = [p for v, p, _ in verdicts if v == "holds"]
+    firm_fails = [p for v, _, p in verdicts if v == "does not hold"]
+    return calibrated_tail(firm_holds, len(verdicts)), calibrated_tail(firm_fails, len(verdicts))
 
 
 def mde(power: list[float]) -> float:
-    """The smallest k (SE) where power reaches 80%, interpolated linearly on GRID; inf beyond it."""
+    """The smallest k (SE) where power reaches 80%, interpolated linearly on GRID; inf beyond it
+    (NaN where the power was not measured)."""
+    if np.isnan(power).any():
+        return np.nan
     for (k0, p0), (k1, p1) in zip(zip(GRID, power), zip(GRID[1:], power[1:])):
         if p1 >= POWER:
             return float(k1) if p0 >= POWER or p1 == p0 else k0 + (POWER - p0) / (p1 - p0) * (k1 - k0)
     return float("inf")
 
 
-def calibrate_family(family: Family, claims: list[dict], datasets: int, resamples: int, seed: int) -> pd.DataFrame:
-    """One row per claim of ``family``: its size, power and MDE over ``datasets`` resampled datasets."""
+def calibrate_family(
+    family: Family, claims: list[dict], datasets: int, resamples: int, seed: int, tails=None, grid=GRID
+) -> pd.DataFrame:
+    """One row per claim of ``family``: its size, power and MDE over ``datasets`` resampled datasets,
+    and its calibrated tails (columns tail_holds, tail_does_not_hold); each claim read at ``tails``
+    (:class:`analysis.scorecard.calibrated_tails.CalibratedTails`; None: the nominal level).
+    ``grid=(0,)``: the size and tails alone (power and MDE empty)."""
     g = family.n_clusters
     observed = family.make(np.ones((1, len(family.clusters))))
     population = Run(
@@ -159,27 +113,30 @@ def calibrate_family(family: Family, claims: list[dict], datasets: int, resample
             q, se = quantities(check, population, levels)
             if not (se > 1e-12).all():  # a constant's SD is rounding noise
                 raise NotCovered("its bootstrap SD on the run is 0 (every resample gives the same value)")
-            _moved(claim, quantity, population, levels, np.zeros(len(levels)))
+            moved(claim, quantity, population, levels, np.zeros(len(levels)))
         except NotCovered as e:
             rows.append({"claim": claim["id"], "data": family.name, "note": f"not covered: {e}"})
             continue
         plans.append((claim, quantity, levels, q, se))
-    verdicts = {(p[0]["id"], k, d): [] for p in plans for k in GRID for d in (1, -1)}
+    verdicts = {(p[0]["id"], k, d): [] for p in plans for k in GRID for d in (1, -1)}  # empty beyond grid
     rng = np.random.default_rng(seed)
     for _ in range(datasets):
         outer, inner = nested_weights(family.clusters, resamples, rng)
         run = Run(
-            point_of(family.make(outer[None, :])), {k: with_resampled(v, g) for k, v in family.make(inner).items()}
+            point_of(family.make(outer[None, :])),
+            {k: with_resampled(v, g) for k, v in family.make(inner).items()},
+            calibrated_tails=tails,
         )
         for claim, quantity, levels, q, se in plans:
-            for k in GRID:
+            for k in grid:
                 for direction in (1, -1) if k else (1,):
-                    moved_claim, moved_run = _moved(claim, quantity, run, levels, direction * k * se - q)
+                    moved_claim, moved_run = moved(claim, quantity, run, levels, direction * k * se - q)
                     verdicts[(claim["id"], k, direction)].append(_verdict(moved_claim, moved_run))
     mc = lambda p: float(np.sqrt(max(p * (1 - p), 0.025 * 0.975) / datasets))  # noqa: E731
     for claim, _, levels, q, se in plans:
         size_holds, size_fails = tally(verdicts[(claim["id"], 0, 1)])
-        up = [tally(verdicts[(claim["id"], k, 1)])[0] for k in GRID[1:]]
+        tail_holds, tail_fails = tails_of(verdicts[(claim["id"], 0, 1)])
+        up = [tally(verdicts[(claim["id"], k, 1)])[0] for k in GRID[1:]]  # NaN beyond grid
         down = [tally(verdicts[(claim["id"], k, -1)])[1] for k in GRID[1:]]
         se_value = float(np.median(se))
         mde_holds, mde_fails = mde([size_holds, *up]), mde([size_fails, *down])
@@ -194,6 +151,8 @@ def calibrate_family(family: Family, claims: list[dict], datasets: int, resample
                 "wrong_holds": size_holds,
                 "wrong_does_not_hold": size_fails,
                 "mc_se_size": mc(0.025),
+                "tail_holds": tail_holds,
+                "tail_does_not_hold": tail_fails,
                 **{f"power_holds_{k}se": p for k, p in zip(GRID[1:], up)},
                 **{f"power_does_not_hold_{k}se": p for k, p in zip(GRID[1:], down)},
                 "mde80_holds_se": mde_holds,
@@ -221,7 +180,15 @@ def with_interval(claims: list[dict], interval: str | None) -> list[dict]:
 
 
 def calibrate(
-    units: Path, tables: Path, datasets: int, resamples: int, seed: int = 0, only=None, interval=None
+    units: Path,
+    tables: Path,
+    datasets: int,
+    resamples: int,
+    seed: int = 0,
+    only=None,
+    interval=None,
+    tails=None,
+    grid=GRID,
 ) -> pd.DataFrame:
     own = read_claims(claim_files())
     claims = with_interval(own, interval)
@@ -236,21 +203,39 @@ def calibrate(
     for family in (build() for build in builders.values()):
         chosen = [c for c in family_claims(set(family.stems), claims) if only is None or c["id"] in only]
         if chosen:
-            parts.append(calibrate_family(family, chosen, datasets, resamples, seed))
+            parts.append(calibrate_family(family, chosen, datasets, resamples, seed, tails, grid))
     table = pd.concat(parts, ignore_index=True)
     reads = {c["id"]: check_interval(c["check"]) for c in own}
     table["now"] = [reads.get(c) == i for c, i in zip(table["claim"], table["interval"])]  # the claim's own interval
+    table["tails"] = "calibrated" if tails is not None else "nominal"
     return table.sort_values("note", kind="stable").reset_index(drop=True)  # the covered claims first
 
 
 def appended(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
-    """``old`` with ``new``'s rows, each replacing a row of the same claim and interval, placed after
-    its claim's other rows (claims in ``old``'s order)."""
-    key = lambda t: list(zip(t["claim"], t["interval"].fillna("")))  # noqa: E731
-    kept = old[[k not in set(key(new)) for k in key(old)]]
+    """``old`` with ``new``'s rows, each replacing a row of the same claim, interval and tails, placed
+    after its claim's other rows (claims in ``old``'s order); a new row the claim reads now (column
+    ``now``) makes its claim's old rows rows it no longer reads."""
+    old, new = (t.assign(tails=t["tails"] if "tails" in t else "nominal") for t in (old, new))
+    key = lambda t: list(zip(t["claim"], t["interval"].fillna(""), t["tails"]))  # noqa: E731
+    kept = old[[k not in set(key(new)) for k in key(old)]].copy()
+    read_now = new["now"].map(lambda x: str(x).lower() == "true") if "now" in new else pd.Series(False, new.index)
+    kept.loc[kept["claim"].isin(new.loc[read_now, "claim"]), "now"] = False
     out = pd.concat([kept, new], ignore_index=True)
     order = {c: i for i, c in enumerate(dict.fromkeys([*old["claim"], *new["claim"]]))}
     return out.sort_values("claim", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
+
+
+def tails_table(table: pd.DataFrame, model: str, commit: str) -> pd.DataFrame:
+    """The calibrated tails file's rows (:mod:`analysis.scorecard.calibrated_tails`) of the covered
+    claims read at their own interval."""
+    rows = table[table["now"] & table["note"].fillna("").eq("")]
+    return pd.DataFrame(
+        [
+            {"id": r.claim, "direction": d, "tail": t, "datasets": r.datasets, "resamples": r.resamples}
+            for r in rows.itertuples()
+            for d, t in zip(DIRECTIONS, (r.tail_holds, r.tail_does_not_hold))
+        ]
+    ).assign(model=model, commit=commit)
 
 
 def main(argv=None) -> int:
@@ -269,11 +254,30 @@ def main(argv=None) -> int:
         "--append", action="store_true", help="add the rows to --csv (replacing those of a claim and interval)"
     )
     ap.add_argument("--csv", type=Path, help="write the table here")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the datasets and their resamples")
+    ap.add_argument("--calibrated-tails", type=Path, help="read every claim at the tails of this file (a check)")
+    ap.add_argument(
+        "--tails-out", type=Path, help="write the claims' calibrated tails here (config/calibrated_tails.csv)"
+    )
+    ap.add_argument("--size-only", action="store_true", help="the size and tails alone (no power: 1/9 of the time)")
+    ap.add_argument("--model", default="all-MiniLM-L6-v2", help="the run's model, written beside the tails")
+    ap.add_argument("--commit", help="the run's commit (default: git rev-parse HEAD of the --units checkout)")
     args = ap.parse_args(argv)
+    if args.tails_out and args.calibrated_tails:
+        raise SystemExit("--tails-out measures the tails at the nominal level: leave out --calibrated-tails")
     for path, flag in ((args.units, "--units"), (args.tables, "--tables")):
         if not path.is_dir():
             raise SystemExit(f"{flag} {path}: no such folder (a run's resources/units/<model>, results/<model>/tables)")
-    table = calibrate(args.units, args.tables, args.datasets, args.resamples, only=args.claims, interval=args.interval)
+    tails = read_calibrated_tails(args.calibrated_tails) if args.calibrated_tails else None
+    if args.calibrated_tails and tails is None:
+        raise SystemExit(f"--calibrated-tails {args.calibrated_tails}: no such file")
+    table = calibrate(
+        args.units, args.tables, args.datasets, args.resamples, args.seed, args.claims, args.interval, tails,
+        (0,) if args.size_only else GRID,
+    )  # fmt: skip
+    if args.tails_out:
+        commit = args.commit or run_commit(args.units.resolve())
+        write_reference(tails_table(table, args.model, commit), args.tails_out, read_calibrated_tails)
     if args.append:
         if not (args.csv and args.csv.is_file()):
             raise SystemExit("--append needs an existing --csv")

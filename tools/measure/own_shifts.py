@@ -1,0 +1,81 @@
+"""How a claim's quantity is moved onto its threshold and beyond it, for the calibration on the
+project's own data (tools/measure/own_calibration.py): the spec whose rows are shifted, the
+quantity and its bootstrap SD on a run, and the run (or claim) with the quantity moved."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from analysis.scorecard.run import Run
+from analysis.scorecard.values import replicate_values, select, side, value
+
+
+@dataclass
+class Quantity:
+    """How a claim's quantity (side-signed: > 0 is its holding side) moves with the data: the spec
+    whose rows are shifted, and the quantity's change per unit added to them (a value with a
+    computed column and no levels moves its threshold instead)."""
+
+    spec: dict
+    factor: float
+
+
+class NotCovered(ValueError):
+    """A claim this calibration cannot shift (an order of more than two values; computed columns per level)."""
+
+
+def quantity_of(check: dict) -> Quantity:
+    if "value" in check:
+        return Quantity(check["value"], float(side(check["op"]) or 1))
+    if len(check["greater"]) == 2:
+        return Quantity(check["greater"][1], -1.0)
+    raise NotCovered(f"an order of {len(check['greater'])} values")
+
+
+def quantities(check: dict, run: Run, level_key) -> tuple[np.ndarray, np.ndarray]:
+    """Per level: the quantity on the run's point tables and its bootstrap SD."""
+    q, se = [], []
+    for lv in level_key:
+        where = None if lv is None else {check["per"]: lv}
+        if "value" in check:
+            s = side(check["op"]) or 1
+            v = value(check["value"], run.tables, where)
+            reps = pd.to_numeric(replicate_values(check["value"], run.boots, where), errors="coerce")
+            q.append(s * (float(v) - check["threshold"]))
+            se.append(float((s * reps).std()))
+        else:
+            a, b = (value(sp, run.tables, where) for sp in check["greater"])
+            ra, rb = (pd.to_numeric(replicate_values(sp, run.boots, where), errors="coerce") for sp in check["greater"])
+            q.append(float(a) - float(b) - check.get("margin", 0.0))
+            se.append(float((ra - rb).std()))
+    return np.array(q), np.array(se)
+
+
+def shifted(frames: dict, spec: dict, per, levels, deltas) -> dict:
+    """``frames`` with ``deltas`` (per level) added to ``spec``'s column on the rows it reads."""
+    df = frames[spec["table"]].copy()
+    col = spec["column"]
+    if col not in df.columns:
+        raise NotCovered(f"computed column {col!r} read per level")
+    rows = select(df.assign(_row=np.arange(len(df))), spec.get("where"))
+    for lv, d in zip(levels, deltas):
+        at = rows if lv is None else select(rows, {per: lv})
+        df.iloc[at["_row"].to_numpy(), df.columns.get_loc(col)] += d
+    return {**frames, spec["table"]: df}
+
+
+def moved(claim: dict, quantity: Quantity, run: Run, levels, change: np.ndarray) -> tuple[dict, Run]:
+    """The claim and run with each level's quantity moved by ``change``."""
+    check = claim["check"]
+    if len(levels) == 1 and quantity.spec["column"] not in run.tables[quantity.spec["table"]].columns:
+        moved = copy.deepcopy(claim)  # the value moves by change == the threshold by -change
+        moved["check"]["threshold"] = check["threshold"] - (side(check["op"]) or 1) * float(change[0])
+        return moved, run
+    deltas = change / quantity.factor
+    per = check.get("per")
+    tables, boots = (shifted(frames, quantity.spec, per, levels, deltas) for frames in (run.tables, run.boots))
+    return claim, replace(run, tables=tables, boots=boots)
