@@ -59,6 +59,14 @@ def _offset_priority(offsets) -> np.ndarray:
     return np.array(sorted(range(len(offsets)), key=lambda k: (abs(offsets[k]), offsets[k])), dtype=np.int64)
 
 
+def weighted_sums(weights: np.ndarray, tallies: np.ndarray) -> np.ndarray:
+    """(B, D, K): each resample's weighted sum of the units' tallies (``weights`` (B, S), ``tallies``
+    (S, D, K)), as one matrix product (BLAS; an einsum over these shapes runs ~5x slower). Counts
+    and whole-number weights sum exactly in float64, so the order of the sums changes no digit."""
+    flat = np.asarray(tallies, dtype=np.float64).reshape(len(tallies), -1)
+    return (np.asarray(weights, dtype=np.float64) @ flat).reshape(len(weights), *np.shape(tallies)[1:])
+
+
 def cross_fit(hits: np.ndarray, fold: np.ndarray, weights: np.ndarray):
     """Held-out correct counts of the best column chosen on the other half.
 
@@ -67,7 +75,7 @@ def cross_fit(hits: np.ndarray, fold: np.ndarray, weights: np.ndarray):
     (correct (B, D): half 0 scored with the choice of half 1 plus half 1 with the choice of half 0,
     chosen (B, 2, D): the column chosen on half 1 (for half 0) and on half 0 (for half 1))."""
     w = np.asarray(weights, dtype=np.float64)
-    per_half = [np.einsum("bs,sdk->bdk", w * (fold == f), hits) for f in (0, 1)]  # (B, D, K) each
+    per_half = [weighted_sums(w * (fold == f), hits) for f in (0, 1)]  # (B, D, K) each
     chosen = np.stack([per_half[1].argmax(-1), per_half[0].argmax(-1)], axis=1)  # (B, 2, D)
     correct = sum(np.take_along_axis(per_half[f], chosen[:, f, :, None], -1)[..., 0] for f in (0, 1))
     return correct, chosen

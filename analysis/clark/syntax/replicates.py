@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.clark.syntax.heldout import heldout_arrays, sentence_tallies
+from analysis.clark.syntax.heldout import heldout_arrays, sentence_tallies, weighted_sums
 from analysis.clark.syntax.scorer import DIRECTIONS, DepScorer
 
 __all__ = ["sentence_tallies", "table1_replicates"]
@@ -36,8 +36,8 @@ def table1_replicates(
         idx, hits, base, n = sentence_tallies(sc, rel)
         w = weights[:, idx].astype(np.float64)  # (B, S_rel)
         n_b = w @ n  # (B,)
-        best_head = np.einsum("bs,sdk->bdk", w, hits).max(-1)  # (B, 2)
-        best_offset = np.einsum("bs,sdk->bdk", w, base).max(-1)
+        best_head = weighted_sums(w, hits).max(-1)  # (B, 2)
+        best_offset = weighted_sums(w, base).max(-1)
         drawn = n_b > 0
         if folds is not None:
             _, ho_head, ho_base, _, _, ok = heldout_arrays(sc, rel, folds, weights)
