@@ -281,9 +281,8 @@ def run_check(
     strength_point = min(j.strength_point for _, j in results)
     shown = [(lvl, pos, x) for lvl, j in results for _, pos, x in j.values]
     first = results[0][1]
-    judged = Judgement(
-        ok, shown, first.order, first.threshold, strength_point=strength_point, levels=dict(results), marks=marks
-    )
+    judged = Judgement(ok, shown, first.order, first.threshold, strength_point=strength_point, levels=dict(results))
+    judged.marks, judged.tail_scale = marks, tuple(tails)
     if any(j.firm is None for _, j in results):
         return judged
     if ok:

@@ -14,12 +14,14 @@ degrees of freedom below and above the mean (``df_low``, ``df_high``, ``df_low1`
 almost stochastic order of each value over the next (``aso1``, ...: :mod:`analysis.scorecard.aso`); one seed widened by the seed reference: ``seed_sd``,
 ``seed_reference_seeds``, ``seed_low``, ``seed_high`` (an order: ``seed_sd1``, ...); the claim's ``control_difference`` (model minus the random-init control
 on the claim's side) with ``control_difference_low`` / ``_high`` / ``_p``, and each control draw's
-strength (``control_strength1``, ...)."""
+strength (``control_strength1``, ...); a claim read at calibrated tails: ``tail_holds`` and
+``tail_does_not_hold`` (:mod:`analysis.scorecard.calibrated_tails`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from analysis.scorecard.calibrated_tails import NOMINAL
 from analysis.scorecard.checks import Judgement
 
 TERM_COLUMNS = ["id", "group", "term", "value"]
@@ -79,7 +81,10 @@ def _seed_terms(j: Judgement) -> dict:
 
 
 def _common(j: Judgement) -> dict:
-    return {"p": j.p_value, "units": j.units, "replicates": j.replicates or None, "seeds": j.seeds or None}
+    out = {"p": j.p_value, "units": j.units, "replicates": j.replicates or None, "seeds": j.seeds or None}
+    if tuple(j.tail_scale) != (1.0, 1.0):  # read at its calibrated tails
+        out |= {"tail_holds": NOMINAL * j.tail_scale[0], "tail_does_not_hold": NOMINAL * j.tail_scale[1]}
+    return out
 
 
 def claim_terms(claim_id: str, judged: Judgement | None, seeds: int, difference, draws=()) -> list[dict]:

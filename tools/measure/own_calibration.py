@@ -31,6 +31,7 @@ import argparse
 import copy
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -179,17 +180,18 @@ def with_interval(claims: list[dict], interval: str | None) -> list[dict]:
     return out
 
 
-def calibrate(
-    units: Path,
-    tables: Path,
-    datasets: int,
-    resamples: int,
-    seed: int = 0,
-    only=None,
-    interval=None,
-    tails=None,
-    grid=GRID,
-) -> pd.DataFrame:
+class Draws(NamedTuple):
+    """How many datasets, each with how many resamples, from which seed, at which shifts (in SE)."""
+
+    datasets: int
+    resamples: int
+    seed: int = 0
+    grid: tuple = GRID
+
+
+def calibrate(units: Path, tables: Path, draws: Draws, only=None, interval=None, tails=None) -> pd.DataFrame:
+    """The table of every covered claim (or those in ``only``) read with ``interval`` (None: its own)
+    at ``tails`` (None: the nominal level)."""
     own = read_claims(claim_files())
     claims = with_interval(own, interval)
     builders = {
@@ -203,7 +205,7 @@ def calibrate(
     for family in (build() for build in builders.values()):
         chosen = [c for c in family_claims(set(family.stems), claims) if only is None or c["id"] in only]
         if chosen:
-            parts.append(calibrate_family(family, chosen, datasets, resamples, seed, tails, grid))
+            parts.append(calibrate_family(family, chosen, *draws[:3], tails, draws.grid))
     table = pd.concat(parts, ignore_index=True)
     reads = {c["id"]: check_interval(c["check"]) for c in own}
     table["now"] = [reads.get(c) == i for c, i in zip(table["claim"], table["interval"])]  # the claim's own interval
@@ -271,10 +273,8 @@ def main(argv=None) -> int:
     tails = read_calibrated_tails(args.calibrated_tails) if args.calibrated_tails else None
     if args.calibrated_tails and tails is None:
         raise SystemExit(f"--calibrated-tails {args.calibrated_tails}: no such file")
-    table = calibrate(
-        args.units, args.tables, args.datasets, args.resamples, args.seed, args.claims, args.interval, tails,
-        (0,) if args.size_only else GRID,
-    )  # fmt: skip
+    draws = Draws(args.datasets, args.resamples, args.seed, (0,) if args.size_only else GRID)
+    table = calibrate(args.units, args.tables, draws, args.claims, args.interval, tails)
     if args.tails_out:
         commit = args.commit or run_commit(args.units.resolve())
         write_reference(tails_table(table, args.model, commit), args.tails_out, read_calibrated_tails)

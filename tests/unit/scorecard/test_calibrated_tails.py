@@ -96,3 +96,13 @@ def test_every_level_of_a_per_level_claim_is_read_at_the_tail():
     assert out.verdict == INCONCLUSIVE
     assert all(j.p_holds == pytest.approx(11 / 1001 / 0.2) for j in out.judged.levels.values())
     assert out.judged.p_holds == pytest.approx(11 / 1001 / 0.2)  # the largest over the levels
+
+
+def test_the_terms_carry_the_tails_a_claim_was_read_at():
+    from analysis.scorecard.terms import claim_terms
+
+    out = evaluate_claim(_claim(ABOVE), _run(REPS, TAILS))
+    terms = {t["term"]: t["value"] for t in claim_terms("c.x", out.judged, 0, None)}
+    assert terms["tail_holds"] == pytest.approx(0.005) and terms["tail_does_not_hold"] == pytest.approx(0.025)
+    plain = evaluate_claim(_claim(ABOVE), _run(REPS))
+    assert "tail_holds" not in {t["term"] for t in claim_terms("c.x", plain.judged, 0, None)}
