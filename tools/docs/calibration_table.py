@@ -83,7 +83,8 @@ def own_markdown(table: pd.DataFrame) -> str:
         "| claim | interval | clusters | levels | SE | wrong `holds` | wrong `does not hold` | power at +2 SE (`holds` / `does not hold`) "
         "| 80% MDE in SE (`holds` / `does not hold`) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|"
     )
-    pct = lambda x: f"{100 * x:.1f}%"  # noqa: E731
+    pct = lambda x: "not run" if pd.isna(x) else f"{100 * x:.1f}%"  # noqa: E731
+    num = lambda x: "not run" if pd.isna(x) else f"{x:.2g}"  # noqa: E731 (a size-only row has no power)
     lines = [head]
     for r in table.itertuples():
         if isinstance(r.note, str) and r.note:
@@ -92,7 +93,7 @@ def own_markdown(table: pd.DataFrame) -> str:
         lines.append(
             f"| `{r.claim}` | {r.interval}{_tails(r)}{'' if _true(r.now) else ' (not read now)'} | {int(r.clusters)} | {int(r.levels)} | {r.se:.2g} | {pct(r.wrong_holds)} | {pct(r.wrong_does_not_hold)} "
             f"| {pct(r.power_holds_2se)} / {pct(r.power_does_not_hold_2se)} "
-            f"| {r.mde80_holds_se:.2g} / {r.mde80_does_not_hold_se:.2g} |"
+            f"| {num(r.mde80_holds_se)} / {num(r.mde80_does_not_hold_se)} |"
         )
     first = table.dropna(subset=["datasets"]).iloc[0]
     lines.append(
@@ -120,9 +121,12 @@ def own_summary(table: pd.DataFrame) -> str:
         f"(target 2.5% + two Monte Carlo SE: {bound:.1%}"
     )
     text += f"; above it: {', '.join(f'`{c}`' for c in over)})" if len(over) else ")"
+    powered = now["mde80_holds_se"].notna().sum()
     text += (
         f"; a firm verdict needs the quantity {finite.min():.2g} to {finite.max():.2g} standard errors from its "
-        "threshold to be reached 80% of the time ([calibration](docs/calibration.md))."
+        "threshold to be reached 80% of the time"
+        + (f" (on the {powered} claims whose power was measured)" if powered < len(now) else "")
+        + " ([calibration](docs/calibration.md))."
     )
     return text
 
