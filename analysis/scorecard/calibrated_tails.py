@@ -13,7 +13,9 @@ level below which only 2.5% of them fall is the tail a verdict must reach (Hall 
 One row per claim and direction (``holds`` / ``does not hold``): ``tail`` (<= 0.025; 0.025: the
 nominal level kept), the datasets and resamples it was measured on, the model and commit. A claim
 read with a tail t has its p of that direction scaled by 0.025 / t (so p <= 0.025 exactly where the
-uncalibrated p <= t) and its firm verdict asks the same. No file, or no row: the nominal level."""
+uncalibrated p <= t) and its firm verdict asks its replicates to agree at the one-sided level t. A
+side on which every replicate agrees is firm at any tail, so a claim that errs that way is not
+mended by it. No file, or no row: the nominal level."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis.scorecard.seed_reference import reference_rows
+from analysis.scorecard.seed_reference import reference_rows, reference_source
 
 COLUMNS = ["id", "direction", "tail", "datasets", "resamples", "model", "commit"]
 DIRECTIONS = ("holds", "does not hold")
@@ -66,8 +68,7 @@ def read_calibrated_tails(path) -> CalibratedTails | None:
     entries: dict = {}
     for i, d, t in zip(df["id"], df["direction"], tail):
         entries.setdefault(i, {})[d] = float(t)
-    source = "; ".join(dict.fromkeys(f"{m} @ {c[:7]}" for m, c in zip(df["model"], df["commit"])))
-    return CalibratedTails(str(path), entries, source)
+    return CalibratedTails(str(path), entries, reference_source(df))
 
 
 def calibrated_tail(firm_p: np.ndarray, datasets: int, size: float = NOMINAL) -> float:

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis.scorecard.seed_reference import reference_rows
+from analysis.scorecard.seed_reference import reference_rows, reference_source
 
 COLUMNS = ["id", "sd", "draws", "model", "commit"]
 
@@ -53,5 +53,4 @@ def read_control_reference(path) -> ControlReference | None:
             "whole number >= 2, and each claim on one row (rerun python -m tools.measure.control_reference)"
         )
     entries = {i: (float(s), int(k)) for i, s, k in zip(df["id"], sd, draws)}
-    source = "; ".join(dict.fromkeys(f"{m} @ {c[:7]}" for m, c in zip(df["model"], df["commit"])))
-    return ControlReference(str(path), entries, source)
+    return ControlReference(str(path), entries, reference_source(df))

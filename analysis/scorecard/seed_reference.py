@@ -46,6 +46,11 @@ def reference_rows(path: Path, columns: list[str], what: str) -> pd.DataFrame | 
     return df
 
 
+def reference_source(df: pd.DataFrame) -> str:
+    """ "<model> @ <commit>" of a reference file's rows (columns model and commit), each once."""
+    return "; ".join(dict.fromkeys(f"{m} @ {c[:7]}" for m, c in zip(df["model"], df["commit"])))
+
+
 def read_seed_reference(path) -> SeedReference | None:
     """The seed reference at ``path`` (None where there is no such file: no widening). A file
     without the columns of :data:`COLUMNS`, or with an SD that is no finite number >= 0, or fewer than
@@ -65,8 +70,7 @@ def read_seed_reference(path) -> SeedReference | None:
     entries: dict = {}
     for r, s, k in zip(df.itertuples(), sd, seeds):
         entries.setdefault(r.id, {}).setdefault(r.group, {})[r.quantity] = (float(s), int(k))
-    source = "; ".join(dict.fromkeys(f"{m} @ {c[:7]}" for m, c in zip(df["model"], df["commit"])))
-    return SeedReference(str(path), entries, source)
+    return SeedReference(str(path), entries, reference_source(df))
 
 
 def reference_text(reference: SeedReference | None, claim: dict, seeds: int) -> str:

@@ -68,7 +68,8 @@ def generate_seeds(root: Path, check: bool) -> list[str]:
     return refresh(root / PAGE, "seed-calibration", seed_markdown(pd.read_csv(root / SEED_CSV)), check, PAGE)
 
 
-def _true(x) -> bool:
+def is_true(x) -> bool:
+    """A csv cell's True (a bool, or the text "True" of a csv read back)."""
     return str(x).lower() == "true"
 
 
@@ -91,7 +92,7 @@ def own_markdown(table: pd.DataFrame) -> str:
             lines.append(f"| `{r.claim}` | | | | | {r.note} | | | |")
             continue
         lines.append(
-            f"| `{r.claim}` | {r.interval}{_tails(r)}{'' if _true(r.now) else ' (not read now)'} | {int(r.clusters)} | {int(r.levels)} | {r.se:.2g} | {pct(r.wrong_holds)} | {pct(r.wrong_does_not_hold)} "
+            f"| `{r.claim}` | {r.interval}{_tails(r)}{'' if is_true(r.now) else ' (not read now)'} | {int(r.clusters)} | {int(r.levels)} | {r.se:.2g} | {pct(r.wrong_holds)} | {pct(r.wrong_does_not_hold)} "
             f"| {pct(r.power_holds_2se)} / {pct(r.power_does_not_hold_2se)} "
             f"| {num(r.mde80_holds_se)} / {num(r.mde80_does_not_hold_se)} |"
         )
@@ -107,7 +108,7 @@ def own_markdown(table: pd.DataFrame) -> str:
 def own_summary(table: pd.DataFrame) -> str:
     """README's sentence on what a verdict guarantees: the largest wrong-verdict rates and the span of
     MDEs over the claims as they read now (docs/own_calibration.csv)."""
-    now = table[table["now"].map(_true)]
+    now = table[table["now"].map(is_true)]
     bound = 0.025 + 2 * float(now["mc_se_size"].iloc[0])
     worst = now[["wrong_holds", "wrong_does_not_hold"]].max()
     over = now[(now["wrong_holds"] > bound) | (now["wrong_does_not_hold"] > bound)]["claim"]

@@ -42,7 +42,7 @@ from analysis.scorecard.claims import claim_files, read_claims
 from analysis.scorecard.evaluate import ClaimError, evaluate_claim
 from analysis.scorecard.run import Run
 from analysis.shared.bootstrap import cluster_weights, with_resampled
-from tools.docs.calibration_table import own_markdown
+from tools.docs.calibration_table import is_true, own_markdown
 from tools.measure.own_families import Family, coref_family, dep_heads_family, family_claims, nested_weights, point_of
 from tools.measure.own_shifts import NotCovered, moved, quantities, quantity_of
 from tools.measure.seed_reference import run_commit, write_reference
@@ -136,7 +136,8 @@ def calibrate_family(
     mc = lambda p: float(np.sqrt(max(p * (1 - p), 0.025 * 0.975) / datasets))  # noqa: E731
     for claim, _, levels, q, se in plans:
         size_holds, size_fails = tally(verdicts[(claim["id"], 0, 1)])
-        tail_holds, tail_fails = tails_of(verdicts[(claim["id"], 0, 1)])
+        # the tails these datasets call for (none where they are read at tails already: their p's are scaled)
+        tail_holds, tail_fails = tails_of(verdicts[(claim["id"], 0, 1)]) if tails is None else (np.nan, np.nan)
         up = [tally(verdicts[(claim["id"], k, 1)])[0] for k in GRID[1:]]  # NaN beyond grid
         down = [tally(verdicts[(claim["id"], k, -1)])[1] for k in GRID[1:]]
         se_value = float(np.median(se))
@@ -205,11 +206,14 @@ def calibrate(units: Path, tables: Path, draws: Draws, only=None, interval=None,
     for family in (build() for build in builders.values()):
         chosen = [c for c in family_claims(set(family.stems), claims) if only is None or c["id"] in only]
         if chosen:
-            parts.append(calibrate_family(family, chosen, *draws[:3], tails, draws.grid))
+            parts.append(
+                calibrate_family(family, chosen, draws.datasets, draws.resamples, draws.seed, tails, draws.grid)
+            )
     table = pd.concat(parts, ignore_index=True)
     reads = {c["id"]: check_interval(c["check"]) for c in own}
     table["now"] = [reads.get(c) == i for c, i in zip(table["claim"], table["interval"])]  # the claim's own interval
-    table["tails"] = "calibrated" if tails is not None else "nominal"
+    calibrated = lambda c: tails is not None and tails.scale(c) != (1.0, 1.0)  # noqa: E731
+    table["tails"] = ["calibrated" if calibrated(c) else "nominal" for c in table["claim"]]
     return table.sort_values("note", kind="stable").reset_index(drop=True)  # the covered claims first
 
 
@@ -220,7 +224,7 @@ def appended(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
     old, new = (t.assign(tails=t["tails"] if "tails" in t else "nominal") for t in (old, new))
     key = lambda t: list(zip(t["claim"], t["interval"].fillna(""), t["tails"]))  # noqa: E731
     kept = old[[k not in set(key(new)) for k in key(old)]].copy()
-    read_now = new["now"].map(lambda x: str(x).lower() == "true") if "now" in new else pd.Series(False, new.index)
+    read_now = new["now"].map(is_true) if "now" in new else pd.Series(False, new.index)
     kept.loc[kept["claim"].isin(new.loc[read_now, "claim"]), "now"] = False
     out = pd.concat([kept, new], ignore_index=True)
     order = {c: i for i, c in enumerate(dict.fromkeys([*old["claim"], *new["claim"]]))}
