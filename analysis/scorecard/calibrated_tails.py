@@ -14,8 +14,9 @@ One row per claim and direction (``holds`` / ``does not hold``): ``tail`` (<= 0.
 nominal level kept), the datasets and resamples it was measured on, the model and commit. A claim
 read with a tail t has its p of that direction scaled by 0.025 / t (so p <= 0.025 exactly where the
 uncalibrated p <= t) and its firm verdict asks its replicates to agree at the one-sided level t. A
-side on which every replicate agrees is firm at any tail, so a claim that errs that way is not
-mended by it. No file, or no row: the nominal level."""
+side on which every replicate agrees is firm at any tail, so a claim that errs that way is read with
+``interval: t`` (:mod:`analysis.scorecard.t_reading`), whose p, continuous past the last replicate,
+decides its firm verdict. No file, or no row: the nominal level."""
 
 from __future__ import annotations
 

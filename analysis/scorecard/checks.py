@@ -18,7 +18,8 @@ from analysis.scorecard.calibrated_tails import apply_tails
 from analysis.scorecard.few_units import bounds_of, required_share, too_few, units_of
 from analysis.scorecard.pvalues import combined, direction_p
 from analysis.scorecard.run import Run
-from analysis.scorecard.seeds import modal, numeric, per_seed, seed_differences, seed_mean, seed_runs, widened
+from analysis.scorecard.seeds import modal, numeric, per_seed, seed_differences, seed_mean, seed_runs
+from analysis.scorecard.t_reading import read_on_t, widen_by_reference
 from analysis.scorecard.values import (
     TIE,
     NoRows,
@@ -73,6 +74,7 @@ class Judgement:
     aso: list = field(default_factory=list)
     # (holds, does not hold): the claim's calibrated tails / 0.025 (analysis.scorecard.calibrated_tails)
     tail_scale: tuple = (1.0, 1.0)
+    on_t: bool = False  # interval t: firm where its t's p decides (analysis.scorecard.t_reading)
 
     @property
     def p_value(self) -> float:
@@ -87,12 +89,13 @@ class Judgement:
         of the verdict's side, Bonferroni over an order's failing pairs, within 1 - ``level``); the
         level's tail scaled by the claim's calibrated tail (its p's are scaled already)."""
         side = 0 if self.ok else 1
-        if self.basis == "seeds":
-            return not self.why and bool((self.p_holds, self.p_fails)[side] <= 1 - level)
-        if self.basis != "bootstrap":  # no replicates (None)
+        if self.basis not in ("seeds", "bootstrap"):  # no replicates (None)
             return self.firm
-        tail = (1 - level) * self.tail_scale[side] / self.divisor
-        firm = not self.why and bool(self.agreement >= required_share(tail, self.units))
+        if self.basis == "seeds" or self.on_t:
+            firm = not self.why and bool((self.p_holds, self.p_fails)[side] <= 1 - level)
+        else:
+            tail = (1 - level) * self.tail_scale[side] / self.divisor
+            firm = not self.why and bool(self.agreement >= required_share(tail, self.units))
         return firm and (self.seed_p is None or bool(self.seed_p[side] <= 1 - level))
 
 
@@ -118,20 +121,6 @@ def check_once(check: dict, run: Run, extra_where=None, reference: dict | None =
     if "value" in check:
         return _check_threshold(check, run, extra_where, reference or {})
     return _check_order(check, run, extra_where, reference or {})
-
-
-def _widen(judged: Judgement, quantities: list, reference: dict, fallback: list, failing: int) -> None:
-    """``judged`` (one seed, a bootstrap) widened by the seed reference: each quantity (key, point,
-    replicates, gap on the claim's side, that side: +1 above, -1 below) with a between-seed SD in ``reference`` gets the t interval
-    of :func:`analysis.scorecard.seeds.widened` and its p (a quantity without one keeps its bootstrap
-    p, ``fallback``); the verdict is firm only where that interval decides too, and its p is the larger."""
-    estimates = [widened(point, reps, judged.units, *reference[key]) if key in reference else None
-                 for key, point, reps, *_ in quantities]  # fmt: skip
-    if not any(estimates):
-        return
-    ps = [e.sided_p(gap, sign) if e else f for e, (*_, gap, sign), f in zip(estimates, quantities, fallback)]
-    judged.estimates, judged.seed_p = estimates, combined(ps, failing)
-    judged.p_holds, judged.p_fails = max(judged.p_holds, judged.seed_p[0]), max(judged.p_fails, judged.seed_p[1])
 
 
 def _over_seeds(check: dict, runs: list[Run], extra_where) -> Judgement:
@@ -209,7 +198,9 @@ def _check_threshold(check: dict, run: Run, extra_where, reference: dict) -> Jud
     )  # fmt: skip
     if side(op) and not isinstance(v, str):
         quantity = ("value", float(v), reps, side(op) * (float(v) - threshold), side(op))
-        _widen(judged, [quantity], reference, [(judged.p_holds, judged.p_fails)], 1)
+        if check.get("interval") == "t":
+            read_on_t(judged, [quantity], 1)
+        widen_by_reference(judged, [quantity], reference, [(judged.p_holds, judged.p_fails)], 1)
     judged.firm = judged.firm_at()
     return judged
 
@@ -254,7 +245,11 @@ def _check_order(check: dict, run: Run, extra_where, reference: dict) -> Judgeme
     )  # fmt: skip
     points = [float(a) - float(b) - margin for a, b in pairs]
     quantities = [(f"difference{i}", x, d, x, 1) for i, (x, d) in enumerate(zip(points, diffs), start=1)]
-    _widen(judged, quantities, reference, part_p, failing)
+    if check.get("interval") == "t":
+        part_p = read_on_t(judged, quantities, failing)
+        undefined = max(float(d.isna().mean()) for d in diffs)
+        judged.why = judged.why or (("undefined", undefined) if undefined > 1 - AGREEMENT else ())
+    widen_by_reference(judged, quantities, reference, part_p, failing)
     judged.firm = judged.firm_at()
     return judged
 

@@ -214,7 +214,7 @@ def bias_corrected(reps: pd.Series, point) -> pd.Series:
 def as_interval(kind: str | None, reps: pd.Series, point) -> pd.Series:
     """The replicates whose percentiles make a claim's ``interval``: as they are (percentile, the
     default), :func:`basic` or :func:`bias_corrected` (``bc``); a categorical value's as they are."""
-    if isinstance(point, str) or kind in (None, "percentile"):
+    if isinstance(point, str) or kind in (None, "percentile", "t"):  # t: the percentiles read as a t
         return reps
     return basic(reps, point) if kind == "basic" else bias_corrected(reps, point)
 

@@ -253,7 +253,7 @@ def main(argv=None) -> int:
     ap.add_argument("--claims", nargs="*", help="only these claim ids")
     ap.add_argument(
         "--interval",
-        choices=["percentile", "basic", "bc"],
+        choices=["percentile", "basic", "bc", "t"],
         help="read every claim with this interval instead of its own",
     )
     ap.add_argument(
