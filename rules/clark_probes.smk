@@ -46,6 +46,7 @@ rule probes_train:
         mlp_hidden=config["clark_probes"]["mlp_hidden"],
         mlp_distance=config["clark_probes"]["mlp_distance"],
         word_alignment=config["clark_probes"]["word_alignment"],
+        control_task=config["clark_probes"]["control_task"],
         random_init=config["clark_probes"]["random_init"],
         random_init_seed=config["random_init"]["seed"],
         seed=training_seed("clark_probes"),
@@ -63,6 +64,8 @@ rule probes:
     output:
         table=claim_table("probes", unit="sentence", cluster="document", family="probes"),
         boot=table("probes", "boot"),
+        selectivity=claim_table("probes", "selectivity", unit="sentence", cluster="document", family="probes"),
+        selectivity_boot=table("probes", "selectivity", "boot"),
         figure=figure("probes", category="Clark sec. 5 (probes)"),
     log:
         rule_log("probes"),
@@ -87,5 +90,7 @@ rule clark_probes:
             rules.probes.output.figure,
             rules.probes.output.table,
             rules.probes.output.boot,
+            rules.probes.output.selectivity,
+            rules.probes.output.selectivity_boot,
             rules.probes_train.output.curves,
         ),

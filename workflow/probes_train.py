@@ -44,6 +44,7 @@ probes = ProbeSettings(
     mlp_hidden=int(p.mlp_hidden),
     mlp_distance=p.mlp_distance,
     word_alignment=p.word_alignment,
+    control_task=tuple(p.control_task),
 )
 results, curves, sizes, per_sentence = train_probes(sents, vectors.dim, probes, log)
 dev_ids = {name: [s.id for s in sents["dev"]] for name in per_sentence}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from analysis.clark.probes.control_task import SUFFIX
 from analysis.shared.plots import new_figure
 
 
@@ -16,12 +17,16 @@ def _chosen_label(row) -> str:
 
 def plot_probes(table: pd.DataFrame, curves: pd.DataFrame, model: str, dev_name: str, n_train: int, n_dev: int):
     """Left: dev UAS of every probe (the probes table) with the paper's numbers as diamonds and
-    each probe's chosen learning rate and epochs; right: held-out UAS (train sentences held out)
+    each probe's chosen learning rate and epochs (a probe's accuracy on the control task in grey);
+    right: held-out UAS (train sentences held out)
     per epoch at the chosen learning rate, the chosen epoch circled."""
     fig, axes = new_figure(10, 3.8, ncols=2, style="plain", gridspec_kw={"width_ratios": [1.1, 1]})
     ax = axes[0]
     y = np.arange(len(table))[::-1]
-    ax.barh(y, 100 * table.uas, color="C0", label=f"{model}")
+    task = table.probe.str.endswith(SUFFIX).to_numpy()  # beyond the paper: the control task's accuracy
+    ax.barh(y[~task], 100 * table.uas[~task], color="C0", label=f"{model}")
+    if task.any():
+        ax.barh(y[task], 100 * table.uas[task], color="C7", label="control task (Hewitt & Liang 2019)")
     ax.scatter(table.paper_uas, y, color="k", marker="D", zorder=3, label="Clark et al. (bert-base, PTB-SD)")
     for yi, (_, row) in zip(y, table.iterrows()):
         u, paper = row.uas, row.paper_uas
@@ -43,7 +48,8 @@ def plot_probes(table: pd.DataFrame, curves: pd.DataFrame, model: str, dev_name:
     ax.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)
     ax = axes[1]
     chosen = curves[curves.chosen.astype(bool)] if "chosen" in curves else curves.iloc[:0]
-    for k, (name, sub) in enumerate(curves.groupby("probe", sort=False)):
+    on_task = curves.probe.str.endswith(SUFFIX)  # the control task's curves: in the csv, not drawn
+    for k, (name, sub) in enumerate(curves[~on_task].groupby("probe", sort=False)):
         pick = chosen[chosen.probe == name]
         lr = pick.lr.iloc[0] if len(pick) else sub.lr.iloc[0]
         line = sub[sub.lr == lr]

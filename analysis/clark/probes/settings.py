@@ -12,7 +12,8 @@ class ProbeSettings:
     """How every probe is trained and its learning rate and epochs chosen (config ``clark_probes``):
     ``lrs`` maps a probe's name to the learning rates tried; ``heldout_fraction`` of the train
     sentences choose them; the MLP baseline's ``mlp_hidden`` units and ``mlp_distance`` feature;
-    ``word_alignment``: how word vectors meet the candidates (``models.candidate_vectors``)."""
+    ``word_alignment``: how word vectors meet the candidates (``models.candidate_vectors``);
+    ``control_task``: the probes also trained and scored on the control task."""
 
     lrs: dict
     epochs: int
@@ -22,6 +23,7 @@ class ProbeSettings:
     mlp_hidden: int
     mlp_distance: str = "authors"
     word_alignment: str = "paper"
+    control_task: tuple = ()  # probes also trained on Hewitt & Liang's control task (control_task.py)
 
 
 @dataclass(frozen=True)

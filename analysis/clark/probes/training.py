@@ -18,6 +18,7 @@ import logging
 import numpy as np
 import torch
 
+from analysis.clark.probes.control_task import behaviours, control_name, on_control_task
 from analysis.clark.probes.data import Sentence
 from analysis.clark.probes.models import AttnProbe, MLPProbe
 from analysis.clark.probes.settings import ProbeSettings
@@ -245,7 +246,9 @@ def train_probes(
     sents: dict[str, list[Sentence]], dim: int, probes: ProbeSettings, log=log
 ) -> tuple[list[dict], list[dict], dict, dict]:
     """The probes on the trained model's maps, in Clark's Table 3 order (word vectors of size ``dim``),
-    trained as ``probes`` says (``probes.lrs``: probe name -> learning rates tried). Returns (rows of
+    trained as ``probes`` says (``probes.lrs``: probe name -> learning rates tried), then those of
+    ``probes.control_task`` on the control task (rows "<probe>, control task", the probe's learning
+    rates; their ``uas``: attachment accuracy on the control heads). Returns (rows of
     the probes table, curve rows, sentences per part: fit / held-out / dev, per probe the correct and
     scored words of every dev sentence)."""
     n_heads, words = sents["train"][0].attn.shape[0], {"dim": dim, "word_alignment": probes.word_alignment}
@@ -256,15 +259,24 @@ def train_probes(
             hidden=probes.mlp_hidden, distance=probes.mlp_distance, **words
         ),
     }
+    unknown = sorted(set(probes.control_task) - set(make))
+    if unknown:
+        raise ValueError(f"config clark_probes.control_task: {unknown} are not trained probes (known: {sorted(make)})")
     data = split_batches(sents, probes.heldout_fraction, probes.seed, probes.batch_size)
     results, curves, per_sentence = [], [], {}
-    for name in TABLE_ORDER:
+    tasks = [(name, name, data) for name in TABLE_ORDER]
+    if probes.control_task:  # the same sentences and features, each word's head by its type (control_task.py)
+        behaviour = behaviours(sents["train"] + sents["dev"], probes.seed)
+        control = {part: on_control_task(ss, behaviour) for part, ss in sents.items()}
+        on_control = split_batches(control, probes.heldout_fraction, probes.seed, probes.batch_size)
+        tasks += [(control_name(name), name, on_control) for name in TABLE_ORDER if name in probes.control_task]
+    for name, probe, part in tasks:
         if name == "right-branching":
             row, per_sentence[name] = right_branching(sents["dev"])
             results.append({"probe": name, **row})
             continue
         row, curve, per_sentence[name] = run_probe(
-            name, make[name], data, probes.lrs[name], probes.epochs, probes.seed, log
+            name, make[probe], part, probes.lrs[probe], probes.epochs, probes.seed, log
         )
         results.append(row)
         curves.extend(curve)
