@@ -44,7 +44,7 @@ def plot_probes(table: pd.DataFrame, curves: pd.DataFrame, model: str, dev_name:
     ax.set_yticks(y)
     ax.set_yticklabels(table.probe, fontsize=8)
     ax.set_xlim(0, 100)
-    ax.set_xlabel("dev UAS (%), punctuation excluded (each probe scored once)", fontsize=9)
+    ax.set_xlabel("dev UAS (%; grey: control-task accuracy), punctuation excluded (each scored once)", fontsize=9)
     ax.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)
     ax = axes[1]
     chosen = curves[curves.chosen.astype(bool)] if "chosen" in curves else curves.iloc[:0]

@@ -62,3 +62,16 @@ def test_selectivity_is_the_uas_minus_the_control_task_accuracy():
     boot = pd.concat([table.assign(replicate=r, uas=table["uas"] + r / 10) for r in (0, 1)])
     reps = selectivity_table(boot, by=("replicate",))
     assert reps["replicate"].tolist() == [0, 1] and reps["selectivity"].tolist() == pytest.approx([0.3, 0.3])
+
+
+def test_the_figure_draws_the_control_task_in_grey_and_leaves_its_curves_out():
+    from analysis.clark.probes.plots import plot_probes
+    from analysis.shared.plots import close
+
+    table = pd.DataFrame({"probe": ["a", "a, control task"], "uas": [0.6, 0.3], "paper_uas": [61, np.nan]})
+    curves = pd.DataFrame({"probe": ["a", "a, control task"], "lr": 0.1, "epoch": 1, "heldout_uas": [0.5, 0.2]})
+    fig = plot_probes(table, curves, "m", "dev", 10, 5)
+    widths = {round(p.get_width()) for p in fig.axes[0].patches}
+    assert widths == {60, 30} and len(fig.axes[1].get_lines()) == 1  # the control task's curve is not drawn
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()][-1] == "control task (Hewitt & Liang 2019)"
+    close(fig)
