@@ -69,7 +69,7 @@ def test_a_claim_without_spread_is_named_not_calibrated():
 
 
 def test_appended_rows_replace_their_claim_and_interval_and_follow_their_claim():
-    from tools.measure.own_calibration import appended
+    from tools.measure.own_rows import appended
 
     old = pd.DataFrame({"claim": ["a", "b", "c"], "interval": ["percentile"] * 3, "x": [1, 2, 3]})
     new = pd.DataFrame({"claim": ["b", "a"], "interval": ["bc", "percentile"], "x": [20, 10]})
@@ -92,7 +92,7 @@ def test_tails_of_the_null_datasets_by_hand():
 
 
 def test_a_calibrated_row_the_claim_reads_now_retires_its_nominal_rows():
-    from tools.measure.own_calibration import appended
+    from tools.measure.own_rows import appended
 
     old = pd.DataFrame({"claim": ["a", "b"], "interval": ["percentile"] * 2, "now": [True, True]})
     new = pd.DataFrame({"claim": ["a"], "interval": ["percentile"], "tails": ["calibrated"], "now": [True]})
@@ -102,3 +102,34 @@ def test_a_calibrated_row_the_claim_reads_now_retires_its_nominal_rows():
         ("a", "calibrated", True),
         ("b", "nominal", True),
     ]
+
+
+def test_a_value_a_shift_does_not_move_by_as_much_is_named_not_covered():
+    from tools.measure.own_shifts import NotCovered, quantity_of
+
+    spec = {"table": "t", "column": "prev"}
+    assert quantity_of({"value": {**spec, "agg": "max"}, "op": ">", "threshold": 0}).spec["column"] == "prev"
+    with pytest.raises(NotCovered, match="a count of rows"):
+        quantity_of({"value": {**spec, "agg": "count"}, "op": ">", "threshold": 0})
+    with pytest.raises(NotCovered, match="chosen on 'prev'"):
+        quantity_of({"value": {**spec, "where": {"prev": {">": 0.5}}}, "op": ">", "threshold": 0})
+    with pytest.raises(NotCovered, match="chosen on 'prev'"):
+        quantity_of({"greater": [spec, {**spec, "query": "prev > 0.5 or next > 0.5"}]})
+    # another column of the same name's prefix is no condition on it
+    assert quantity_of({"value": {**spec, "query": "prevalent > 1"}, "op": ">", "threshold": 0})
+
+
+def test_readme_names_where_the_calibrated_claims_stand_in_the_paper():
+    from tools.docs.calibration_table import covered
+
+    assert covered(pd.Series(["dep_heads.gum_sd_dev", "coref_heads"])) == "Table 1 and Table 2"
+    assert covered(pd.Series(["coref_heads", "surface_sums", "dep_heads.gum_sd_dev"])) == "sec. 3, Table 1 and Table 2"
+    assert covered(pd.Series(["surface_sums"])) == "sec. 3"
+
+
+def test_a_table_of_claims_none_of_them_covered_prints_their_reasons():
+    from tools.docs.calibration_table import own_markdown
+
+    table = pd.DataFrame({"claim": ["c.x"], "data": ["d"], "note": ["not covered: a count of rows"], "now": [False]})
+    text = own_markdown(table)
+    assert "| `c.x` | | | | | not covered: a count of rows |" in text and "resampled datasets" not in text

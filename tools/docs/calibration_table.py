@@ -96,13 +96,26 @@ def own_markdown(table: pd.DataFrame) -> str:
             f"| {pct(r.power_holds_2se)} / {pct(r.power_does_not_hold_2se)} "
             f"| {num(r.mde80_holds_se)} / {num(r.mde80_does_not_hold_se)} |"
         )
-    first = table.dropna(subset=["datasets"]).iloc[0]
+    measured = table.dropna(subset=["datasets"]) if "datasets" in table else table.iloc[:0]
+    if not len(measured):  # every claim named not covered
+        return "\n".join(lines)
+    first = measured.iloc[0]
     lines.append(
         f"\n{int(first.datasets)} resampled datasets per claim, {int(first.resamples)} resamples each "
         f"(`python -m tools.measure.own_calibration`); a rate of 2.5% is measured to within "
         f"+-{2 * first.mc_se_size:.1%} (two Monte Carlo standard errors)."
     )
     return "\n".join(lines)
+
+
+# the data a row of the own-data calibration resamples (column data) -> where Clark et al. report it
+SOURCES = {"surface_sums": "sec. 3", "dep_heads": "Table 1", "coref_heads": "Table 2"}
+
+
+def covered(data: pd.Series) -> str:
+    """Where the calibrated claims stand in Clark et al.: 'sec. 3, Table 1 and Table 2'."""
+    parts = [where for stem, where in SOURCES.items() if data.astype(str).str.startswith(stem).any()]
+    return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
 
 
 def own_summary(table: pd.DataFrame) -> str:
@@ -115,8 +128,8 @@ def own_summary(table: pd.DataFrame) -> str:
     mdes = pd.concat([now["mde80_holds_se"], now["mde80_does_not_hold_se"]])
     finite = mdes[np.isfinite(mdes)]
     text = (
-        f"How sure a verdict is, measured on the default run's own documents ({len(now)} claims of Clark's Tables 1 "
-        f"and 2, `python -m tools.measure.own_calibration`): with a claim's quantity on its threshold, the engine gave "
+        f"How sure a verdict is, measured on the default run's own data ({len(now)} claims of Clark's "
+        f"{covered(now['data'])}, `python -m tools.measure.own_calibration`): with a claim's quantity on its threshold, the engine gave "
         f"a wrong firm `holds` in at most {worst['wrong_holds']:.1%} and a wrong firm `does not hold` in at most "
         f"{worst['wrong_does_not_hold']:.1%} of {int(now['datasets'].iloc[0])} resampled datasets "
         f"(target 2.5% + two Monte Carlo SE: {bound:.1%}"

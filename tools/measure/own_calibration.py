@@ -36,17 +36,27 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from analysis.scorecard.calibrated_tails import DIRECTIONS, calibrated_tail, read_calibrated_tails
+from analysis.scorecard.calibrated_tails import calibrated_tail, read_calibrated_tails
 from analysis.scorecard.checks import levels_of
 from analysis.scorecard.claims import claim_files, read_claims
 from analysis.scorecard.evaluate import ClaimError, evaluate_claim
 from analysis.scorecard.run import Run
 from analysis.shared.bootstrap import cluster_weights, with_resampled
-from tools.docs.calibration_table import is_true, own_markdown
-from tools.measure.own_families import Family, coref_family, dep_heads_family, family_claims, nested_weights, point_of
+from tools.docs.calibration_table import own_markdown
+from tools.measure.own_families import (
+    Family,
+    coref_family,
+    dep_heads_family,
+    family_claims,
+    nested_weights,
+    point_of,
+    surface_family,
+)
+from tools.measure.own_rows import appended, tails_table
 from tools.measure.own_shifts import NotCovered, moved, quantities, quantity_of
 from tools.measure.seed_reference import run_commit, write_reference
 
+NOT_APPLICABLE = "not applicable on every dataset (a premise the shift does not move fails on the run's data)"
 GRID = (0, 1, 2, 3, 4)  # the claim quantity's true value, in SE toward a side
 POWER = 0.8
 
@@ -135,6 +145,9 @@ def calibrate_family(
                     verdicts[(claim["id"], k, direction)].append(_verdict(moved_claim, moved_run))
     mc = lambda p: float(np.sqrt(max(p * (1 - p), 0.025 * 0.975) / datasets))  # noqa: E731
     for claim, _, levels, q, se in plans:
+        if all(v[0] == "not applicable" for v in verdicts[(claim["id"], 0, 1)]):  # its premise fails on the run
+            rows.append({"claim": claim["id"], "data": family.name, "note": f"not covered: {NOT_APPLICABLE}"})
+            continue
         size_holds, size_fails = tally(verdicts[(claim["id"], 0, 1)])
         # the tails these datasets call for (none where they are read at tails already: their p's are scaled)
         tail_holds, tail_fails = tails_of(verdicts[(claim["id"], 0, 1)]) if tails is None else (np.nan, np.nan)
@@ -195,13 +208,17 @@ def calibrate(units: Path, tables: Path, draws: Draws, only=None, interval=None,
     at ``tails`` (None: the nominal level)."""
     own = read_claims(claim_files())
     claims = with_interval(own, interval)
+    sums = units.parent.parent / "surface_sums" / units.name  # RUN/resources/surface_sums/MODEL
     builders = {
-        "dep_heads.gum_sd_dev.npz": lambda: dep_heads_family(units, tables, claims),
-        "coref_heads.npz": lambda: coref_family(units),
+        units / "dep_heads.gum_sd_dev.npz": lambda: dep_heads_family(units, tables, claims),
+        units / "coref_heads.npz": lambda: coref_family(units),
+        sums: lambda: surface_family(sums),
     }
-    missing = [f for f in builders if not (units / f).exists()]
+    missing = [str(f) for f in builders if not f.exists()]
     if missing:
-        raise SystemExit(f"{units}: no {', '.join(missing)} (rules dep_heads and coref_heads write them; rerun them)")
+        raise SystemExit(
+            f"no {', '.join(missing)} (rules dep_heads, coref_heads and surface_sums write them; rerun them)"
+        )
     parts = []
     for family in (build() for build in builders.values()):
         chosen = [c for c in family_claims(set(family.stems), claims) if only is None or c["id"] in only]
@@ -211,37 +228,12 @@ def calibrate(units: Path, tables: Path, draws: Draws, only=None, interval=None,
             )
     table = pd.concat(parts, ignore_index=True)
     reads = {c["id"]: check_interval(c["check"]) for c in own}
+    if "interval" not in table:  # no claim covered
+        table["interval"] = np.nan
     table["now"] = [reads.get(c) == i for c, i in zip(table["claim"], table["interval"])]  # the claim's own interval
     calibrated = lambda c: tails is not None and tails.scale(c) != (1.0, 1.0)  # noqa: E731
     table["tails"] = ["calibrated" if calibrated(c) else "nominal" for c in table["claim"]]
     return table.sort_values("note", kind="stable").reset_index(drop=True)  # the covered claims first
-
-
-def appended(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
-    """``old`` with ``new``'s rows, each replacing a row of the same claim, interval and tails, placed
-    after its claim's other rows (claims in ``old``'s order); a new row the claim reads now (column
-    ``now``) makes its claim's old rows rows it no longer reads."""
-    old, new = (t.assign(tails=t["tails"] if "tails" in t else "nominal") for t in (old, new))
-    key = lambda t: list(zip(t["claim"], t["interval"].fillna(""), t["tails"]))  # noqa: E731
-    kept = old[[k not in set(key(new)) for k in key(old)]].copy()
-    read_now = new["now"].map(is_true) if "now" in new else pd.Series(False, new.index)
-    kept.loc[kept["claim"].isin(new.loc[read_now, "claim"]), "now"] = False
-    out = pd.concat([kept, new], ignore_index=True)
-    order = {c: i for i, c in enumerate(dict.fromkeys([*old["claim"], *new["claim"]]))}
-    return out.sort_values("claim", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
-
-
-def tails_table(table: pd.DataFrame, model: str, commit: str) -> pd.DataFrame:
-    """The calibrated tails file's rows (:mod:`analysis.scorecard.calibrated_tails`) of the covered
-    claims read at their own interval."""
-    rows = table[table["now"] & table["note"].fillna("").eq("")]
-    return pd.DataFrame(
-        [
-            {"id": r.claim, "direction": d, "tail": t, "datasets": r.datasets, "resamples": r.resamples}
-            for r in rows.itertuples()
-            for d, t in zip(DIRECTIONS, (r.tail_holds, r.tail_does_not_hold))
-        ]
-    ).assign(model=model, commit=commit)
 
 
 def main(argv=None) -> int:

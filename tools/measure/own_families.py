@@ -1,6 +1,6 @@
 """The per-unit data the calibration on the project's own data resamples
 (tools/measure/own_calibration.py): each a :class:`Family`, the tables one rule makes from a run's
-per-unit tallies (``resources/units/<model>/``) for any weights of its units, built with the rule's
+per-unit tallies (``resources/units/<model>/``, ``resources/surface_sums/<model>/``) for any weights of its units, built with the rule's
 own replicate functions; and a new dataset of a family's units with its bootstrap
 (:func:`nested_weights`)."""
 
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.scorecard.evaluate import tables_read
-from analysis.scorecard.values import REPLICATE, specs_of
+from analysis.scorecard.values import REPLICATE, specs_of, with_depth
 
 
 @dataclass
@@ -87,6 +87,47 @@ def coref_family(units: Path) -> Family:
         lambda w: {"coref_heads": tally.replicate_summary(w)},
         ("coref_heads",),
     )
+
+
+# the sec. 3 tables the claims read, as their rules write them from the shards' sums:
+# stem -> (analysis prefix, per layer or per head, metric columns)
+SURFACE = {
+    "special_tokens.by_layer": ("special_tokens", "layers", ["cls", "sep", "punct"]),
+    "sep_attention.by_layer": ("sep_attention", "layers", ["sep_from_sep", "sep_from_other"]),
+    "entropy.by_layer": ("entropy", "layers", ["entropy", "uniform_entropy", "entropy_cls", "uniform_entropy_cls"]),
+    "relative_position": ("relative_position", "heads", ["prev", "current", "next"]),
+}
+
+
+def surface_family(sums_dir: Path) -> Family:
+    """Clark sec. 3 on the Wikipedia segments' own statistics (rule surface_sums' shards), every
+    segment's article its cluster: the per-head and layer-mean tables for any weights, as the
+    rules make their replicates (``analysis.clark.surface.boot``). ``sep_attention.sink`` (the
+    sink chosen per run) is not made: its claims are not covered."""
+    from analysis.clark.surface.boot import (
+        by_layer_frame,
+        per_head_frame,
+        replicate_means,
+        segment_clusters,
+        unit_stats,
+    )
+    from analysis.clark.surface.sums import read_sums
+
+    paths = sorted(sums_dir.glob("shard-*.npz"), key=lambda p: int(p.stem.split("-")[1]))
+    if not paths:
+        raise SystemExit(f"{sums_dir}: no shard-*.npz (rule surface_sums writes them; rerun it)")
+    parts, metas = read_sums(paths)
+    units = {prefix: unit_stats(parts, prefix) for prefix, _, _ in SURFACE.values()}
+    frame = {"layers": by_layer_frame, "heads": per_head_frame}
+
+    def make(weights):
+        return {
+            stem: with_depth(frame[kind](replicate_means(units[prefix], weights), metrics))
+            for stem, (prefix, kind, metrics) in SURFACE.items()
+        }
+
+    clusters = pd.factorize(pd.Series(segment_clusters(metas)))[0]
+    return Family("surface_sums", clusters, make, tuple(SURFACE))
 
 
 def family_claims(stems: set[str], claims: list[dict]) -> list[dict]:

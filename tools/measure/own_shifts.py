@@ -5,6 +5,7 @@ quantity and its bootstrap SD on a run, and the run (or claim) with the quantity
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -30,10 +31,21 @@ class NotCovered(ValueError):
 
 def quantity_of(check: dict) -> Quantity:
     if "value" in check:
-        return Quantity(check["value"], float(side(check["op"]) or 1))
+        return Quantity(_movable(check["value"]), float(side(check["op"]) or 1))
     if len(check["greater"]) == 2:
-        return Quantity(check["greater"][1], -1.0)
+        return Quantity(_movable(check["greater"][1]), -1.0)
     raise NotCovered(f"an order of {len(check['greater'])} values")
+
+
+def _movable(spec: dict) -> dict:
+    """``spec``, whose value a shift of its column moves by as much: not a count of rows, nor rows
+    chosen on that column (a shift would change which rows it reads)."""
+    col = spec["column"]
+    if spec.get("agg") == "count":
+        raise NotCovered("a count of rows (a shift does not move it by as much)")
+    if col in (spec.get("where") or {}) or re.search(rf"\b{re.escape(col)}\b", spec.get("query", "")):
+        raise NotCovered(f"its rows are chosen on {col!r}, the column a shift moves")
+    return spec
 
 
 def quantities(check: dict, run: Run, level_key) -> tuple[np.ndarray, np.ndarray]:

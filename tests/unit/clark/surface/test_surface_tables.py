@@ -52,3 +52,23 @@ def test_the_tables_a_rule_writes(sums_paths, tmp_path):
     pd.testing.assert_frame_equal(
         pd.read_csv(out.boot), heads["heads"], check_exact=False, rtol=1e-5, check_dtype=False
     )
+
+
+def test_the_own_calibration_makes_the_rules_tables_from_the_same_sums(sums_paths, tmp_path):
+    """tools/measure/own_families.surface_family: with every weight 1, the layer means and per-head
+    tables the sec. 3 rules write (and the depth columns the scorecard adds), articles as clusters."""
+    import numpy as np
+
+    from analysis.scorecard.values import with_depth
+    from tools.measure.own_families import surface_family
+
+    family = surface_family(sums_paths[0].parent)
+    assert family.clusters.tolist() == [0, 0, 1, 1, 2, 2]  # articles a, b, c
+    made = family.make(np.ones((1, 6)))
+    sums = SurfaceSums.read(sums_paths, resamples=1, seed=0)
+    layers = by_layer(sums.table("special_tokens"), ["cls", "sep", "punct"])
+    got = made["special_tokens.by_layer"].drop(columns="replicate")
+    pd.testing.assert_frame_equal(got, with_depth(layers), check_dtype=False)
+    heads = sums.table("relative_position")[["layer", "head", "prev", "current", "next"]]
+    got = made["relative_position"].drop(columns=["replicate", "relative_depth", "layers_from_end"])
+    pd.testing.assert_frame_equal(got, heads, check_dtype=False)
