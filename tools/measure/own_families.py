@@ -104,13 +104,7 @@ def surface_family(sums_dir: Path) -> Family:
     segment's article its cluster: the per-head and layer-mean tables for any weights, as the
     rules make their replicates (``analysis.clark.surface.boot``). ``sep_attention.sink`` (the
     sink chosen per run) is not made: its claims are not covered."""
-    from analysis.clark.surface.boot import (
-        by_layer_frame,
-        per_head_frame,
-        replicate_means,
-        segment_clusters,
-        unit_stats,
-    )
+    from analysis.clark.surface.boot import segment_clusters, unit_stats, weighted_tables
     from analysis.clark.surface.sums import read_sums
 
     paths = sorted(sums_dir.glob("shard-*.npz"), key=lambda p: int(p.stem.split("-")[1]))
@@ -118,11 +112,11 @@ def surface_family(sums_dir: Path) -> Family:
         raise SystemExit(f"{sums_dir}: no shard-*.npz (rule surface_sums writes them; rerun it)")
     parts, metas = read_sums(paths)
     units = {prefix: unit_stats(parts, prefix) for prefix, _, _ in SURFACE.values()}
-    frame = {"layers": by_layer_frame, "heads": per_head_frame}
+    ask = {"layers": "layers", "heads": "per_head"}  # weighted_tables' keyword for each kind
 
     def make(weights):
         return {
-            stem: with_depth(frame[kind](replicate_means(units[prefix], weights), metrics))
+            stem: with_depth(weighted_tables(units[prefix], weights, **{ask[kind]: metrics})[kind])
             for stem, (prefix, kind, metrics) in SURFACE.items()
         }
 

@@ -97,6 +97,19 @@ def by_layer_frame(means: dict[str, np.ndarray], metrics: list[str]) -> pd.DataF
     return pd.DataFrame(cols)
 
 
+def weighted_tables(units: dict[str, np.ndarray], weights: np.ndarray, *, per_head=None, layers=None) -> dict:
+    """The tables of the segments' statistics ``units`` (:func:`unit_stats`) under each row of
+    ``weights`` (B, N): ``'heads'`` (per head, the metrics ``per_head``) and/or ``'layers'`` (layer
+    means of the metrics ``layers``), one replicate per row."""
+    means = replicate_means(units, weights)
+    out = {}
+    if per_head:
+        out["heads"] = per_head_frame(means, list(per_head))
+    if layers:
+        out["layers"] = by_layer_frame(means, list(layers))
+    return out
+
+
 def replicate_tables(
     parts: list[dict], prefix: str, resamples: int, seed: int, *, per_head=None, layers=None, clusters=None
 ) -> dict[str, pd.DataFrame]:
@@ -112,12 +125,7 @@ def replicate_tables(
         raise ValueError(f"{prefix}: {n_units} segments, but clusters for {len(clusters)}")
     else:
         weights = cluster_weights(clusters, int(resamples), int(seed))
-    means = replicate_means(units, weights)
-    out = {}
-    if per_head:
-        out["heads"] = per_head_frame(means, list(per_head))
-    if layers:
-        out["layers"] = by_layer_frame(means, list(layers))
+    out = weighted_tables(units, weights, per_head=per_head, layers=layers)
     if clusters is not None:  # the clusters each resample drew: the scorecard's few-cluster correction
         out = {k: with_resampled(v, n_clusters(clusters)) for k, v in out.items()}
     return out
