@@ -12,7 +12,6 @@ behaviours are drawn once over the sorted types of every sentence given (train a
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -45,12 +44,6 @@ def control_heads(words: list[str], behaviour: dict[str, int]) -> np.ndarray:
     heads = np.array([target[behaviour[word_type(w)]] for w in words], dtype=np.int64)
     heads[heads == np.arange(1, n + 1)] = 0  # a word is not its own head: the root instead
     return heads
-
-
-def on_control_task(sentences: list[Sentence], behaviour: dict[str, int]) -> list[Sentence]:
-    """The sentences with their gold heads replaced by the control heads (words, maps, vectors and
-    scored words unchanged)."""
-    return [replace(s, heads=control_heads(s.words, behaviour)) for s in sentences]
 
 
 def control_name(probe: str) -> str:

@@ -18,7 +18,7 @@ import logging
 import numpy as np
 import torch
 
-from analysis.clark.probes.control_task import behaviours, control_name, on_control_task
+from analysis.clark.probes.control_task import behaviours, control_heads, control_name
 from analysis.clark.probes.data import Sentence
 from analysis.clark.probes.models import AttnProbe, MLPProbe
 from analysis.clark.probes.settings import ProbeSettings
@@ -155,6 +155,22 @@ def split_batches(sents: dict[str, list[Sentence]], heldout_fraction: float, see
     return data
 
 
+def relabelled(data: dict, sents: dict, heads_of, heldout_fraction: float, seed: int) -> dict:
+    """``data`` (:func:`split_batches` of ``sents``) with every batch's gold heads replaced by
+    ``heads_of(sentence)`` (e.g. the control task's): the padded features are shared, not built again."""
+    fit, held = heldout_split(sents["train"], heldout_fraction, seed)
+    out = {"sizes": data["sizes"]}
+    for name, part in (("fit", fit), ("heldout", held), ("dev", sents["dev"])):
+        out[name] = []
+        for batch in data[name]:
+            gold = torch.zeros_like(batch["gold"])
+            for row, i in enumerate(batch["sentence"].tolist()):
+                heads = heads_of(part[i])
+                gold[row, 1 : len(heads) + 1] = torch.as_tensor(heads)
+            out[name].append({**batch, "gold": gold})
+    return out
+
+
 def fit_epochs(model, fit: list[dict], heldout: list[dict], epochs: int, lr: float, seed: int):
     """Adam on the cross-entropy over candidate heads (``fit`` batches in a seeded random order
     each epoch), the held-out evaluation after every epoch. Returns (curve rows, the state
@@ -267,8 +283,8 @@ def train_probes(
     tasks = [(name, name, data) for name in TABLE_ORDER]
     if probes.control_task:  # the same sentences and features, each word's head by its type (control_task.py)
         behaviour = behaviours(sents["train"] + sents["dev"], probes.seed)
-        control = {part: on_control_task(ss, behaviour) for part, ss in sents.items()}
-        on_control = split_batches(control, probes.heldout_fraction, probes.seed, probes.batch_size)
+        heads = lambda s: control_heads(s.words, behaviour)  # noqa: E731
+        on_control = relabelled(data, sents, heads, probes.heldout_fraction, probes.seed)
         tasks += [(control_name(name), name, on_control) for name in TABLE_ORDER if name in probes.control_task]
     for name, probe, part in tasks:
         if name == "right-branching":

@@ -1,11 +1,13 @@
 """Hewitt & Liang's control task for the probes (analysis/clark/probes/control_task.py) and the
 selectivity table, by hand."""
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.clark.probes.control_task import FIRST, LAST, ROOT, behaviours, control_heads, on_control_task
+from analysis.clark.probes.control_task import FIRST, LAST, ROOT, behaviours, control_heads
 from analysis.clark.probes.settings import ProbeSettings
 from analysis.clark.probes.tables import selectivity_table
 from analysis.clark.probes.training import run_probe, split_batches, train_probes
@@ -28,9 +30,6 @@ def test_behaviours_are_seeded_per_type_whatever_the_order():
     assert set(once.values()) <= {ROOT, FIRST, LAST}
     rng = np.random.default_rng(0)
     assert list(once.values()) == rng.integers(0, 3, len(once)).tolist()  # drawn over the sorted types
-    moved = on_control_task(sents, once)
-    assert all((m.words, m.scored.tolist()) == (s.words, s.scored.tolist()) for m, s in zip(moved, sents))
-    assert moved[0].heads.tolist() == control_heads(sents[0].words, once).tolist()
 
 
 def test_train_probes_adds_the_control_task_rows_trained_alike():
@@ -42,7 +41,8 @@ def test_train_probes_adds_the_control_task_rows_trained_alike():
     assert [r["probe"] for r in results][-2:] == ["word-vectors MLP + distance", "attention-only, control task"]
     assert "attention-only, control task" in {c["probe"] for c in curves} and len(per_sentence) == 5
     # the same probe, learning rates and seed on the sentences with the control heads
-    control = {k: on_control_task(v, behaviours(sents["train"] + sents["dev"], 0)) for k, v in sents.items()}
+    behaviour = behaviours(sents["train"] + sents["dev"], 0)
+    control = {k: [replace(s, heads=control_heads(s.words, behaviour)) for s in v] for k, v in sents.items()}
     from analysis.clark.probes.models import AttnProbe
 
     again = run_probe(
@@ -75,3 +75,19 @@ def test_the_figure_draws_the_control_task_in_grey_and_leaves_its_curves_out():
     assert widths == {60, 30} and len(fig.axes[1].get_lines()) == 1  # the control task's curve is not drawn
     assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()][-1] == "control task (Hewitt & Liang 2019)"
     close(fig)
+
+
+def test_relabelled_batches_are_those_of_the_sentences_with_the_new_heads():
+    import torch
+
+    from analysis.clark.probes.training import relabelled
+
+    sents = {"train": toy_sentences(12, seed=4), "dev": toy_sentences(5, seed=5)}
+    behaviour = behaviours(sents["train"] + sents["dev"], 0)
+    new = {k: [replace(s, heads=control_heads(s.words, behaviour)) for s in v] for k, v in sents.items()}
+    got = relabelled(split_batches(sents, 0.25, 0, 4), sents, lambda s: control_heads(s.words, behaviour), 0.25, 0)
+    want = split_batches(new, 0.25, 0, 4)
+    for part in ("fit", "heldout", "dev"):
+        assert len(got[part]) == len(want[part])
+        for a, b in zip(got[part], want[part]):
+            assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
