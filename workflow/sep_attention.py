@@ -1,4 +1,5 @@
 from analysis.clark.surface.boot import segment_clusters
+from analysis.clark.surface.metrics import SEP_ATTENTION
 from analysis.clark.surface.plots import plot_sep_attention
 from analysis.clark.surface.sink import choose_sink, sink_table
 from analysis.clark.surface.tables import SurfaceSums
@@ -17,7 +18,7 @@ if "cls_from_cls" not in sep:
     )
 t = per_head_table(sep)
 write_table(t, snakemake.output.table)
-write_table(by_layer(t, ["sep_from_sep", "sep_from_other"]), snakemake.output.layers)
+write_table(by_layer(t, SEP_ATTENTION), snakemake.output.layers)
 # [SEP]'s columns, and [CLS]'s for the sink-agnostic claims (the sink: whichever draws the most attention)
 SINK_COLUMNS = ["sep_from_sep", "sep_from_other", "cls_from_cls", "cls_from_other"]
 sep_boot = sums.boot("sep_attention", layers=SINK_COLUMNS)["layers"]

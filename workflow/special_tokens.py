@@ -1,3 +1,4 @@
+from analysis.clark.surface.metrics import SPECIAL_TOKENS
 from analysis.clark.surface.plots import plot_special_tokens
 from analysis.clark.surface.tables import SurfaceSums
 from analysis.shared.rule_io import save_figure, start
@@ -5,7 +6,7 @@ from analysis.shared.rule_io import save_figure, start
 snakemake, log = start(globals(), __file__)
 # the replicate table (scorecard intervals): the Wikipedia articles resampled, each with all its segments
 sums = SurfaceSums.read(snakemake.input, **snakemake.params.bootstrap)
-t = sums.write_tables("special_tokens", snakemake.output, layers=["cls", "sep", "punct"])
+t = sums.write_tables("special_tokens", snakemake.output, layers=SPECIAL_TOKENS)
 h = sums.header
 fig = plot_special_tokens(
     t, h["model"], sums.n_examples, h["cls_token"], h["sep_token"], local=snakemake.params.local_layers

@@ -20,15 +20,25 @@ RESAMPLES = 1000
 ALPHA = 0.05
 
 
+def _quantiles(x: np.ndarray, grid: int) -> np.ndarray:
+    """Each row's quantile function (inverted cdf, as ``np.quantile``'s) at the grid's mid-points
+    of [0, 1]: the sorted row read at the positions that method picks for its length."""
+    t = (np.arange(grid) + 0.5) / grid
+    at = np.quantile(np.arange(x.shape[-1]), t, method="inverted_cdf").astype(int)
+    return np.sort(x, axis=-1)[..., at]
+
+
+def _ratio(d: np.ndarray) -> float:
+    """The violation ratio of one difference of quantile functions (A's minus B's)."""
+    total = float(np.sum(d * d))
+    return float(np.sum(d[d < 0] ** 2) / total) if total > 0 else np.nan
+
+
 def violation_ratio(a, b, grid: int = GRID) -> float:
     """eps(A, B) of score samples ``a`` and ``b`` (module docstring); NaN where their quantile
     functions agree everywhere (neither dominates: no ratio)."""
-    t = (np.arange(grid) + 0.5) / grid
-    d = np.quantile(np.asarray(a, dtype=float), t, method="inverted_cdf") - np.quantile(
-        np.asarray(b, dtype=float), t, method="inverted_cdf"
-    )
-    total = float(np.sum(d * d))
-    return float(np.sum(d[d < 0] ** 2) / total) if total > 0 else np.nan
+    a, b = (np.asarray(x, dtype=float)[None, :] for x in (a, b))
+    return _ratio((_quantiles(a, grid) - _quantiles(b, grid))[0])
 
 
 def almost_stochastic_order(a, b, resamples: int = RESAMPLES, seed: int = 0, alpha: float = ALPHA) -> float:
@@ -42,8 +52,13 @@ def almost_stochastic_order(a, b, resamples: int = RESAMPLES, seed: int = 0, alp
     if not np.isfinite(eps):
         return np.nan
     rng = np.random.default_rng(seed)
-    boot = np.array(
-        [violation_ratio(rng.choice(a, len(a)), rng.choice(b, len(b))) for _ in range(resamples)], dtype=float
-    )
+    if len(a) == len(b):  # the draws one loop of rng.choice(a), rng.choice(b) makes, all at once
+        picks = rng.integers(0, len(a), size=(resamples, 2, len(a)))
+        draws_a, draws_b = a[picks[:, 0]], b[picks[:, 1]]
+    else:
+        draws = [(rng.choice(a, len(a)), rng.choice(b, len(b))) for _ in range(resamples)]
+        draws_a, draws_b = np.array([x for x, _ in draws]), np.array([y for _, y in draws])
+    differences = _quantiles(draws_a, GRID) - _quantiles(draws_b, GRID)  # every resample's at once
+    boot = np.array([_ratio(d) for d in differences], dtype=float)
     spread = float(np.nanstd(boot)) if np.isfinite(boot).any() else 0.0
     return float(np.clip(eps + stats.norm.ppf(1 - alpha) * spread, 0.0, 1.0))

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from analysis.scorecard.values import REPLICATE
-from tools.measure.own_calibration import calibrate_family, mde
+from tools.measure.own_calibration import calibrate_family
 from tools.measure.own_families import Family, nested_weights
 
 
@@ -23,6 +23,8 @@ def test_nested_weights_resample_the_drawn_clusters_only():
 
 
 def test_mde_interpolates_the_power_curve():
+    from tools.measure.own_rates import mde
+
     assert mde([0.02, 0.3, 0.7, 0.9, 1.0]) == pytest.approx(2.5)  # 0.8 halfway between k = 2 and 3
     assert mde([0.02, 0.85, 0.9, 0.95, 1.0]) == pytest.approx(0.78 / 0.83)  # between k = 0 and 1
     assert mde([0.0, 0.1, 0.2, 0.3, 0.4]) == np.inf
@@ -83,7 +85,7 @@ def test_appended_rows_replace_their_claim_and_interval_and_follow_their_claim()
 
 
 def test_tails_of_the_null_datasets_by_hand():
-    from tools.measure.own_calibration import tails_of
+    from tools.measure.own_rates import tails_of
 
     # 80 datasets (2 may be firm each way): 3 firm holds (p 0.001, 0.002, 0.02), 1 firm does not hold
     verdicts = [("holds", 0.001, 1.0), ("holds", 0.02, 0.9), ("holds", 0.002, 1.0), ("does not hold", 1.0, 0.004)]
@@ -122,9 +124,10 @@ def test_a_value_a_shift_does_not_move_by_as_much_is_named_not_covered():
 def test_readme_names_where_the_calibrated_claims_stand_in_the_paper():
     from tools.docs.calibration_table import covered
 
-    assert covered(pd.Series(["dep_heads.gum_sd_dev", "coref_heads"])) == "Table 1 and Table 2"
-    assert covered(pd.Series(["coref_heads", "surface_sums", "dep_heads.gum_sd_dev"])) == "sec. 3, Table 1 and Table 2"
-    assert covered(pd.Series(["surface_sums"])) == "sec. 3"
+    assert covered(pd.Series(["dep_heads.gum_sd_dev", "coref_heads"])) == "Clark's Table 1 and Table 2"
+    both = pd.Series(["coref_heads", "explanation", "surface_sums", "dep_heads.gum_sd_dev"])
+    assert covered(both) == "Clark's sec. 3, Table 1 and Table 2; Serrano & Smith's and Jain & Wallace's tests"
+    assert covered(pd.Series(["surface_sums"])) == "Clark's sec. 3"
 
 
 def test_a_table_of_claims_none_of_them_covered_prints_their_reasons():

@@ -77,6 +77,14 @@ def _tails(row) -> str:
     return ", calibrated tails" if getattr(row, "tails", "nominal") == "calibrated" else ""
 
 
+def _units(r) -> str:
+    """The clusters a row's datasets draw, and the training seeds of a trained claim (their SD's source)."""
+    seeds, source = getattr(r, "seeds", np.nan), getattr(r, "seed_sd_from", "")
+    if not isinstance(source, str) or not source or pd.isna(seeds):
+        return f"{int(r.clusters)}"
+    return f"{int(r.clusters)} x {int(seeds)} seed{'s' if seeds > 1 else ''} (SD: {source})"
+
+
 def own_markdown(table: pd.DataFrame) -> str:
     """Per claim on the project's own data: size per direction, power at +2 SE and the 80% MDE
     (tools/measure/own_calibration.py), and the line saying how they were measured."""
@@ -92,7 +100,7 @@ def own_markdown(table: pd.DataFrame) -> str:
             lines.append(f"| `{r.claim}` | | | | | {r.note} | | | |")
             continue
         lines.append(
-            f"| `{r.claim}` | {r.interval}{_tails(r)}{'' if is_true(r.now) else ' (not read now)'} | {int(r.clusters)} | {int(r.levels)} | {r.se:.2g} | {pct(r.wrong_holds)} | {pct(r.wrong_does_not_hold)} "
+            f"| `{r.claim}` | {r.interval}{_tails(r)}{'' if is_true(r.now) else ' (not read now)'} | {_units(r)} | {int(r.levels)} | {r.se:.2g} | {pct(r.wrong_holds)} | {pct(r.wrong_does_not_hold)} "
             f"| {pct(r.power_holds_2se)} / {pct(r.power_does_not_hold_2se)} "
             f"| {num(r.mde80_holds_se)} / {num(r.mde80_does_not_hold_se)} |"
         )
@@ -108,14 +116,24 @@ def own_markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-# the data a row of the own-data calibration resamples (column data) -> where Clark et al. report it
-SOURCES = {"surface_sums": "sec. 3", "dep_heads": "Table 1", "coref_heads": "Table 2"}
+# the data a row of the own-data calibration resamples (column data) -> (whose, where they report it)
+SOURCES = {
+    "surface_sums": ("Clark's", "sec. 3"),
+    "dep_heads": ("Clark's", "Table 1"),
+    "coref_heads": ("Clark's", "Table 2"),
+    "explanation": ("Serrano & Smith's and Jain & Wallace's", "tests"),
+    "staying_true": ("Tutek & Snajder's", "permutation and single-token tests"),
+}
 
 
 def covered(data: pd.Series) -> str:
-    """Where the calibrated claims stand in Clark et al.: 'sec. 3, Table 1 and Table 2'."""
-    parts = [where for stem, where in SOURCES.items() if data.astype(str).str.startswith(stem).any()]
-    return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+    """Where the calibrated claims stand in their papers: "Clark's sec. 3, Table 1 and Table 2; ..."."""
+    places: dict[str, list[str]] = {}
+    for stem, (whose, where) in SOURCES.items():
+        if data.astype(str).str.startswith(stem).any():
+            places.setdefault(whose, []).append(where)
+    listed = lambda parts: ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]  # noqa: E731
+    return "; ".join(f"{whose} {listed(wheres)}" for whose, wheres in places.items())
 
 
 def own_summary(table: pd.DataFrame) -> str:
@@ -128,7 +146,7 @@ def own_summary(table: pd.DataFrame) -> str:
     mdes = pd.concat([now["mde80_holds_se"], now["mde80_does_not_hold_se"]])
     finite = mdes[np.isfinite(mdes)]
     text = (
-        f"How sure a verdict is, measured on the default run's own data ({len(now)} claims of Clark's "
+        f"How sure a verdict is, measured on the default run's own data ({len(now)} claims: "
         f"{covered(now['data'])}, `python -m tools.measure.own_calibration`): with a claim's quantity on its threshold, the engine gave "
         f"a wrong firm `holds` in at most {worst['wrong_holds']:.1%} and a wrong firm `does not hold` in at most "
         f"{worst['wrong_does_not_hold']:.1%} of {int(now['datasets'].iloc[0])} resampled datasets "

@@ -36,29 +36,32 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from analysis.scorecard.calibrated_tails import calibrated_tail, read_calibrated_tails
+from analysis.scorecard.calibrated_tails import read_calibrated_tails
 from analysis.scorecard.checks import levels_of
 from analysis.scorecard.claims import claim_files, read_claims
-from analysis.scorecard.evaluate import ClaimError, evaluate_claim
+from analysis.scorecard.evaluate import ClaimError, evaluate_claim, tables_read
 from analysis.scorecard.run import Run
-from analysis.shared.bootstrap import cluster_weights, with_resampled
+from analysis.scorecard.seed_reference import read_seed_reference
+from analysis.shared.bootstrap import cluster_weights
 from tools.docs.calibration_table import own_markdown
 from tools.measure.own_families import (
     Family,
     coref_family,
     dep_heads_family,
+    explanation_family,
     family_claims,
     nested_weights,
-    point_of,
+    staying_true_family,
     surface_family,
 )
+from tools.measure.own_rates import GRID, mde, tails_of, tally
 from tools.measure.own_rows import appended, tails_table
-from tools.measure.own_shifts import NotCovered, moved, quantities, quantity_of
+from tools.measure.own_seeds import family_run, moved_to, placed, seed_offsets, slim
+from tools.measure.own_shifts import NotCovered, quantity_of
 from tools.measure.seed_reference import run_commit, write_reference
 
+NO_FAMILY = lambda c: f"not covered: no per-unit data of {', '.join(tables_read(c))} in this tool"  # noqa: E731
 NOT_APPLICABLE = "not applicable on every dataset (a premise the shift does not move fails on the run's data)"
-GRID = (0, 1, 2, 3, 4)  # the claim quantity's true value, in SE toward a side
-POWER = 0.8
 
 
 def _verdict(claim: dict, run: Run) -> tuple[str, float, float]:
@@ -76,44 +79,24 @@ def check_interval(check: dict) -> str:
     return check.get("interval", "percentile")
 
 
-def tally(verdicts: list[tuple]) -> tuple[float, float]:
-    n = len(verdicts)
-    if not n:  # a shift not evaluated
-        return np.nan, np.nan
-    return sum(v[0] == "holds" for v in verdicts) / n, sum(v[0] == "does not hold" for v in verdicts) / n
-
-
-def tails_of(verdicts: list[tuple]) -> tuple[float, float]:
-    """The calibrated tails (holds, does not hold) of the datasets with the quantity on the threshold:
-    each the level below which at most 2.5% of them are still firm that way (:func:`calibrated_tail`)."""
-    firm_holds = [p for v, p, _ in verdicts if v == "holds"]
-    firm_fails = [p for v, _, p in verdicts if v == "does not hold"]
-    return calibrated_tail(firm_holds, len(verdicts)), calibrated_tail(firm_fails, len(verdicts))
-
-
-def mde(power: list[float]) -> float:
-    """The smallest k (SE) where power reaches 80%, interpolated linearly on GRID; inf beyond it
-    (NaN where the power was not measured)."""
-    if np.isnan(power).any():
-        return np.nan
-    for (k0, p0), (k1, p1) in zip(zip(GRID, power), zip(GRID[1:], power[1:])):
-        if p1 >= POWER:
-            return float(k1) if p0 >= POWER or p1 == p0 else k0 + (POWER - p0) / (p1 - p0) * (k1 - k0)
-    return float("inf")
-
-
 def calibrate_family(
-    family: Family, claims: list[dict], datasets: int, resamples: int, seed: int, tails=None, grid=GRID
+    family: Family,
+    claims: list[dict],
+    datasets: int,
+    resamples: int,
+    seed: int,
+    tails=None,
+    grid=GRID,
+    reference=None,
 ) -> pd.DataFrame:
     """One row per claim of ``family``: its size, power and MDE over ``datasets`` resampled datasets,
     and its calibrated tails (columns tail_holds, tail_does_not_hold); each claim read at ``tails``
-    (:class:`analysis.scorecard.calibrated_tails.CalibratedTails`; None: the nominal level).
+    (:class:`analysis.scorecard.calibrated_tails.CalibratedTails`; None: the nominal level), a
+    one-seed claim of a trained family with the seed ``reference`` (:mod:`tools.measure.own_seeds`).
     ``grid=(0,)``: the size and tails alone (power and MDE empty)."""
     g = family.n_clusters
-    observed = family.make(np.ones((1, len(family.clusters))))
-    population = Run(
-        point_of(observed),
-        {k: with_resampled(v, g) for k, v in family.make(cluster_weights(family.clusters, resamples, seed)).items()},
+    population = family_run(
+        family, np.ones((1, len(family.clusters))), cluster_weights(family.clusters, resamples, seed)
     )
     plans, rows = [], []
     for claim in claims:
@@ -121,30 +104,28 @@ def calibrate_family(
         try:
             quantity = quantity_of(check)
             levels = levels_of(check, population.tables) if check.get("per") else [None]
-            q, se = quantities(check, population, levels)
-            if not (se > 1e-12).all():  # a constant's SD is rounding noise
+            where = placed(claim, population, levels, reference)
+            if not (where.se > 1e-12).all():  # a constant's SD is rounding noise
                 raise NotCovered("its bootstrap SD on the run is 0 (every resample gives the same value)")
-            moved(claim, quantity, population, levels, np.zeros(len(levels)))
+            moved_to(claim, quantity, population, levels, where, np.zeros(len(levels)), np.zeros(where.seeds.shape))
         except NotCovered as e:
             rows.append({"claim": claim["id"], "data": family.name, "note": f"not covered: {e}"})
             continue
-        plans.append((claim, quantity, levels, q, se))
+        plans.append((claim, quantity, levels, where))
     verdicts = {(p[0]["id"], k, d): [] for p in plans for k in GRID for d in (1, -1)}  # empty beyond grid
-    rng = np.random.default_rng(seed)
+    rng, seed_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])  # the seeds' offsets apart
     for _ in range(datasets):
         outer, inner = nested_weights(family.clusters, resamples, rng)
-        run = Run(
-            point_of(family.make(outer[None, :])),
-            {k: with_resampled(v, g) for k, v in family.make(inner).items()},
-            calibrated_tails=tails,
-        )
-        for claim, quantity, levels, q, se in plans:
+        run = family_run(family, outer[None, :], inner, tails, reference)
+        for claim, quantity, levels, where in plans:
+            offsets, claim_run = seed_offsets(where, seed_rng), slim(claim, run)
             for k in grid:
                 for direction in (1, -1) if k else (1,):
-                    moved_claim, moved_run = moved(claim, quantity, run, levels, direction * k * se - q)
+                    target = direction * k * where.se
+                    moved_claim, moved_run = moved_to(claim, quantity, claim_run, levels, where, target, offsets)
                     verdicts[(claim["id"], k, direction)].append(_verdict(moved_claim, moved_run))
     mc = lambda p: float(np.sqrt(max(p * (1 - p), 0.025 * 0.975) / datasets))  # noqa: E731
-    for claim, _, levels, q, se in plans:
+    for claim, _, levels, where in plans:
         if all(v[0] == "not applicable" for v in verdicts[(claim["id"], 0, 1)]):  # its premise fails on the run
             rows.append({"claim": claim["id"], "data": family.name, "note": f"not covered: {NOT_APPLICABLE}"})
             continue
@@ -153,7 +134,7 @@ def calibrate_family(
         tail_holds, tail_fails = tails_of(verdicts[(claim["id"], 0, 1)]) if tails is None else (np.nan, np.nan)
         up = [tally(verdicts[(claim["id"], k, 1)])[0] for k in GRID[1:]]  # NaN beyond grid
         down = [tally(verdicts[(claim["id"], k, -1)])[1] for k in GRID[1:]]
-        se_value = float(np.median(se))
+        se_value = float(np.median(where.se))
         mde_holds, mde_fails = mde([size_holds, *up]), mde([size_fails, *down])
         rows.append(
             {
@@ -174,7 +155,10 @@ def calibrate_family(
                 "mde80_does_not_hold_se": mde_fails,
                 "mde80_holds": mde_holds * se_value,
                 "mde80_does_not_hold": mde_fails * se_value,
-                "observed_se_from_threshold": float(np.median(q / np.where(se > 0, se, np.nan))),
+                "observed_se_from_threshold": float(np.median(where.seeds.mean(axis=1) / where.se)),
+                "seeds": where.seeds.shape[1],
+                "seed_sd": float(np.median(where.seed_sd)),
+                "seed_sd_from": where.sd_from,
                 "datasets": datasets,
                 "resamples": resamples,
                 "note": "",
@@ -203,9 +187,11 @@ class Draws(NamedTuple):
     grid: tuple = GRID
 
 
-def calibrate(units: Path, tables: Path, draws: Draws, only=None, interval=None, tails=None) -> pd.DataFrame:
+def calibrate(
+    units: Path, tables: Path, draws: Draws, only=None, interval=None, tails=None, reference=None
+) -> pd.DataFrame:
     """The table of every covered claim (or those in ``only``) read with ``interval`` (None: its own)
-    at ``tails`` (None: the nominal level)."""
+    at ``tails`` (None: the nominal level), a trained claim's seeds drawn with the seed ``reference``."""
     own = read_claims(claim_files())
     claims = with_interval(own, interval)
     sums = units.parent.parent / "surface_sums" / units.name  # RUN/resources/surface_sums/MODEL
@@ -213,19 +199,27 @@ def calibrate(units: Path, tables: Path, draws: Draws, only=None, interval=None,
         units / "dep_heads.gum_sd_dev.npz": lambda: dep_heads_family(units, tables, claims),
         units / "coref_heads.npz": lambda: coref_family(units),
         sums: lambda: surface_family(sums),
+        tables / "erasure.single.csv": lambda: explanation_family(tables),
+        tables / "staying_true_permutation.csv": lambda: staying_true_family(tables),
     }
     missing = [str(f) for f in builders if not f.exists()]
     if missing:
         raise SystemExit(
-            f"no {', '.join(missing)} (rules dep_heads, coref_heads and surface_sums write them; rerun them)"
+            f"no {', '.join(missing)} (rules dep_heads, coref_heads, surface_sums, erasure and staying_true_permutation write them; rerun them)"
         )
-    parts = []
+    parts, placed_ids = [], set()
     for family in (build() for build in builders.values()):
-        chosen = [c for c in family_claims(set(family.stems), claims) if only is None or c["id"] in only]
+        chosen = [c for c in family_claims(family, claims) if only is None or c["id"] in only]
+        placed_ids |= {c["id"] for c in chosen}
         if chosen:
             parts.append(
-                calibrate_family(family, chosen, draws.datasets, draws.resamples, draws.seed, tails, draws.grid)
+                calibrate_family(
+                    family, chosen, draws.datasets, draws.resamples, draws.seed, tails, draws.grid, reference
+                )
             )
+    unplaced = [c for c in claims if c["id"] not in placed_ids and (only is None or c["id"] in only)]
+    if unplaced:
+        parts.append(pd.DataFrame([{"claim": c["id"], "data": "", "note": NO_FAMILY(c)} for c in unplaced]))
     table = pd.concat(parts, ignore_index=True)
     reads = {c["id"]: check_interval(c["check"]) for c in own}
     if "interval" not in table:  # no claim covered
@@ -257,6 +251,12 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--tails-out", type=Path, help="write the claims' calibrated tails here (config/calibrated_tails.csv)"
     )
+    ap.add_argument(
+        "--seed-reference",
+        type=Path,
+        default=Path("config/seed_reference.csv"),
+        help="the between-seed SDs a trained claim's seeds are drawn with (none there: its run's own seeds')",
+    )
     ap.add_argument("--size-only", action="store_true", help="the size and tails alone (no power: 1/9 of the time)")
     ap.add_argument("--model", default="all-MiniLM-L6-v2", help="the run's model, written beside the tails")
     ap.add_argument("--commit", help="the run's commit (default: git rev-parse HEAD of the --units checkout)")
@@ -270,7 +270,8 @@ def main(argv=None) -> int:
     if args.calibrated_tails and tails is None:
         raise SystemExit(f"--calibrated-tails {args.calibrated_tails}: no such file")
     draws = Draws(args.datasets, args.resamples, args.seed, (0,) if args.size_only else GRID)
-    table = calibrate(args.units, args.tables, draws, args.claims, args.interval, tails)
+    reference = read_seed_reference(args.seed_reference)
+    table = calibrate(args.units, args.tables, draws, args.claims, args.interval, tails, reference)
     if args.tails_out:
         commit = args.commit or run_commit(args.units.resolve())
         write_reference(tails_table(table, args.model, commit), args.tails_out, read_calibrated_tails)

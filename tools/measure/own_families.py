@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from analysis.clark.surface import metrics
 from analysis.scorecard.evaluate import tables_read
 from analysis.scorecard.values import REPLICATE, specs_of, with_depth
 
@@ -27,6 +29,8 @@ class Family:
     clusters: np.ndarray
     make: Callable[[np.ndarray], dict[str, pd.DataFrame]]
     stems: tuple = ()
+    trainings: tuple = ()  # ``make`` of each further training seed (its own units, paired by unit)
+    trained: str | None = None  # the training family of its tables (config ``trainings``)
 
     @property
     def n_clusters(self) -> int:
@@ -92,10 +96,10 @@ def coref_family(units: Path) -> Family:
 # the sec. 3 tables the claims read, as their rules write them from the shards' sums:
 # stem -> (analysis prefix, per layer or per head, metric columns)
 SURFACE = {
-    "special_tokens.by_layer": ("special_tokens", "layers", ["cls", "sep", "punct"]),
-    "sep_attention.by_layer": ("sep_attention", "layers", ["sep_from_sep", "sep_from_other"]),
-    "entropy.by_layer": ("entropy", "layers", ["entropy", "uniform_entropy", "entropy_cls", "uniform_entropy_cls"]),
-    "relative_position": ("relative_position", "heads", ["prev", "current", "next"]),
+    "special_tokens.by_layer": ("special_tokens", "layers", metrics.SPECIAL_TOKENS),
+    "sep_attention.by_layer": ("sep_attention", "layers", metrics.SEP_ATTENTION),
+    "entropy.by_layer": ("entropy", "layers", metrics.ENTROPY),
+    "relative_position": ("relative_position", "heads", metrics.RELATIVE_POSITION),
 }
 
 
@@ -124,9 +128,86 @@ def surface_family(sums_dir: Path) -> Family:
     return Family("surface_sums", clusters, make, tuple(SURFACE))
 
 
-def family_claims(stems: set[str], claims: list[dict]) -> list[dict]:
-    """The claims reading only ``stems`` (their check, premise, refutation), none resting on trainings."""
-    return [c for c in claims if set(tables_read(c)) <= stems and not c.get("trained")]
+def seed_tables(tables: Path, first: str) -> list[Path]:
+    """The run's tables folder and every training run's (``<model>--training-r``, r = 1, 2, ...) that
+    has ``first``: the seeds of one training family, the model's own first."""
+    out, r = [tables], 1
+    while (folder := tables.parent.parent / f"{tables.parent.name}--training-{r}" / tables.name).is_dir():
+        if (folder / first).is_file():
+            out.append(folder)
+        r += 1
+    return out
+
+
+def instance_family(name: str, tables: Path, files: tuple, build: Callable, stems: tuple, trained: str) -> Family:
+    """A family on per-instance tables (``files``, stems of csv files) of every training seed, every
+    explained instance (column ``id``) a unit drawn alike for every seed: ``build(tables by name,
+    units, weights)`` makes its replicate tables as its rules do."""
+    folders = seed_tables(tables, f"{files[0]}.csv")
+    missing = [str(f / f"{n}.csv") for f in folders for n in files if not (f / f"{n}.csv").is_file()]
+    if missing:
+        raise SystemExit(f"no {', '.join(missing)} (rules {', '.join(stems)} write them; rerun them)")
+    seeds = [{n: pd.read_csv(f / f"{n}.csv") for n in files} for f in folders]
+    units = np.unique(np.concatenate([d[n]["id"].to_numpy() for d in seeds for n in files]))
+    makes = [partial(build, d, units) for d in seeds]
+    return Family(name, np.arange(len(units)), makes[0], stems, tuple(makes[1:]), trained)
+
+
+def _explained(d: dict, units, weights) -> dict[str, pd.DataFrame]:
+    """Serrano & Smith's and Jain & Wallace's summaries (``analysis.explanation.replicates``)."""
+    from analysis.explanation.replicates import (
+        ADVERSARIAL,
+        PERMUTATION,
+        RANK_AGREEMENT,
+        erasure_replicates,
+        median_replicates,
+    )
+
+    return {
+        "erasure.summary": erasure_replicates(d["erasure.single"], d["erasure.set"], units, weights),
+        "permutation": median_replicates(d["permutation"], *PERMUTATION, units, weights),
+        "adversarial": median_replicates(d["adversarial"], *ADVERSARIAL, units, weights),
+        "rank_agreement": median_replicates(d["rank_agreement"], *RANK_AGREEMENT, units, weights),
+    }
+
+
+def explanation_family(tables: Path) -> Family:
+    """The attention classifiers' per-instance outputs (every explained dev sentence a unit), over
+    their training seeds (config ``trainings.classifiers``)."""
+    files = ("erasure.single", "erasure.set", "permutation", "adversarial", "rank_agreement")
+    stems = ("erasure.summary", "permutation", "adversarial", "rank_agreement")
+    return instance_family("explanation", tables, files, _explained, stems, "classifiers")
+
+
+def _staying_true(d: dict, units, weights) -> dict[str, pd.DataFrame]:
+    """Tutek & Snajder's permutation and single-token summaries (``analysis.explanation.replicates``);
+    the adversary's curve, fitted again on every resample, is not made (its claims are not covered)."""
+    from analysis.explanation.replicates import (
+        staying_true_permutation_replicates,
+        staying_true_single_token_replicates,
+    )
+
+    return {
+        "staying_true_permutation.summary": staying_true_permutation_replicates(
+            d["staying_true_permutation"], units, weights
+        ),
+        "staying_true_single_token.summary": staying_true_single_token_replicates(
+            d["staying_true_single_token"], units, weights
+        ),
+    }
+
+
+def staying_true_family(tables: Path) -> Family:
+    """Tutek & Snajder's models' per-instance outputs over their training seeds (``trainings.staying_true``)."""
+    files = ("staying_true_permutation", "staying_true_single_token")
+    stems = ("staying_true_permutation.summary", "staying_true_single_token.summary")
+    return instance_family("staying_true", tables, files, _staying_true, stems, "staying_true")
+
+
+def family_claims(family: Family, claims: list[dict]) -> list[dict]:
+    """The claims reading only ``family``'s tables (their check, premise, refutation), each with the
+    training family it rests on (``trained``, as the scorecard's registry derives it)."""
+    return [{**c, "trained": family.trained} for c in claims if set(tables_read(c)) <= set(family.stems)]
 
 
 def nested_weights(clusters: np.ndarray, resamples: int, rng) -> tuple[np.ndarray, np.ndarray]:

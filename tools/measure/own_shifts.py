@@ -48,22 +48,38 @@ def _movable(spec: dict) -> dict:
     return spec
 
 
+def _quantity(check: dict, run: Run, where) -> tuple[float, pd.Series]:
+    """The quantity at one level (``where``) on the run's point tables, and on its replicates."""
+    if "value" in check:
+        s = side(check["op"]) or 1
+        v = value(check["value"], run.tables, where)
+        reps = pd.to_numeric(replicate_values(check["value"], run.boots, where), errors="coerce")
+        return s * (float(v) - check["threshold"]), (s * (reps - check["threshold"])).reset_index(drop=True)
+    a, b = (value(sp, run.tables, where) for sp in check["greater"])
+    ra, rb = (pd.to_numeric(replicate_values(sp, run.boots, where), errors="coerce") for sp in check["greater"])
+    margin = check.get("margin", 0.0)
+    return float(a) - float(b) - margin, (ra.reset_index(drop=True) - rb.reset_index(drop=True) - margin)
+
+
+def _where(check: dict, level):
+    return None if level is None else {check["per"]: level}
+
+
 def quantities(check: dict, run: Run, level_key) -> tuple[np.ndarray, np.ndarray]:
     """Per level: the quantity on the run's point tables and its bootstrap SD."""
+    parts = [_quantity(check, run, _where(check, lv)) for lv in level_key]
+    return np.array([q for q, _ in parts]), np.array([float(r.std()) for _, r in parts])
+
+
+def seed_quantities(check: dict, runs: list[Run], level_key) -> tuple[np.ndarray, np.ndarray]:
+    """Over k training seeds (``runs``: :func:`analysis.scorecard.seeds.seed_runs`): per level and seed
+    (levels, k) the seed's quantity on its point tables, and per level the bootstrap SD of the seed
+    mean (replicate b of every seed side by side, as the engine reads it)."""
     q, se = [], []
     for lv in level_key:
-        where = None if lv is None else {check["per"]: lv}
-        if "value" in check:
-            s = side(check["op"]) or 1
-            v = value(check["value"], run.tables, where)
-            reps = pd.to_numeric(replicate_values(check["value"], run.boots, where), errors="coerce")
-            q.append(s * (float(v) - check["threshold"]))
-            se.append(float((s * reps).std()))
-        else:
-            a, b = (value(sp, run.tables, where) for sp in check["greater"])
-            ra, rb = (pd.to_numeric(replicate_values(sp, run.boots, where), errors="coerce") for sp in check["greater"])
-            q.append(float(a) - float(b) - check.get("margin", 0.0))
-            se.append(float((ra - rb).std()))
+        parts = [_quantity(check, r, _where(check, lv)) for r in runs]
+        q.append([p for p, _ in parts])
+        se.append(float(pd.concat([r for _, r in parts], axis=1).mean(axis=1, skipna=False).std()))
     return np.array(q), np.array(se)
 
 
@@ -91,3 +107,13 @@ def moved(claim: dict, quantity: Quantity, run: Run, levels, change: np.ndarray)
     per = check.get("per")
     tables, boots = (shifted(frames, quantity.spec, per, levels, deltas) for frames in (run.tables, run.boots))
     return claim, replace(run, tables=tables, boots=boots)
+
+
+def moved_seeds(claim: dict, quantity: Quantity, run: Run, levels, changes: np.ndarray) -> tuple[dict, Run]:
+    """The claim and a run pooled over training seeds (the model's own run, then ``run.trainings``)
+    with seed s's quantity moved by ``changes[:, s]`` per level."""
+    if len(levels) == 1 and quantity.spec["column"] not in run.tables[quantity.spec["table"]].columns:
+        raise NotCovered(f"a computed column ({quantity.spec['column']!r}) over training seeds")
+    _, own = moved(claim, quantity, run, levels, changes[:, 0])
+    trainings = tuple(moved(claim, quantity, t, levels, changes[:, s])[1] for s, t in enumerate(run.trainings, 1))
+    return claim, replace(own, trainings=trainings)
