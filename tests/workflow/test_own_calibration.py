@@ -136,3 +136,27 @@ def test_a_table_of_claims_none_of_them_covered_prints_their_reasons():
     table = pd.DataFrame({"claim": ["c.x"], "data": ["d"], "note": ["not covered: a count of rows"], "now": [False]})
     text = own_markdown(table)
     assert "| `c.x` | | | | | not covered: a count of rows |" in text and "resampled datasets" not in text
+
+
+def test_rows_of_two_dataset_counts_are_each_read_at_their_own_bound():
+    from tools.docs.calibration_table import own_markdown, own_summary
+
+    mc1000, mc300 = np.sqrt(0.025 * 0.975 / 1000), np.sqrt(0.025 * 0.975 / 300)  # bounds 3.5% and 4.3%
+    row = dict(interval="percentile", clusters=14, levels=1, se=0.01, now=True, note="", resamples=1000)
+    row |= dict(power_holds_2se=0.4, power_does_not_hold_2se=0.4, mde80_holds_se=3.0, mde80_does_not_hold_se=3.1)
+    table = pd.DataFrame(
+        [
+            {**row, "claim": "a", "data": "dep_heads.x", "datasets": 1000, "mc_se_size": mc1000, "wrong_holds": 0.034},
+            {**row, "claim": "b", "data": "explanation", "datasets": 300, "mc_se_size": mc300, "wrong_holds": 0.040},
+            {**row, "claim": "c", "data": "explanation", "datasets": 300, "mc_se_size": mc300, "wrong_holds": 0.044},
+        ]
+    ).assign(wrong_does_not_hold=0.01)
+    table.loc[2, "mde80_holds_se"] = np.inf  # 80% power beyond the largest shift measured (4 SE)
+    text = own_summary(table)
+    # 4.0% is within the 300 datasets' bound though above the 1,000's; 4.4% is above it
+    assert "of 1000 or 300 resampled datasets (target 2.5% + two Monte Carlo SE: 3.5% or 4.3%; above it: `c`)" in text
+    assert "3 to 3.1 standard errors from its threshold to be reached 80% of the time, more than 4 on 1 of them" in text
+    page = own_markdown(table)
+    assert "| > 4 / 3.1 |" in page
+    assert "1000 resampled datasets per claim (Clark's Table 1), 1000 resamples each" in page
+    assert "300 resampled datasets per claim (Serrano & Smith's and Jain & Wallace's tests)" in page

@@ -85,3 +85,38 @@ def test_three_seeds_whose_spread_dominates_keep_the_size_and_gain_power():
     assert row.wrong_holds <= bound and row.wrong_does_not_hold <= bound
     assert row.seeds == 3 and row.seed_sd_from == "seed reference"
     assert row.power_holds_1se < row.power_holds_4se and row.power_does_not_hold_1se < row.power_does_not_hold_4se
+
+
+def test_an_instance_family_pairs_every_training_seed_by_instance(tmp_path):
+    from tools.measure.own_families import instance_family
+
+    results = tmp_path / "results"
+    for run, x in (("m", [1.0, 2.0, 3.0]), ("m--training-1", [10.0, 20.0, 30.0])):
+        (results / run / "tables").mkdir(parents=True)
+        pd.DataFrame({"id": [3, 1, 2], "x": x}).to_csv(results / run / "tables" / "a.csv", index=False)
+    (results / "m--training-2" / "tables").mkdir(parents=True)  # a training of another family: no a.csv
+
+    def build(d, units, weights):  # each unit's x, weighted: a mean over the drawn instances
+        x = d["a"].set_index("id").loc[units, "x"].to_numpy()
+        return {"t": pd.DataFrame({REPLICATE: np.arange(len(weights)), "v": weights @ x / weights.sum(1)})}
+
+    family = instance_family("f", results / "m" / "tables", ("a",), build, ("t",), "classifiers")
+    assert len(family.trainings) == 1 and family.trained == "classifiers" and family.clusters.tolist() == [0, 1, 2]
+    w = np.array([[1.0, 0.0, 2.0]])  # instances 1, 2, 3 (sorted ids) drawn 1, 0 and 2 times
+    assert family.make(w)["t"]["v"].iloc[0] == pytest.approx((2.0 + 2 * 1.0) / 3)  # id 1 -> 2.0, id 3 -> 1.0
+    assert family.trainings[0](w)["t"]["v"].iloc[0] == pytest.approx((20.0 + 2 * 10.0) / 3)
+    (results / "m--training-1" / "tables" / "b.csv").write_text("id,x\n1,0\n")
+    with pytest.raises(SystemExit, match=r"m/tables/b.csv"):
+        instance_family("f", results / "m" / "tables", ("a", "b"), build, ("t",), "classifiers")
+
+
+def test_a_computed_difference_moves_by_its_leading_column():
+    from tools.measure.own_shifts import leading_column, shifted
+
+    frames = {"t": pd.DataFrame({"e": ["x", "y"], "a": [0.5, 0.25], "b": [0.125, 0.0]})}
+    spec = {"table": "t", "column": "a - b", "where": {"e": "y"}}
+    out = shifted(frames, spec, None, [None], [0.25])["t"]
+    assert out.eval("a - b").tolist() == [0.375, 0.5]  # only the row it reads, by as much
+    assert leading_column("a", ["a"]) == "a"
+    with pytest.raises(NotCovered, match="computed column 'b \\* 2'"):
+        leading_column("b * 2", ["a", "b"])

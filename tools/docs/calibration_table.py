@@ -17,6 +17,7 @@ from tools.docs.page_block import refresh
 
 PAGE, CSV, SEED_CSV = "docs/calibration.md", "docs/calibration.csv", "docs/seed_calibration.csv"
 OWN_CSV = "docs/own_calibration.csv"
+GRID_END = 4  # the largest shift the own-data calibration measures power at, in SE (tools.measure.own_rates.GRID)
 
 
 def markdown(table: pd.DataFrame) -> str:
@@ -93,7 +94,8 @@ def own_markdown(table: pd.DataFrame) -> str:
         "| 80% MDE in SE (`holds` / `does not hold`) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|"
     )
     pct = lambda x: "not run" if pd.isna(x) else f"{100 * x:.1f}%"  # noqa: E731
-    num = lambda x: "not run" if pd.isna(x) else f"{x:.2g}"  # noqa: E731 (a size-only row has no power)
+    # a size-only row has no power; an MDE beyond the largest shift measured reads "> 4"
+    num = lambda x: "not run" if pd.isna(x) else f"> {GRID_END}" if np.isinf(x) else f"{x:.2g}"  # noqa: E731
     lines = [head]
     for r in table.itertuples():
         if isinstance(r.note, str) and r.note:
@@ -107,13 +109,19 @@ def own_markdown(table: pd.DataFrame) -> str:
     measured = table.dropna(subset=["datasets"]) if "datasets" in table else table.iloc[:0]
     if not len(measured):  # every claim named not covered
         return "\n".join(lines)
-    first = measured.iloc[0]
-    lines.append(
-        f"\n{int(first.datasets)} resampled datasets per claim, {int(first.resamples)} resamples each "
-        f"(`python -m tools.measure.own_calibration`); a rate of 2.5% is measured to within "
-        f"+-{2 * first.mc_se_size:.1%} (two Monte Carlo standard errors)."
-    )
+    runs = measured.groupby(["datasets", "resamples", "mc_se_size"], sort=False)["data"].unique()
+    sizes = [
+        f"{int(d)} resampled datasets per claim{_of(data) if len(runs) > 1 else ''}, {int(r)} resamples each, "
+        f"where a rate of 2.5% is measured to within +-{2 * mc:.1%}"
+        for (d, r, mc), data in runs.items()
+    ]
+    lines.append(f"\n{'; '.join(sizes)} (two Monte Carlo standard errors; `python -m tools.measure.own_calibration`).")
     return "\n".join(lines)
+
+
+def _of(data) -> str:
+    """ " (Clark's Table 1; ...)": where the rows of one dataset count stand in their papers."""
+    return f" ({covered(pd.Series(data))})"
 
 
 # the data a row of the own-data calibration resamples (column data) -> (whose, where they report it)
@@ -140,24 +148,28 @@ def own_summary(table: pd.DataFrame) -> str:
     """README's sentence on what a verdict guarantees: the largest wrong-verdict rates and the span of
     MDEs over the claims as they read now (docs/own_calibration.csv)."""
     now = table[table["now"].map(is_true)]
-    bound = 0.025 + 2 * float(now["mc_se_size"].iloc[0])
+    bounds = 0.025 + 2 * now["mc_se_size"].astype(float)  # each row's own: its datasets' Monte Carlo SE
     worst = now[["wrong_holds", "wrong_does_not_hold"]].max()
-    over = now[(now["wrong_holds"] > bound) | (now["wrong_does_not_hold"] > bound)]["claim"]
+    over = now[(now["wrong_holds"] > bounds) | (now["wrong_does_not_hold"] > bounds)]["claim"]
     mdes = pd.concat([now["mde80_holds_se"], now["mde80_does_not_hold_se"]])
     finite = mdes[np.isfinite(mdes)]
+    counts = " or ".join(str(int(d)) for d in dict.fromkeys(now["datasets"]))
+    limits = " or ".join(f"{b:.1%}" for b in dict.fromkeys(bounds))
     text = (
         f"How sure a verdict is, measured on the default run's own data ({len(now)} claims: "
         f"{covered(now['data'])}, `python -m tools.measure.own_calibration`): with a claim's quantity on its threshold, the engine gave "
         f"a wrong firm `holds` in at most {worst['wrong_holds']:.1%} and a wrong firm `does not hold` in at most "
-        f"{worst['wrong_does_not_hold']:.1%} of {int(now['datasets'].iloc[0])} resampled datasets "
-        f"(target 2.5% + two Monte Carlo SE: {bound:.1%}"
+        f"{worst['wrong_does_not_hold']:.1%} of {counts} resampled datasets "
+        f"(target 2.5% + two Monte Carlo SE: {limits}"
     )
     text += f"; above it: {', '.join(f'`{c}`' for c in over)})" if len(over) else ")"
     powered = now["mde80_holds_se"].notna().sum()
+    beyond = int((np.isinf(now["mde80_holds_se"]) | np.isinf(now["mde80_does_not_hold_se"])).sum())
     text += (
         f"; a firm verdict needs the quantity {finite.min():.2g} to {finite.max():.2g} standard errors from its "
         "threshold to be reached 80% of the time"
         + (f" (on the {powered} claims whose power was measured)" if powered < len(now) else "")
+        + (f", more than {GRID_END} on {beyond} of them" if beyond else "")
         + " ([calibration](docs/calibration.md))."
     )
     return text

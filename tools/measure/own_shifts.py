@@ -83,12 +83,21 @@ def seed_quantities(check: dict, runs: list[Run], level_key) -> tuple[np.ndarray
     return np.array(q), np.array(se)
 
 
+def leading_column(column: str, columns) -> str:
+    """The column a shift adds to: ``column`` itself, or the leading term of a computed column that
+    a shift of that term moves by as much (``a - b``, ``a + b``)."""
+    if column in columns:
+        return column
+    lead = re.match(r"\s*([A-Za-z_]\w*)\s*[-+]", column)
+    if lead and lead.group(1) in columns:
+        return lead.group(1)
+    raise NotCovered(f"computed column {column!r} read per level or over seeds")
+
+
 def shifted(frames: dict, spec: dict, per, levels, deltas) -> dict:
     """``frames`` with ``deltas`` (per level) added to ``spec``'s column on the rows it reads."""
     df = frames[spec["table"]].copy()
-    col = spec["column"]
-    if col not in df.columns:
-        raise NotCovered(f"computed column {col!r} read per level")
+    col = leading_column(spec["column"], df.columns)
     rows = select(df.assign(_row=np.arange(len(df))), spec.get("where"))
     for lv, d in zip(levels, deltas):
         at = rows if lv is None else select(rows, {per: lv})
@@ -96,10 +105,12 @@ def shifted(frames: dict, spec: dict, per, levels, deltas) -> dict:
     return {**frames, spec["table"]: df}
 
 
-def moved(claim: dict, quantity: Quantity, run: Run, levels, change: np.ndarray) -> tuple[dict, Run]:
-    """The claim and run with each level's quantity moved by ``change``."""
+def moved(claim: dict, quantity: Quantity, run: Run, levels, change: np.ndarray, by_threshold=True) -> tuple[dict, Run]:
+    """The claim and run with each level's quantity moved by ``change`` (a value with a computed
+    column and no levels: by its threshold, unless ``by_threshold`` is False)."""
     check = claim["check"]
-    if len(levels) == 1 and quantity.spec["column"] not in run.tables[quantity.spec["table"]].columns:
+    computed = quantity.spec["column"] not in run.tables[quantity.spec["table"]].columns
+    if by_threshold and len(levels) == 1 and computed and "value" in check:
         moved = copy.deepcopy(claim)  # the value moves by change == the threshold by -change
         moved["check"]["threshold"] = check["threshold"] - (side(check["op"]) or 1) * float(change[0])
         return moved, run
@@ -112,8 +123,8 @@ def moved(claim: dict, quantity: Quantity, run: Run, levels, change: np.ndarray)
 def moved_seeds(claim: dict, quantity: Quantity, run: Run, levels, changes: np.ndarray) -> tuple[dict, Run]:
     """The claim and a run pooled over training seeds (the model's own run, then ``run.trainings``)
     with seed s's quantity moved by ``changes[:, s]`` per level."""
-    if len(levels) == 1 and quantity.spec["column"] not in run.tables[quantity.spec["table"]].columns:
-        raise NotCovered(f"a computed column ({quantity.spec['column']!r}) over training seeds")
-    _, own = moved(claim, quantity, run, levels, changes[:, 0])
-    trainings = tuple(moved(claim, quantity, t, levels, changes[:, s])[1] for s, t in enumerate(run.trainings, 1))
+    _, own = moved(claim, quantity, run, levels, changes[:, 0], by_threshold=False)
+    trainings = tuple(
+        moved(claim, quantity, t, levels, changes[:, s], by_threshold=False)[1] for s, t in enumerate(run.trainings, 1)
+    )
     return claim, replace(own, trainings=trainings)
