@@ -56,7 +56,7 @@ from tools.measure.own_families import (
 )
 from tools.measure.own_rates import GRID, mde, tails_of, tally
 from tools.measure.own_rows import appended, tails_table
-from tools.measure.own_seeds import family_run, moved_to, placed, seed_offsets, slim
+from tools.measure.own_seeds import family_run, moved_to, placed, seed_offsets
 from tools.measure.own_shifts import NotCovered, quantity_of
 from tools.measure.seed_reference import run_commit, write_reference
 
@@ -118,11 +118,11 @@ def calibrate_family(
         outer, inner = nested_weights(family.clusters, resamples, rng)
         run = family_run(family, outer[None, :], inner, tails, reference)
         for claim, quantity, levels, where in plans:
-            offsets, claim_run = seed_offsets(where, seed_rng), slim(claim, run)
+            offsets = seed_offsets(where, seed_rng)
             for k in grid:
                 for direction in (1, -1) if k else (1,):
                     target = direction * k * where.se
-                    moved_claim, moved_run = moved_to(claim, quantity, claim_run, levels, where, target, offsets)
+                    moved_claim, moved_run = moved_to(claim, quantity, run, levels, where, target, offsets)
                     verdicts[(claim["id"], k, direction)].append(_verdict(moved_claim, moved_run))
     mc = lambda p: float(np.sqrt(max(p * (1 - p), 0.025 * 0.975) / datasets))  # noqa: E731
     for claim, _, levels, where in plans:

@@ -11,7 +11,6 @@ it. A family with no training has SD 0 and its datasets are drawn exactly as bef
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
@@ -19,7 +18,7 @@ import numpy as np
 from analysis.scorecard.run import Run
 from analysis.scorecard.seeds import seed_runs
 from analysis.scorecard.trainings import pool_trainings
-from analysis.scorecard.values import select, specs_of
+from analysis.scorecard.values import specs_of
 from analysis.shared.bootstrap import with_resampled
 from tools.measure.own_families import Family, point_of
 from tools.measure.own_shifts import NotCovered, Quantity, moved, moved_seeds, quantities, seed_quantities
@@ -38,28 +37,6 @@ def family_run(family: Family, point, boot, tails=None, reference=None) -> Run:
         for make in (family.make, *family.trainings)
     ]
     return pool_trainings(runs) if family.trainings else runs[0]
-
-
-def slim(claim: dict, run: Run) -> Run:
-    """``run`` with every table the claim reads cut to the rows one of its values can read (the union
-    of their ``where``; a value without one keeps all), every training seed's alike: the claim's
-    verdict unchanged, read faster on each of a dataset's shifts."""
-    specs = [s for key in ("check", "applies_if", "refuted_if", "resolved_if") for s in specs_of(claim.get(key))]
-
-    def cut(frames: dict) -> dict:
-        out = dict(frames)
-        for stem in {s["table"] for s in specs} & set(frames):
-            on = [s.get("where") for s in specs if s["table"] == stem]
-            if all(on):
-                df = frames[stem]
-                keep = np.zeros(len(df), dtype=bool)
-                for where in on:
-                    keep |= df.index.isin(select(df, where).index)
-                out[stem] = df[keep]
-        return out
-
-    trainings = tuple(replace(t, tables=cut(t.tables), boots=cut(t.boots)) for t in run.trainings)
-    return replace(run, tables=cut(run.tables), boots=cut(run.boots), trainings=trainings)
 
 
 class Placed(NamedTuple):
