@@ -1,5 +1,6 @@
 """Calibrate the verdicts on the project's own data, with power (Card et al. 2020): for each claim, the
-run's own per-unit data (per-document head hits, per-document coreference tallies) resampled as
+run's own per-unit data (per-document head hits and coreference tallies, per-article sums, the
+classifiers' per-sentence outputs over their training seeds: :mod:`tools.measure.own_families`) resampled as
 new datasets, shifted so that the claim's quantity sits on its threshold, and at +1, +2, +3 and 4
 standard errors either side of it; each dataset is then read as the rules and the engine read a
 run (documents resampled whole, the real claim spec through :func:`analysis.scorecard.evaluate.evaluate_claim`,
@@ -9,7 +10,8 @@ Per claim: its size per direction (wrong ``holds`` and wrong ``does not hold`` w
 the threshold), its power (the right firm verdict at +k SE toward that side), the 80% minimum
 detectable effect (the smallest k SE with power >= 80%, interpolated; in SE and in the claim's
 units), with Monte Carlo standard errors. A per-level claim has every level placed alike. The
-standard error (SE) is the claim quantity's bootstrap SD on the run itself.
+standard error (SE) is the claim quantity's bootstrap SD on the run itself (over training seeds: the
+seed mean's, its between-seed SD included; the seeds' draw: :mod:`tools.measure.own_seeds`).
 
 A dataset draws the run's documents with replacement (a new sample of documents); its point table
 is the rule's own replicate function with the drawn documents' weights, its replicate table the
