@@ -14,10 +14,11 @@ import numpy as np
 import pandas as pd
 
 from tools.docs.page_block import refresh
+from tools.measure.own_rates import GRID
 
 PAGE, CSV, SEED_CSV = "docs/calibration.md", "docs/calibration.csv", "docs/seed_calibration.csv"
 OWN_CSV = "docs/own_calibration.csv"
-GRID_END = 4  # the largest shift the own-data calibration measures power at, in SE (tools.measure.own_rates.GRID)
+GRID_END = GRID[-1]  # the largest shift the own-data calibration measures power at, in SE
 
 
 def markdown(table: pd.DataFrame) -> str:

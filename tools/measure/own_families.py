@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.clark.surface import metrics
+from analysis.core.model_names import training_slug
 from analysis.scorecard.evaluate import tables_read
 from analysis.scorecard.values import REPLICATE, specs_of, with_depth
 
@@ -132,7 +133,7 @@ def seed_tables(tables: Path, first: str) -> list[Path]:
     """The run's tables folder and every training run's (``<model>--training-r``, r = 1, 2, ...) that
     has ``first``: the seeds of one training family, the model's own first."""
     out, r = [tables], 1
-    while (folder := tables.parent.parent / f"{tables.parent.name}--training-{r}" / tables.name).is_dir():
+    while (folder := tables.parent.parent / training_slug(tables.parent.name, r) / tables.name).is_dir():
         if (folder / first).is_file():
             out.append(folder)
         r += 1

@@ -21,7 +21,7 @@ from analysis.scorecard.trainings import pool_trainings
 from analysis.scorecard.values import specs_of
 from analysis.shared.bootstrap import with_resampled
 from tools.measure.own_families import Family, point_of
-from tools.measure.own_shifts import NotCovered, Quantity, moved, moved_seeds, quantities, seed_quantities
+from tools.measure.own_shifts import NotCovered, Quantity, moved, moved_seeds, seed_quantities
 
 
 def family_run(family: Family, point, boot, tails=None, reference=None) -> Run:
@@ -54,10 +54,9 @@ def placed(claim: dict, run: Run, levels, reference) -> Placed:
     """Where the claim's quantity stands on ``run`` (:class:`Placed`); ``reference``: the seed
     reference (:class:`analysis.scorecard.seed_reference.SeedReference`, None: none)."""
     check = claim["check"]
+    q, within = seed_quantities(check, seed_runs(run, specs_of(check)), levels)  # one seed: (levels, 1)
     if not claim.get("trained"):
-        q, se = quantities(check, run, levels)
-        return Placed(q[:, None], se, np.zeros(len(levels)), "")
-    q, within = seed_quantities(check, seed_runs(run, specs_of(check)), levels)
+        return Placed(q, within, np.zeros(len(levels)), "")
     name = "value" if "value" in check else "difference1"
     rows = reference.of(claim["id"]) if reference is not None else {}
     committed = [rows.get("" if lv is None else str(lv), {}).get(name) for lv in levels]

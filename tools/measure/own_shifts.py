@@ -65,16 +65,10 @@ def _where(check: dict, level):
     return None if level is None else {check["per"]: level}
 
 
-def quantities(check: dict, run: Run, level_key) -> tuple[np.ndarray, np.ndarray]:
-    """Per level: the quantity on the run's point tables and its bootstrap SD."""
-    parts = [_quantity(check, run, _where(check, lv)) for lv in level_key]
-    return np.array([q for q, _ in parts]), np.array([float(r.std()) for _, r in parts])
-
-
 def seed_quantities(check: dict, runs: list[Run], level_key) -> tuple[np.ndarray, np.ndarray]:
-    """Over k training seeds (``runs``: :func:`analysis.scorecard.seeds.seed_runs`): per level and seed
-    (levels, k) the seed's quantity on its point tables, and per level the bootstrap SD of the seed
-    mean (replicate b of every seed side by side, as the engine reads it)."""
+    """Over k training seeds (``runs``: :func:`analysis.scorecard.seeds.seed_runs`; one run: k = 1): per
+    level and seed (levels, k) the seed's quantity on its point tables, and per level the bootstrap SD
+    of the seed mean (replicate b of every seed side by side, as the engine reads it)."""
     q, se = [], []
     for lv in level_key:
         parts = [_quantity(check, r, _where(check, lv)) for r in runs]
